@@ -1,0 +1,3 @@
+module miniil
+
+go 1.26.8

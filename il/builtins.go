@@ -1,0 +1,125 @@
+package il
+
+// The base library of MINIIL.md. Each module gets its own copy of these
+// classes (resolution fills in per-module data such as vtables), so nothing
+// here is shared mutable state.
+
+// exceptionClasses lists the base library's exception types with their base
+// class and CoreCLR's default message, in an order where every base comes
+// before its subclasses.
+var exceptionClasses = []struct {
+	name, base, message string
+}{
+	{"System.SystemException", "System.Exception", "System error."},
+	{"System.ArithmeticException", "System.SystemException", "Overflow or underflow in the arithmetic operation."},
+	{"System.DivideByZeroException", "System.ArithmeticException", "Attempted to divide by zero."},
+	{"System.OverflowException", "System.ArithmeticException", "Arithmetic operation resulted in an overflow."},
+	{"System.NullReferenceException", "System.SystemException", "Object reference not set to an instance of an object."},
+	{"System.IndexOutOfRangeException", "System.SystemException", "Index was outside the bounds of the array."},
+	{"System.InvalidCastException", "System.SystemException", "Specified cast is not valid."},
+	{"System.ArrayTypeMismatchException", "System.SystemException", "Attempted to access an element as a type incompatible with the array."},
+	{"System.ArgumentException", "System.SystemException", "Value does not fall within the expected range."},
+	{"System.ArgumentOutOfRangeException", "System.ArgumentException", "Specified argument was out of the range of valid values."},
+	{"System.ArgumentNullException", "System.ArgumentException", "Value cannot be null."},
+	{"System.InvalidOperationException", "System.SystemException", "Operation is not valid due to the current state of the object."},
+	{"System.NotSupportedException", "System.SystemException", "Specified method is not supported."},
+	{"System.NotImplementedException", "System.SystemException", "The method or operation is not implemented."},
+	{"System.FormatException", "System.SystemException", "One of the identified items was in an invalid format."},
+	{"System.ApplicationException", "System.Exception", "Error in the application."},
+}
+
+// DefaultMessage returns the message that the parameterless constructor of
+// the named base library exception class stores, and false for
+// System.Exception itself (whose Message is computed from the runtime type,
+// see ExceptionDefaultMessage) and for classes outside the base library.
+func DefaultMessage(class string) (string, bool) {
+	for _, e := range exceptionClasses {
+		if e.name == class {
+			return e.message, true
+		}
+	}
+	return "", false
+}
+
+// ExceptionDefaultMessage is the Message of an exception whose message was
+// never set (System.Exception's parameterless constructor, or a null
+// message): "Exception of type 'T' was thrown." with T the runtime type.
+func ExceptionDefaultMessage(runtimeClass string) string {
+	return "Exception of type '" + runtimeClass + "' was thrown."
+}
+
+// Names of base library classes and members that engines refer to.
+const (
+	ObjectClass    = "System.Object"
+	StringClass    = "System.String"
+	ConsoleClass   = "System.Console"
+	ExceptionClass = "System.Exception"
+	// MessageField is the hidden instance field of System.Exception that
+	// holds the message (null: use the default).
+	MessageField = "_message"
+)
+
+// consoleTypes are the parameter types of Console.Write/WriteLine.
+var consoleTypes = []*Type{String, Bool, Char, Int32, UInt32, Int64, UInt64, Float64, Float32, Object}
+
+// newBaseLibrary returns fresh base library classes by full name.
+func newBaseLibrary() map[string]*Class {
+	lib := map[string]*Class{}
+	add := func(name string, base *Class) *Class {
+		c := &Class{Name: name, Base: base, Builtin: true, Attrs: []string{"public"}}
+		if base != nil {
+			c.Extends = base.Type()
+		}
+		lib[name] = c
+		return c
+	}
+	method := func(c *Class, name string, static, virtual bool, ret *Type, params ...*Type) *Method {
+		m := &Method{Name: name, Owner: c, Static: static, Virtual: virtual, Ret: ret, Builtin: true, Slot: -1}
+		m.Attrs = []string{"public"}
+		if static {
+			m.Attrs = append(m.Attrs, "static")
+		}
+		if virtual {
+			m.Attrs = append(m.Attrs, "virtual")
+		}
+		for _, p := range params {
+			m.Params = append(m.Params, &Param{Type: p})
+		}
+		c.Methods = append(c.Methods, m)
+		return m
+	}
+
+	obj := add(ObjectClass, nil)
+	method(obj, ".ctor", false, false, Void)
+	method(obj, "ToString", false, true, String)
+
+	str := add(StringClass, obj)
+	method(str, "Concat", true, false, String, String, String)
+	method(str, "Concat", true, false, String, String, String, String)
+	method(str, "Concat", true, false, String, Object, Object)
+	method(str, "get_Length", false, false, Int32)
+	method(str, "op_Equality", true, false, Bool, String, String)
+
+	con := add(ConsoleClass, obj)
+	method(con, "WriteLine", true, false, Void)
+	for _, t := range consoleTypes {
+		method(con, "WriteLine", true, false, Void, t)
+	}
+	for _, t := range consoleTypes {
+		method(con, "Write", true, false, Void, t)
+	}
+
+	exc := add(ExceptionClass, obj)
+	exc.Fields = []*Field{{Name: MessageField, Type: String, Owner: exc, Attrs: []string{"private"}}}
+	method(exc, ".ctor", false, false, Void)
+	method(exc, ".ctor", false, false, Void, String)
+	method(exc, "get_Message", false, true, String)
+	method(exc, "ToString", false, true, String)
+
+	for _, e := range exceptionClasses {
+		c := add(e.name, lib[e.base])
+		method(c, ".ctor", false, false, Void)
+		method(c, ".ctor", false, false, Void, String)
+	}
+	return lib
+}

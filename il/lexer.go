@@ -1,0 +1,287 @@
+package il
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// tokKind is the kind of a lexical token.
+type tokKind uint8
+
+const (
+	tEOF    tokKind = iota
+	tIdent          // name, possibly dotted (ldc.i4.s, System.Console)
+	tDot            // directive or dotted keyword: .method, .ctor
+	tQuoted         // 'single quoted name'
+	tNumber         // integer or float literal, text kept raw
+	tString         // "double quoted", value unescaped
+	tPunct          // { } ( ) [ ] , : :: = < > * & /
+)
+
+type token struct {
+	kind tokKind
+	text string // identifier, directive (with dot), raw number, punctuation, or unescaped string
+	pos  Pos
+}
+
+func (t token) String() string {
+	switch t.kind {
+	case tEOF:
+		return "end of file"
+	case tString:
+		return fmt.Sprintf("string %q", t.text)
+	case tQuoted:
+		return "'" + t.text + "'"
+	}
+	return "'" + t.text + "'"
+}
+
+// lexer splits source text into tokens.
+type lexer struct {
+	file string
+	src  []byte
+	off  int
+	line int
+	col  int
+}
+
+func isIdentStart(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '$' || c == '@' || c == '?' || c == '`' || c >= 0x80
+}
+
+func isIdentPart(c byte) bool {
+	return isIdentStart(c) || c >= '0' && c <= '9' || c == '.'
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// tokenize returns all tokens of src, ending with tEOF, or the first lexical
+// error.
+func tokenize(file string, src []byte) ([]token, error) {
+	if !utf8.Valid(src) {
+		// Find the first bad byte for the position.
+		lx := &lexer{file: file, src: src, line: 1, col: 1}
+		for i := 0; i < len(src); {
+			r, n := utf8.DecodeRune(src[i:])
+			if r == utf8.RuneError && n <= 1 {
+				return nil, &Error{Pos: lx.posAt(i), Msg: "source is not valid UTF-8"}
+			}
+			i += n
+		}
+	}
+	lx := &lexer{file: file, src: src, line: 1, col: 1}
+	var toks []token
+	for {
+		t, err := lx.next()
+		if err != nil {
+			return nil, err
+		}
+		toks = append(toks, t)
+		if t.kind == tEOF {
+			return toks, nil
+		}
+	}
+}
+
+// posAt computes the position of byte offset i from the start (used only
+// for errors before lexing starts).
+func (lx *lexer) posAt(i int) Pos {
+	line, col := 1, 1
+	for j := 0; j < i; j++ {
+		if lx.src[j] == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+	}
+	return Pos{File: lx.file, Line: line, Col: col}
+}
+
+func (lx *lexer) pos() Pos { return Pos{File: lx.file, Line: lx.line, Col: lx.col} }
+
+func (lx *lexer) peekByte(k int) byte {
+	if lx.off+k < len(lx.src) {
+		return lx.src[lx.off+k]
+	}
+	return 0
+}
+
+func (lx *lexer) advance() {
+	if lx.src[lx.off] == '\n' {
+		lx.line++
+		lx.col = 1
+	} else {
+		lx.col++
+	}
+	lx.off++
+}
+
+func (lx *lexer) errorf(p Pos, format string, args ...any) error {
+	return &Error{Pos: p, Msg: fmt.Sprintf(format, args...)}
+}
+
+// skipSpace skips white space and comments.
+func (lx *lexer) skipSpace() error {
+	for lx.off < len(lx.src) {
+		c := lx.src[lx.off]
+		switch {
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v':
+			lx.advance()
+		case c == '/' && lx.peekByte(1) == '/':
+			for lx.off < len(lx.src) && lx.src[lx.off] != '\n' {
+				lx.advance()
+			}
+		case c == '/' && lx.peekByte(1) == '*':
+			start := lx.pos()
+			lx.advance()
+			lx.advance()
+			for {
+				if lx.off >= len(lx.src) {
+					return lx.errorf(start, "comment is not terminated: missing */")
+				}
+				if lx.src[lx.off] == '*' && lx.peekByte(1) == '/' {
+					lx.advance()
+					lx.advance()
+					break
+				}
+				lx.advance()
+			}
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+func (lx *lexer) next() (token, error) {
+	if err := lx.skipSpace(); err != nil {
+		return token{}, err
+	}
+	p := lx.pos()
+	if lx.off >= len(lx.src) {
+		return token{kind: tEOF, pos: p}, nil
+	}
+	c := lx.src[lx.off]
+	start := lx.off
+	switch {
+	case isIdentStart(c):
+		for lx.off < len(lx.src) && isIdentPart(lx.src[lx.off]) {
+			lx.advance()
+		}
+		return token{kind: tIdent, text: string(lx.src[start:lx.off]), pos: p}, nil
+	case c == '.' && isIdentStart(lx.peekByte(1)):
+		lx.advance()
+		for lx.off < len(lx.src) && isIdentPart(lx.src[lx.off]) {
+			lx.advance()
+		}
+		return token{kind: tDot, text: string(lx.src[start:lx.off]), pos: p}, nil
+	case isDigit(c) || (c == '-' || c == '+') && (isDigit(lx.peekByte(1)) || lx.peekByte(1) == '.' && isDigit(lx.peekByte(2))) || c == '.' && isDigit(lx.peekByte(1)):
+		lx.advance()
+		hex := c == '0' && (lx.peekByte(0) == 'x' || lx.peekByte(0) == 'X')
+		for lx.off < len(lx.src) {
+			d := lx.src[lx.off]
+			if (d == 'e' || d == 'E') && !hex && (lx.peekByte(1) == '+' || lx.peekByte(1) == '-') {
+				lx.advance()
+				lx.advance()
+				continue
+			}
+			if isDigit(d) || d >= 'a' && d <= 'z' || d >= 'A' && d <= 'Z' || d == '.' || d == '_' {
+				lx.advance()
+				continue
+			}
+			break
+		}
+		return token{kind: tNumber, text: string(lx.src[start:lx.off]), pos: p}, nil
+	case c == '"':
+		s, err := lx.quoted('"')
+		if err != nil {
+			return token{}, err
+		}
+		return token{kind: tString, text: s, pos: p}, nil
+	case c == '\'':
+		s, err := lx.quoted('\'')
+		if err != nil {
+			return token{}, err
+		}
+		if s == "" {
+			return token{}, lx.errorf(p, "empty quoted name ''")
+		}
+		return token{kind: tQuoted, text: s, pos: p}, nil
+	case c == ':' && lx.peekByte(1) == ':':
+		lx.advance()
+		lx.advance()
+		return token{kind: tPunct, text: "::", pos: p}, nil
+	case strings.IndexByte("{}()[],:=<>*&/+!", c) >= 0:
+		lx.advance()
+		return token{kind: tPunct, text: string(c), pos: p}, nil
+	}
+	r, _ := utf8.DecodeRune(lx.src[lx.off:])
+	return token{}, lx.errorf(p, "unexpected character %q", r)
+}
+
+// quoted reads a quoted string or name, handling ilasm's escapes.
+func (lx *lexer) quoted(q byte) (string, error) {
+	p := lx.pos()
+	lx.advance() // opening quote
+	var b strings.Builder
+	for {
+		if lx.off >= len(lx.src) || lx.src[lx.off] == '\n' {
+			return "", lx.errorf(p, "string is not terminated: missing closing %c", q)
+		}
+		c := lx.src[lx.off]
+		if c == q {
+			lx.advance()
+			return b.String(), nil
+		}
+		if c != '\\' {
+			b.WriteByte(c)
+			lx.advance()
+			continue
+		}
+		ep := lx.pos()
+		lx.advance()
+		if lx.off >= len(lx.src) {
+			return "", lx.errorf(p, "string is not terminated: missing closing %c", q)
+		}
+		e := lx.src[lx.off]
+		lx.advance()
+		switch e {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'v':
+			b.WriteByte('\v')
+		case 'a':
+			b.WriteByte('\a')
+		case '?':
+			b.WriteByte('?')
+		case '\\', '"', '\'':
+			b.WriteByte(e)
+		case '\n':
+			// line continuation
+		default:
+			if e >= '0' && e <= '7' {
+				v := int(e - '0')
+				for k := 0; k < 2 && lx.off < len(lx.src) && lx.src[lx.off] >= '0' && lx.src[lx.off] <= '7'; k++ {
+					v = v*8 + int(lx.src[lx.off]-'0')
+					lx.advance()
+				}
+				if v > 0x7F {
+					return "", lx.errorf(ep, "octal escape \\%o is outside ASCII; write the character itself", v)
+				}
+				b.WriteByte(byte(v))
+				continue
+			}
+			return "", lx.errorf(ep, "unknown escape sequence \\%c in string", e)
+		}
+	}
+}

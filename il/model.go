@@ -1,0 +1,500 @@
+// Package il is the mini MSIL front end: the program model (module,
+// classes, fields, methods, instructions with their ECMA-335 IL offsets,
+// IL-offset exception clauses), the lexer and parser for the ilasm text
+// syntax, name resolution against the program and the base library, a
+// verifier, and a printer whose output parses back to an equal module.
+package il
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Pos is a position in a source file. Line and Col are 1-based; Col counts
+// bytes.
+type Pos struct {
+	File string
+	Line int
+	Col  int
+}
+
+func (p Pos) String() string {
+	if p.File == "" {
+		return fmt.Sprintf("%d:%d", p.Line, p.Col)
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// Kind is the kind of a type.
+type Kind uint8
+
+// Type kinds. The order matters to nothing but printing.
+const (
+	KVoid Kind = iota
+	KBool
+	KChar
+	KI1
+	KU1
+	KI2
+	KU2
+	KI4
+	KU4
+	KI8
+	KU8
+	KI // native int
+	KU // native unsigned int
+	KR4
+	KR8
+	KString
+	KObject
+	KClass // a class by name
+	KArray // single-dimension zero-based array of Elem
+)
+
+var kindNames = [...]string{
+	KVoid: "void", KBool: "bool", KChar: "char", KI1: "int8", KU1: "uint8",
+	KI2: "int16", KU2: "uint16", KI4: "int32", KU4: "uint32", KI8: "int64",
+	KU8: "uint64", KI: "native int", KU: "native unsigned int",
+	KR4: "float32", KR8: "float64", KString: "string", KObject: "object",
+}
+
+// Type is a mini MSIL type. Class types name their class by full name
+// (namespace and name, without assembly scope); Class is filled in by
+// resolution.
+type Type struct {
+	Kind  Kind
+	Name  string // full class name, for KClass
+	Elem  *Type  // element type, for KArray
+	Class *Class // resolved class, for KClass (nil before resolution)
+}
+
+// Predefined types.
+var (
+	Void    = &Type{Kind: KVoid}
+	Bool    = &Type{Kind: KBool}
+	Char    = &Type{Kind: KChar}
+	Int8    = &Type{Kind: KI1}
+	UInt8   = &Type{Kind: KU1}
+	Int16   = &Type{Kind: KI2}
+	UInt16  = &Type{Kind: KU2}
+	Int32   = &Type{Kind: KI4}
+	UInt32  = &Type{Kind: KU4}
+	Int64   = &Type{Kind: KI8}
+	UInt64  = &Type{Kind: KU8}
+	NatInt  = &Type{Kind: KI}
+	NatUInt = &Type{Kind: KU}
+	Float32 = &Type{Kind: KR4}
+	Float64 = &Type{Kind: KR8}
+	String  = &Type{Kind: KString}
+	Object  = &Type{Kind: KObject}
+)
+
+// PrimitiveType returns the predefined type of a kind that has no operands.
+func PrimitiveType(k Kind) *Type {
+	switch k {
+	case KVoid:
+		return Void
+	case KBool:
+		return Bool
+	case KChar:
+		return Char
+	case KI1:
+		return Int8
+	case KU1:
+		return UInt8
+	case KI2:
+		return Int16
+	case KU2:
+		return UInt16
+	case KI4:
+		return Int32
+	case KU4:
+		return UInt32
+	case KI8:
+		return Int64
+	case KU8:
+		return UInt64
+	case KI:
+		return NatInt
+	case KU:
+		return NatUInt
+	case KR4:
+		return Float32
+	case KR8:
+		return Float64
+	case KString:
+		return String
+	case KObject:
+		return Object
+	}
+	return nil
+}
+
+// ClassType returns the type of a class given by full name.
+func ClassType(name string) *Type { return &Type{Kind: KClass, Name: name} }
+
+// ArrayOf returns the single-dimension array type of elem.
+func ArrayOf(elem *Type) *Type { return &Type{Kind: KArray, Elem: elem} }
+
+// String returns the type in ilasm syntax.
+func (t *Type) String() string {
+	switch t.Kind {
+	case KClass:
+		return "class " + t.Name
+	case KArray:
+		return t.Elem.String() + "[]"
+	}
+	return kindNames[t.Kind]
+}
+
+// Equal reports whether two types are the same type.
+func (t *Type) Equal(u *Type) bool {
+	if t == u {
+		return true
+	}
+	if t == nil || u == nil || t.Kind != u.Kind {
+		return false
+	}
+	switch t.Kind {
+	case KClass:
+		return t.Name == u.Name
+	case KArray:
+		return t.Elem.Equal(u.Elem)
+	}
+	return true
+}
+
+// IsRef reports whether values of the type are object references.
+func (t *Type) IsRef() bool {
+	return t.Kind == KString || t.Kind == KObject || t.Kind == KClass || t.Kind == KArray
+}
+
+// CLRName returns the type's name as the CLR reflects it (System.Int32,
+// MyNs.Foo, System.String[]): used in messages and stack traces.
+func (t *Type) CLRName() string {
+	switch t.Kind {
+	case KClass:
+		return t.Name
+	case KArray:
+		return t.Elem.CLRName() + "[]"
+	}
+	return clrNames[t.Kind]
+}
+
+var clrNames = [...]string{
+	KVoid: "System.Void", KBool: "System.Boolean", KChar: "System.Char",
+	KI1: "System.SByte", KU1: "System.Byte", KI2: "System.Int16",
+	KU2: "System.UInt16", KI4: "System.Int32", KU4: "System.UInt32",
+	KI8: "System.Int64", KU8: "System.UInt64", KI: "System.IntPtr",
+	KU: "System.UIntPtr", KR4: "System.Single", KR8: "System.Double",
+	KString: "System.String", KObject: "System.Object",
+}
+
+// ShortCLRName is CLRName without the namespace (Int32, String, Foo[]), as
+// stack traces print parameter types.
+func (t *Type) ShortCLRName() string {
+	n := t.CLRName()
+	base, suffix := n, ""
+	if i := strings.Index(n, "["); i >= 0 {
+		base, suffix = n[:i], n[i:]
+	}
+	if i := strings.LastIndex(base, "."); i >= 0 {
+		base = base[i+1:]
+	}
+	return base + suffix
+}
+
+// Module is a parsed program.
+type Module struct {
+	File     string    // source file name as given to the parser
+	Assembly string    // name in `.assembly NAME`, if any
+	Name     string    // name in `.module NAME`, if any
+	Externs  []string  // names in `.assembly extern NAME`
+	Classes  []*Class  // user classes, in declaration order
+	Fields   []*Field  // global static fields
+	Methods  []*Method // global static methods
+	Entry    *Method   // the method with .entrypoint (after resolution)
+
+	classes map[string]*Class // user and base-library classes by full name
+}
+
+// Class is a class: one the program declares, or one of the base library
+// (Builtin).
+type Class struct {
+	Name      string   // full name: Namespace.Name
+	Attrs     []string // attributes as written (public, auto, ansi, ...)
+	Extends   *Type    // base class as written (nil: System.Object)
+	Base      *Class   // resolved base class (nil only for System.Object)
+	Fields    []*Field
+	Methods   []*Method
+	Builtin   bool // part of the base library
+	Pos       Pos
+	VTable    []*Method // virtual slots, filled in by resolution
+	NumFields int       // instance fields including inherited ones
+	Depth     int       // 0 for System.Object, base depth + 1 otherwise
+}
+
+// Type returns the class type of c (object and string for the two
+// primitive-named base library classes).
+func (c *Class) Type() *Type {
+	switch c.Name {
+	case "System.Object":
+		return Object
+	case "System.String":
+		return String
+	}
+	return &Type{Kind: KClass, Name: c.Name, Class: c}
+}
+
+// IsSubclassOf reports whether c is base or derives from it.
+func (c *Class) IsSubclassOf(base *Class) bool {
+	for k := c; k != nil; k = k.Base {
+		if k == base {
+			return true
+		}
+	}
+	return false
+}
+
+// Field is a static or instance field; Owner is nil for a global field.
+type Field struct {
+	Name   string
+	Type   *Type
+	Static bool
+	Attrs  []string // as written
+	Owner  *Class
+	Pos    Pos
+	Slot   int // instance: index among the object's fields; static: index among the module's statics
+}
+
+// FullName returns Owner::Name (or Name for a global field).
+func (f *Field) FullName() string {
+	if f.Owner == nil {
+		return f.Name
+	}
+	return f.Owner.Name + "::" + f.Name
+}
+
+// Param is a method parameter.
+type Param struct {
+	Type *Type
+	Name string // may be empty
+}
+
+// Local is a local variable.
+type Local struct {
+	Type *Type
+	Name string // may be empty
+}
+
+// Method is a method: global (Owner nil), static, instance or virtual.
+// Builtin methods belong to the base library and have no body.
+type Method struct {
+	Name       string
+	Owner      *Class
+	Attrs      []string // as written, in order (public, static, virtual, ...)
+	Impl       []string // implementation attributes (cil managed)
+	Static     bool
+	Virtual    bool
+	NewSlot    bool
+	Ret        *Type
+	Params     []*Param
+	Locals     []*Local
+	InitLocals bool
+	MaxStack   int
+	HasMaxStack bool
+	IsEntry    bool
+	Code       []*Instr
+	EH         []*EHClause // in ilasm's order: inner before outer
+	CodeSize   int         // IL bytes
+	Builtin    bool
+	Pos        Pos
+	EndPos     Pos // position of the closing brace
+	Slot       int // vtable slot for virtual methods, -1 otherwise
+	Index      int // index in the module's method list (see Module.AllMethods)
+}
+
+// HasThis reports whether the method takes an implicit this argument.
+func (m *Method) HasThis() bool { return !m.Static }
+
+// NumArgs returns the number of arguments including this.
+func (m *Method) NumArgs() int {
+	if m.Static {
+		return len(m.Params)
+	}
+	return len(m.Params) + 1
+}
+
+// ArgType returns the type of argument i, counting this as argument 0 for
+// instance methods.
+func (m *Method) ArgType(i int) *Type {
+	if !m.Static {
+		if i == 0 {
+			return m.Owner.Type()
+		}
+		i--
+	}
+	return m.Params[i].Type
+}
+
+// FullName returns Class::Name, or Name for a global method.
+func (m *Method) FullName() string {
+	if m.Owner == nil {
+		return m.Name
+	}
+	return m.Owner.Name + "::" + m.Name
+}
+
+// Signature returns the method's signature in ilasm syntax, as a method
+// reference would spell it: [instance] RET CLASS::NAME(PARAMS).
+func (m *Method) Signature() string {
+	var b strings.Builder
+	if !m.Static {
+		b.WriteString("instance ")
+	}
+	b.WriteString(m.Ret.String())
+	b.WriteByte(' ')
+	b.WriteString(m.FullName())
+	b.WriteByte('(')
+	for i, p := range m.Params {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(p.Type.String())
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+// TraceName returns the method as CoreCLR's stack traces print it:
+// Class.Name(Int32 a, String b), and <Module>.Name(...) for globals.
+func (m *Method) TraceName() string {
+	var b strings.Builder
+	if m.Owner == nil {
+		b.WriteString("<Module>")
+	} else {
+		b.WriteString(m.Owner.Name)
+	}
+	b.WriteByte('.')
+	b.WriteString(m.Name)
+	b.WriteByte('(')
+	for i, p := range m.Params {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(p.Type.ShortCLRName())
+		if p.Name != "" {
+			b.WriteByte(' ')
+			b.WriteString(p.Name)
+		}
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+// Instr is one instruction. Which operand fields are set depends on the
+// opcode's OperandKind.
+type Instr struct {
+	Op     Op
+	Pos    Pos
+	Offset int      // IL byte offset of the instruction
+	Labels []string // labels defined at this instruction, as written
+
+	Int   int64   // OpI1, OpI4, OpI8, and the index of OpShortVar/OpVar and ldarg.N-style forms
+	Float float64 // OpR4, OpR8
+	Str   string  // OpString; for OpShortVar/OpVar, the name if the program used one
+
+	// Branches: Targets holds instruction indices (len(Code) is never a
+	// valid target); Labels of the targets as written are in TargetNames.
+	Targets     []int
+	TargetNames []string
+
+	Type   *Type      // OpType
+	Field  *FieldRef  // OpField
+	Method *MethodRef // OpMethod
+}
+
+// Target returns the single branch target of a branch or leave.
+func (in *Instr) Target() int { return in.Targets[0] }
+
+// Size returns the encoded size of the instruction in bytes.
+func (in *Instr) Size() int { return in.Op.Size(len(in.Targets)) }
+
+// FieldRef is a field operand: TYPE [CLASS::]NAME.
+type FieldRef struct {
+	Type  *Type
+	Class *Type // owning class, nil for a global field
+	Name  string
+	Field *Field // resolved
+}
+
+// MethodRef is a method operand: [instance] RET [CLASS::]NAME(PARAMS).
+type MethodRef struct {
+	Instance bool
+	Ret      *Type
+	Class    *Type // owning class, nil for a global method
+	Name     string
+	Params   []*Type
+	Method   *Method // resolved
+}
+
+// EHKind is the kind of an exception-handling clause.
+type EHKind uint8
+
+// Clause kinds.
+const (
+	EHCatch EHKind = iota
+	EHFilter
+	EHFinally
+	EHFault
+)
+
+func (k EHKind) String() string {
+	return [...]string{"catch", "filter", "finally", "fault"}[k]
+}
+
+// EHClause is an exception-handling clause. Ranges are half-open and are
+// given twice: as instruction indices into Method.Code and as IL offsets,
+// exactly as ilasm would emit them.
+type EHClause struct {
+	Kind      EHKind
+	CatchType *Type // EHCatch
+	Pos       Pos   // position of the handler keyword
+
+	TryStart, TryEnd         int // instruction indices
+	HandlerStart, HandlerEnd int
+	FilterStart              int // EHFilter: the filter block runs from here to HandlerStart
+
+	TryOffset, TryLength         int // IL offsets
+	HandlerOffset, HandlerLength int
+	FilterOffset                 int
+}
+
+// Class returns the class with the given full name, from the program or the
+// base library.
+func (m *Module) Class(name string) *Class { return m.classes[name] }
+
+// AllMethods returns every method with a body: global methods first, then
+// each class's methods in declaration order. Method.Index is the position
+// in this list.
+func (m *Module) AllMethods() []*Method {
+	all := append([]*Method(nil), m.Methods...)
+	for _, c := range m.Classes {
+		all = append(all, c.Methods...)
+	}
+	return all
+}
+
+// StaticFields returns every static field (global ones first); Field.Slot
+// of a static field is its position in this list.
+func (m *Module) StaticFields() []*Field {
+	all := append([]*Field(nil), m.Fields...)
+	for _, c := range m.Classes {
+		for _, f := range c.Fields {
+			if f.Static {
+				all = append(all, f)
+			}
+		}
+	}
+	return all
+}

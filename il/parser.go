@@ -1,0 +1,1084 @@
+package il
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Load parses, resolves and verifies a program. The error is an ErrorList
+// (or *Error) whose entries carry file:line:col.
+func Load(file string, src []byte) (*Module, error) {
+	m, err := Parse(file, src)
+	if err != nil {
+		return nil, err
+	}
+	if err := Verify(m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Parse parses a program and resolves its names against itself and the
+// base library, without verifying method bodies.
+func Parse(file string, src []byte) (m *Module, err error) {
+	toks, err := tokenize(file, src)
+	if err != nil {
+		return nil, err
+	}
+	p := &parser{toks: toks, m: &Module{File: file}}
+	defer func() {
+		if r := recover(); r != nil {
+			b, ok := r.(bailout)
+			if !ok {
+				panic(r)
+			}
+			m, err = nil, b.err
+		}
+	}()
+	p.module()
+	if err := resolve(p.m); err != nil {
+		return nil, err
+	}
+	return p.m, nil
+}
+
+// bailout carries a syntax error out of the recursive-descent parser.
+type bailout struct{ err *Error }
+
+type parser struct {
+	toks []token
+	i    int
+	m    *Module
+	ns   string // enclosing .namespace
+
+	// per method body
+	meth    *Method
+	labels  map[string]int // label -> instruction index
+	pending []token        // labels waiting for the next instruction
+	fixups  []fixup        // branch operands to patch
+}
+
+type fixup struct {
+	in  *Instr
+	k   int
+	tok token
+}
+
+func (p *parser) tok() token       { return p.toks[p.i] }
+func (p *parser) peek(k int) token {
+	if p.i+k < len(p.toks) {
+		return p.toks[p.i+k]
+	}
+	return p.toks[len(p.toks)-1]
+}
+func (p *parser) next() token {
+	t := p.toks[p.i]
+	if t.kind != tEOF {
+		p.i++
+	}
+	return t
+}
+
+func (p *parser) errorf(pos Pos, format string, args ...any) {
+	panic(bailout{&Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}})
+}
+
+func (p *parser) isPunct(s string) bool {
+	t := p.tok()
+	return t.kind == tPunct && t.text == s
+}
+
+func (p *parser) isIdent(s string) bool {
+	t := p.tok()
+	return t.kind == tIdent && t.text == s
+}
+
+func (p *parser) expect(s string) token {
+	t := p.tok()
+	if t.kind != tPunct || t.text != s {
+		p.errorf(t.pos, "expected '%s', found %s", s, t)
+	}
+	return p.next()
+}
+
+// name reads a (possibly dotted or quoted) name.
+func (p *parser) name(what string) (string, Pos) {
+	t := p.tok()
+	if t.kind == tIdent || t.kind == tQuoted {
+		p.next()
+		return t.text, t.pos
+	}
+	p.errorf(t.pos, "expected %s, found %s", what, t)
+	return "", Pos{}
+}
+
+// integer reads an integer literal that fits in 64 bits (signed or
+// unsigned).
+func (p *parser) integer(what string) (int64, Pos) {
+	t := p.tok()
+	if t.kind != tNumber {
+		p.errorf(t.pos, "expected %s, found %s", what, t)
+	}
+	p.next()
+	v, ok := parseInt(t.text)
+	if !ok {
+		p.errorf(t.pos, "%s: %q is not an integer that fits in 64 bits", what, t.text)
+	}
+	return v, t.pos
+}
+
+func parseInt(s string) (int64, bool) {
+	neg := false
+	switch {
+	case strings.HasPrefix(s, "-"):
+		neg, s = true, s[1:]
+	case strings.HasPrefix(s, "+"):
+		s = s[1:]
+	}
+	var u uint64
+	var err error
+	if strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X") {
+		u, err = strconv.ParseUint(s[2:], 16, 64)
+	} else {
+		u, err = strconv.ParseUint(s, 10, 64)
+	}
+	if err != nil {
+		return 0, false
+	}
+	if neg {
+		if u > 1<<63 {
+			return 0, false
+		}
+		return -int64(u), true
+	}
+	return int64(u), true
+}
+
+// skipBlock skips a balanced { ... } block.
+func (p *parser) skipBlock() {
+	open := p.expect("{")
+	depth := 1
+	for depth > 0 {
+		t := p.next()
+		switch {
+		case t.kind == tEOF:
+			p.errorf(open.pos, "block is not closed: missing '}'")
+		case t.kind == tPunct && t.text == "{":
+			depth++
+		case t.kind == tPunct && t.text == "}":
+			depth--
+		}
+	}
+}
+
+// skipCustom skips a .custom attribute: a method reference, then
+// optionally = ( bytes ).
+func (p *parser) skipCustom() {
+	p.methodRef()
+	if p.isPunct("=") {
+		p.next()
+		open := p.expect("(")
+		for !p.isPunct(")") {
+			if p.tok().kind == tEOF {
+				p.errorf(open.pos, "custom attribute blob is not closed: missing ')'")
+			}
+			p.next()
+		}
+		p.next()
+	}
+}
+
+func (p *parser) module() {
+	for p.tok().kind != tEOF {
+		p.topDecl()
+	}
+}
+
+func (p *parser) topDecl() {
+	t := p.tok()
+	if t.kind == tPunct && t.text == "}" && p.ns != "" {
+		return
+	}
+	if t.kind != tDot {
+		p.errorf(t.pos, "expected a declaration such as .class or .method, found %s", t)
+	}
+	p.next()
+	switch t.text {
+	case ".assembly":
+		if p.isIdent("extern") {
+			p.next()
+			n, _ := p.name("assembly name")
+			p.m.Externs = append(p.m.Externs, n)
+		} else {
+			for p.tok().kind == tIdent && !p.isIdentAssemblyName() {
+				p.next() // attributes such as retargetable
+			}
+			n, _ := p.name("assembly name")
+			p.m.Assembly = n
+		}
+		p.skipBlock()
+	case ".module":
+		if p.isIdent("extern") {
+			p.next()
+			p.name("module name")
+			return
+		}
+		n, _ := p.name("module name")
+		p.m.Name = n
+	case ".class":
+		p.class()
+	case ".method":
+		m := p.method(nil)
+		p.m.Methods = append(p.m.Methods, m)
+	case ".field":
+		f := p.field(nil)
+		p.m.Fields = append(p.m.Fields, f)
+	case ".namespace":
+		if p.ns != "" {
+			p.errorf(t.pos, "nested .namespace is not supported")
+		}
+		n, _ := p.name("namespace name")
+		p.expect("{")
+		p.ns = n
+		for !p.isPunct("}") {
+			if p.tok().kind == tEOF {
+				p.errorf(t.pos, ".namespace %s is not closed: missing '}'", n)
+			}
+			p.topDecl()
+		}
+		p.next()
+		p.ns = ""
+	case ".corflags", ".subsystem", ".imagebase", ".stackreserve":
+		p.integer(t.text + " value")
+	case ".file":
+		if p.isIdent("alignment") {
+			p.next()
+			p.integer(".file alignment value")
+			return
+		}
+		p.errorf(t.pos, ".file is not supported (only .file alignment N)")
+	case ".custom":
+		p.skipCustom()
+	default:
+		p.errorf(t.pos, "unsupported declaration %s", t.text)
+	}
+}
+
+// isIdentAssemblyName reports whether the current identifier is the
+// assembly's name rather than an attribute (the name is followed by '{').
+func (p *parser) isIdentAssemblyName() bool {
+	n := p.peek(1)
+	return n.kind == tPunct && n.text == "{"
+}
+
+var classAttrs = map[string]bool{
+	"public": true, "private": true, "auto": true, "ansi": true, "beforefieldinit": true,
+	"sealed": true, "abstract": true, "serializable": true, "sequential": true,
+	"autochar": true, "unicode": true, "specialname": true, "rtspecialname": true,
+}
+
+func (p *parser) class() {
+	var attrs []string
+	for {
+		t := p.tok()
+		if t.kind != tIdent {
+			break
+		}
+		if classAttrs[t.text] {
+			attrs = append(attrs, t.text)
+			p.next()
+			continue
+		}
+		switch t.text {
+		case "interface":
+			p.errorf(t.pos, "interfaces are not supported in mini MSIL")
+		case "nested":
+			p.errorf(t.pos, "nested classes are not supported in mini MSIL")
+		case "explicit":
+			p.errorf(t.pos, "explicit class layout is not supported in mini MSIL")
+		case "value":
+			p.errorf(t.pos, "value types are not supported in mini MSIL")
+		}
+		break
+	}
+	name, pos := p.name("class name")
+	if p.isPunct("<") {
+		p.errorf(p.tok().pos, "generic classes are not supported in mini MSIL")
+	}
+	if p.ns != "" {
+		name = p.ns + "." + name
+	}
+	c := &Class{Name: name, Attrs: attrs, Pos: pos}
+	if p.isIdent("extends") {
+		p.next()
+		c.Extends = p.typeRef()
+		if c.Extends.Kind != KClass && c.Extends.Kind != KObject {
+			p.errorf(pos, "class %s cannot extend %s", name, c.Extends)
+		}
+	}
+	if p.isIdent("implements") {
+		p.errorf(p.tok().pos, "interfaces are not supported in mini MSIL")
+	}
+	open := p.expect("{")
+	for !p.isPunct("}") {
+		t := p.tok()
+		switch {
+		case t.kind == tEOF:
+			p.errorf(open.pos, "class %s is not closed: missing '}'", name)
+		case t.kind != tDot:
+			p.errorf(t.pos, "expected .field or .method in class %s, found %s", name, t)
+		}
+		p.next()
+		switch t.text {
+		case ".field":
+			c.Fields = append(c.Fields, p.field(c))
+		case ".method":
+			c.Methods = append(c.Methods, p.method(c))
+		case ".custom":
+			p.skipCustom()
+		case ".pack", ".size":
+			p.integer(t.text + " value")
+		case ".class":
+			p.errorf(t.pos, "nested classes are not supported in mini MSIL")
+		case ".property", ".event":
+			p.errorf(t.pos, "%s is not supported in mini MSIL", t.text)
+		default:
+			p.errorf(t.pos, "unsupported directive %s in class %s", t.text, name)
+		}
+	}
+	p.next()
+	p.m.Classes = append(p.m.Classes, c)
+}
+
+var fieldAttrs = map[string]bool{
+	"public": true, "private": true, "family": true, "assembly": true, "famorassem": true,
+	"famandassem": true, "static": true, "initonly": true, "notserialized": true,
+	"specialname": true, "rtspecialname": true,
+}
+
+func (p *parser) field(owner *Class) *Field {
+	f := &Field{Owner: owner}
+	for p.tok().kind == tIdent {
+		t := p.tok()
+		if t.text == "literal" {
+			p.errorf(t.pos, "literal fields are not supported in mini MSIL")
+		}
+		if !fieldAttrs[t.text] {
+			break
+		}
+		f.Attrs = append(f.Attrs, t.text)
+		if t.text == "static" {
+			f.Static = true
+		}
+		p.next()
+	}
+	f.Type = p.typ()
+	if f.Type.Kind == KVoid {
+		p.errorf(p.tok().pos, "a field cannot have type void")
+	}
+	f.Name, f.Pos = p.name("field name")
+	if p.isPunct("=") || p.isIdent("at") {
+		p.errorf(p.tok().pos, "field initializers are not supported in mini MSIL; assign the field in code")
+	}
+	if owner == nil && !f.Static {
+		p.errorf(f.Pos, "global field %s must be static", f.Name)
+	}
+	return f
+}
+
+var methodAttrs = map[string]bool{
+	"public": true, "private": true, "family": true, "assembly": true, "famorassem": true,
+	"famandassem": true, "hidebysig": true, "static": true, "virtual": true, "newslot": true,
+	"final": true, "specialname": true, "rtspecialname": true, "strict": true, "privatescope": true,
+}
+
+var implAttrs = map[string]bool{"cil": true, "managed": true, "il": true, "noinlining": true, "aggressiveinlining": true}
+
+func (p *parser) method(owner *Class) *Method {
+	start := p.toks[p.i-1].pos
+	m := &Method{Owner: owner, Slot: -1, MaxStack: 8}
+	for p.tok().kind == tIdent {
+		t := p.tok()
+		switch t.text {
+		case "abstract":
+			p.errorf(t.pos, "abstract methods are not supported in mini MSIL")
+		case "pinvokeimpl":
+			p.errorf(t.pos, "pinvokeimpl is not supported in mini MSIL")
+		}
+		if !methodAttrs[t.text] {
+			break
+		}
+		m.Attrs = append(m.Attrs, t.text)
+		switch t.text {
+		case "static":
+			m.Static = true
+		case "virtual":
+			m.Virtual = true
+		case "newslot":
+			m.NewSlot = true
+		}
+		p.next()
+	}
+	for p.isIdent("instance") || p.isIdent("default") || p.isIdent("explicit") {
+		t := p.next()
+		if t.text == "explicit" {
+			p.errorf(t.pos, "explicit this is not supported in mini MSIL")
+		}
+		if t.text == "instance" {
+			m.Attrs = append(m.Attrs, "instance")
+			if m.Static {
+				p.errorf(t.pos, "a method cannot be both static and instance")
+			}
+		}
+	}
+	if owner == nil {
+		if !m.Static {
+			p.errorf(start, "global methods must be static")
+		}
+	}
+	m.Ret = p.typ()
+	t := p.tok()
+	switch t.kind {
+	case tIdent, tQuoted, tDot:
+		p.next()
+		m.Name = t.text
+		m.Pos = t.pos
+	default:
+		p.errorf(t.pos, "expected method name, found %s", t)
+	}
+	if m.Name == ".cctor" {
+		p.errorf(t.pos, "static constructors (.cctor) are not supported in mini MSIL")
+	}
+	if t.kind == tDot && m.Name != ".ctor" {
+		p.errorf(t.pos, "unexpected %s: a method name cannot start with '.' (only .ctor)", m.Name)
+	}
+	if p.isPunct("<") {
+		p.errorf(p.tok().pos, "generic methods are not supported in mini MSIL")
+	}
+	p.expect("(")
+	for !p.isPunct(")") {
+		if len(m.Params) > 0 {
+			p.expect(",")
+		}
+		if p.isPunct("[") {
+			p.next()
+			p.name("parameter attribute")
+			p.expect("]")
+		}
+		pt := p.typ()
+		if pt.Kind == KVoid {
+			p.errorf(p.tok().pos, "a parameter cannot have type void")
+		}
+		prm := &Param{Type: pt}
+		if t := p.tok(); t.kind == tIdent || t.kind == tQuoted {
+			prm.Name = t.text
+			p.next()
+		}
+		m.Params = append(m.Params, prm)
+	}
+	p.next()
+	for p.tok().kind == tIdent {
+		t := p.tok()
+		if !implAttrs[t.text] {
+			p.errorf(t.pos, "unsupported method implementation attribute %q (mini MSIL methods are cil managed)", t.text)
+		}
+		m.Impl = append(m.Impl, t.text)
+		p.next()
+	}
+	p.body(m)
+	return m
+}
+
+// body parses a method body with its directives, labels, instructions and
+// scoped exception blocks.
+func (p *parser) body(m *Method) {
+	open := p.expect("{")
+	p.meth = m
+	p.labels = map[string]int{}
+	p.pending = nil
+	p.fixups = nil
+	p.items(open, "method "+m.Name)
+	m.EndPos = p.next().pos
+	if len(p.pending) > 0 {
+		p.errorf(p.pending[0].pos, "label %s is not followed by an instruction", p.pending[0].text)
+	}
+	for _, f := range p.fixups {
+		idx, ok := p.labels[f.tok.text]
+		if !ok {
+			p.errorf(f.tok.pos, "undefined label %s", f.tok.text)
+		}
+		f.in.Targets[f.k] = idx
+	}
+	// IL offsets from the real encodings.
+	off := 0
+	for _, in := range m.Code {
+		in.Offset = off
+		off += in.Size()
+	}
+	m.CodeSize = off
+	at := func(i int) int {
+		if i < len(m.Code) {
+			return m.Code[i].Offset
+		}
+		return m.CodeSize
+	}
+	for _, c := range m.EH {
+		c.TryOffset, c.TryLength = at(c.TryStart), at(c.TryEnd)-at(c.TryStart)
+		c.HandlerOffset, c.HandlerLength = at(c.HandlerStart), at(c.HandlerEnd)-at(c.HandlerStart)
+		if c.Kind == EHFilter {
+			c.FilterOffset = at(c.FilterStart)
+		}
+	}
+	p.meth = nil
+}
+
+// items parses body items until the closing '}' (not consumed).
+func (p *parser) items(open token, what string) {
+	m := p.meth
+	for !p.isPunct("}") {
+		t := p.tok()
+		switch t.kind {
+		case tEOF:
+			p.errorf(open.pos, "%s is not closed: missing '}'", what)
+		case tDot:
+			p.next()
+			switch t.text {
+			case ".maxstack":
+				v, pos := p.integer(".maxstack value")
+				if v < 0 || v > 65535 {
+					p.errorf(pos, ".maxstack %d is out of range (0 to 65535)", v)
+				}
+				m.MaxStack = int(v)
+				m.HasMaxStack = true
+			case ".locals":
+				p.locals()
+			case ".entrypoint":
+				m.IsEntry = true
+			case ".try":
+				p.tryBlock(t)
+			case ".custom":
+				p.skipCustom()
+			case ".line":
+				p.errorf(t.pos, ".line is not supported in mini MSIL")
+			default:
+				p.errorf(t.pos, "unsupported directive %s in a method body", t.text)
+			}
+		case tIdent:
+			if n := p.peek(1); n.kind == tPunct && n.text == ":" {
+				p.next()
+				p.next()
+				if _, dup := p.labels[t.text]; dup {
+					p.errorf(t.pos, "label %s is defined twice", t.text)
+				}
+				for _, q := range p.pending {
+					if q.text == t.text {
+						p.errorf(t.pos, "label %s is defined twice", t.text)
+					}
+				}
+				p.pending = append(p.pending, t)
+				continue
+			}
+			p.instr()
+		default:
+			p.errorf(t.pos, "expected an instruction, label or directive, found %s", t)
+		}
+	}
+}
+
+func (p *parser) locals() {
+	m := p.meth
+	if p.isIdent("init") {
+		p.next()
+		m.InitLocals = true
+	}
+	p.expect("(")
+	first := true
+	for !p.isPunct(")") {
+		if !first {
+			p.expect(",")
+		}
+		first = false
+		if p.isPunct("[") {
+			p.next()
+			v, pos := p.integer("local index")
+			if int(v) != len(m.Locals) {
+				p.errorf(pos, "local index [%d] does not match its position %d", v, len(m.Locals))
+			}
+			p.expect("]")
+		}
+		lt := p.typ()
+		if lt.Kind == KVoid {
+			p.errorf(p.tok().pos, "a local cannot have type void")
+		}
+		l := &Local{Type: lt}
+		if t := p.tok(); t.kind == tIdent || t.kind == tQuoted {
+			l.Name = t.text
+			p.next()
+		}
+		m.Locals = append(m.Locals, l)
+	}
+	p.next()
+}
+
+func (p *parser) tryBlock(dir token) {
+	m := p.meth
+	open := p.expect("{")
+	tryStart := len(m.Code)
+	p.items(open, ".try block")
+	p.next()
+	tryEnd := len(m.Code)
+	n := 0
+	for {
+		t := p.tok()
+		if t.kind != tIdent {
+			break
+		}
+		c := &EHClause{TryStart: tryStart, TryEnd: tryEnd, Pos: t.pos}
+		switch t.text {
+		case "catch":
+			p.next()
+			c.Kind = EHCatch
+			c.CatchType = p.typeToken()
+		case "finally":
+			p.next()
+			c.Kind = EHFinally
+		case "fault":
+			p.next()
+			c.Kind = EHFault
+		case "filter":
+			p.next()
+			c.Kind = EHFilter
+			if !p.isPunct("{") {
+				p.errorf(p.tok().pos, "expected '{' to open the filter block (the label form of filter is not supported)")
+			}
+			fopen := p.expect("{")
+			c.FilterStart = len(m.Code)
+			p.items(fopen, "filter block")
+			p.next()
+		default:
+			goto done
+		}
+		if !p.isPunct("{") {
+			p.errorf(p.tok().pos, "expected '{' to open the %s handler (the label form is not supported), found %s", c.Kind, p.tok())
+		}
+		{
+			hopen := p.expect("{")
+			c.HandlerStart = len(m.Code)
+			p.items(hopen, c.Kind.String()+" handler")
+			p.next()
+			c.HandlerEnd = len(m.Code)
+		}
+		m.EH = append(m.EH, c)
+		n++
+	}
+done:
+	if n == 0 {
+		p.errorf(dir.pos, ".try block has no handler: expected catch, filter, finally or fault after it")
+	}
+}
+
+func (p *parser) instr() {
+	m := p.meth
+	t := p.next()
+	op, ok := LookupOp(t.text)
+	if !ok {
+		p.errorf(t.pos, "unknown instruction %q", t.text)
+	}
+	in := &Instr{Op: op, Pos: t.pos}
+	for _, l := range p.pending {
+		in.Labels = append(in.Labels, l.text)
+		p.labels[l.text] = len(m.Code)
+	}
+	p.pending = nil
+	info := op.Info()
+	switch info.Operand {
+	case OpNone:
+		switch c := op.Canon(); {
+		case c >= Ldarg0 && c <= Ldarg3:
+			in.Int = int64(c - Ldarg0)
+		case c >= Ldloc0 && c <= Ldloc3:
+			in.Int = int64(c - Ldloc0)
+		case c >= Stloc0 && c <= Stloc3:
+			in.Int = int64(c - Stloc0)
+		case c == LdcI4M1:
+			in.Int = -1
+		case c >= LdcI40 && c <= LdcI48:
+			in.Int = int64(c - LdcI40)
+		}
+	case OpShortVar, OpVar:
+		nt := p.tok()
+		switch nt.kind {
+		case tNumber:
+			v, pos := p.integer("index")
+			limit := int64(255)
+			if info.Operand == OpVar {
+				limit = 65534
+			}
+			if v < 0 || v > limit {
+				p.errorf(pos, "%s index %d is out of range (0 to %d)", t.text, v, limit)
+			}
+			in.Int = v
+		case tIdent, tQuoted:
+			p.next()
+			in.Str = nt.text
+			in.Int = -1
+		default:
+			p.errorf(nt.pos, "%s needs an argument or local (index or name), found %s", t.text, nt)
+		}
+	case OpI1:
+		v, pos := p.integer("ldc.i4.s operand")
+		if v < -128 || v > 127 {
+			p.errorf(pos, "ldc.i4.s operand %d does not fit in int8 (-128 to 127); use ldc.i4", v)
+		}
+		in.Int = v
+	case OpI4:
+		v, pos := p.integer("ldc.i4 operand")
+		if v < math.MinInt32 || v > math.MaxUint32 {
+			p.errorf(pos, "ldc.i4 operand %d does not fit in 32 bits; use ldc.i8", v)
+		}
+		in.Int = int64(int32(uint32(v)))
+	case OpI8:
+		v, _ := p.integer("ldc.i8 operand")
+		in.Int = v
+	case OpR4, OpR8:
+		in.Float = p.float(info.Operand == OpR4)
+	case OpShortBr, OpBr:
+		lt := p.tok()
+		if lt.kind == tNumber {
+			p.errorf(lt.pos, "numeric branch offsets are not supported; branch to a label")
+		}
+		name, _ := p.name("label")
+		in.Targets = []int{-1}
+		in.TargetNames = []string{name}
+		p.fixups = append(p.fixups, fixup{in, 0, lt})
+	case OpSwitch:
+		p.expect("(")
+		for !p.isPunct(")") {
+			if len(in.Targets) > 0 {
+				p.expect(",")
+			}
+			lt := p.tok()
+			name, _ := p.name("label")
+			p.fixups = append(p.fixups, fixup{in, len(in.Targets), lt})
+			in.Targets = append(in.Targets, -1)
+			in.TargetNames = append(in.TargetNames, name)
+		}
+		p.next()
+	case OpMethod:
+		in.Method = p.methodRef()
+	case OpField:
+		in.Field = p.fieldRef()
+	case OpType:
+		in.Type = p.typeToken()
+	case OpString:
+		st := p.tok()
+		if st.kind != tString {
+			p.errorf(st.pos, "ldstr needs a string literal, found %s", st)
+		}
+		p.next()
+		s := st.text
+		for p.isPunct("+") {
+			p.next()
+			nt := p.tok()
+			if nt.kind != tString {
+				p.errorf(nt.pos, "expected a string literal after '+', found %s", nt)
+			}
+			p.next()
+			s += nt.text
+		}
+		in.Str = s
+	}
+	m.Code = append(m.Code, in)
+}
+
+// float reads a float operand: a decimal literal, an integer, or the byte
+// form ( 00 00 80 3F ) in little-endian order.
+func (p *parser) float(single bool) float64 {
+	t := p.tok()
+	if t.kind == tPunct && t.text == "(" {
+		p.next()
+		var bs []byte
+		for !p.isPunct(")") {
+			bt := p.next()
+			v, err := strconv.ParseUint(bt.text, 16, 8)
+			if (bt.kind != tNumber && bt.kind != tIdent) || err != nil || len(bt.text) != 2 {
+				p.errorf(bt.pos, "expected a two-digit hex byte, found %s", bt)
+			}
+			bs = append(bs, byte(v))
+		}
+		p.next()
+		if single {
+			if len(bs) != 4 {
+				p.errorf(t.pos, "ldc.r4 byte form needs 4 bytes, found %d", len(bs))
+			}
+			return float64(math.Float32frombits(binary.LittleEndian.Uint32(bs)))
+		}
+		if len(bs) != 8 {
+			p.errorf(t.pos, "ldc.r8 byte form needs 8 bytes, found %d", len(bs))
+		}
+		return math.Float64frombits(binary.LittleEndian.Uint64(bs))
+	}
+	if t.kind != tNumber {
+		p.errorf(t.pos, "expected a floating-point number, found %s", t)
+	}
+	p.next()
+	if v, ok := parseInt(t.text); ok && !strings.ContainsAny(t.text, ".eE") || ok && strings.HasPrefix(strings.TrimLeft(t.text, "+-"), "0x") {
+		if single {
+			return float64(float32(v))
+		}
+		return float64(v)
+	}
+	bits := 64
+	if single {
+		bits = 32
+	}
+	v, err := strconv.ParseFloat(t.text, bits)
+	if err != nil {
+		p.errorf(t.pos, "%q is not a valid floating-point number", t.text)
+	}
+	return v
+}
+
+// primitiveKeywords maps type keywords to types.
+var primitiveKeywords = map[string]*Type{
+	"void": Void, "bool": Bool, "char": Char, "int8": Int8, "uint8": UInt8,
+	"int16": Int16, "uint16": UInt16, "int32": Int32, "uint32": UInt32,
+	"int64": Int64, "uint64": UInt64, "float32": Float32, "float64": Float64,
+	"string": String, "object": Object,
+}
+
+// systemPrimitives maps System.X names to primitive types, where a type
+// reference names a primitive (box [mscorlib]System.Int32).
+var systemPrimitives = map[string]*Type{
+	"System.Void": Void, "System.Boolean": Bool, "System.Char": Char, "System.SByte": Int8,
+	"System.Byte": UInt8, "System.Int16": Int16, "System.UInt16": UInt16,
+	"System.Int32": Int32, "System.UInt32": UInt32, "System.Int64": Int64,
+	"System.UInt64": UInt64, "System.IntPtr": NatInt, "System.UIntPtr": NatUInt,
+	"System.Single": Float32, "System.Double": Float64, "System.String": String,
+	"System.Object": Object,
+}
+
+// isTypeStart reports whether the current token starts a type spec (as
+// opposed to a bare type reference).
+func (p *parser) isTypeStart() bool {
+	t := p.tok()
+	if t.kind != tIdent {
+		return false
+	}
+	if _, ok := primitiveKeywords[t.text]; ok {
+		return true
+	}
+	switch t.text {
+	case "class", "valuetype", "native", "unsigned", "typedref", "method":
+		return true
+	}
+	return false
+}
+
+// typ parses a type spec: a primitive keyword, class/valuetype TYPEREF,
+// native [unsigned] int, unsigned intN, each followed by any number of [].
+func (p *parser) typ() *Type {
+	t := p.tok()
+	var ty *Type
+	if t.kind != tIdent {
+		p.errorf(t.pos, "expected a type, found %s", t)
+	}
+	p.next()
+	if pt, ok := primitiveKeywords[t.text]; ok {
+		ty = pt
+	} else {
+		switch t.text {
+		case "class":
+			ty = p.typeRef()
+		case "valuetype":
+			rt := p.tok()
+			ty = p.typeRef()
+			if ty.Kind == KClass || ty.Kind == KObject || ty.Kind == KString {
+				p.errorf(rt.pos, "value types are not supported in mini MSIL (only the primitive System types)")
+			}
+		case "native":
+			if p.isIdent("unsigned") {
+				p.next()
+				if !p.isIdent("int") {
+					p.errorf(p.tok().pos, "expected 'int' after 'native unsigned', found %s", p.tok())
+				}
+				p.next()
+				ty = NatUInt
+			} else if p.isIdent("uint") {
+				p.next()
+				ty = NatUInt
+			} else {
+				if !p.isIdent("int") {
+					p.errorf(p.tok().pos, "expected 'int' after 'native', found %s", p.tok())
+				}
+				p.next()
+				ty = NatInt
+			}
+		case "unsigned":
+			u := p.tok()
+			p.next()
+			switch u.text {
+			case "int8":
+				ty = UInt8
+			case "int16":
+				ty = UInt16
+			case "int32":
+				ty = UInt32
+			case "int64":
+				ty = UInt64
+			default:
+				p.errorf(u.pos, "expected int8, int16, int32 or int64 after 'unsigned', found %s", u)
+			}
+		case "typedref", "method", "int", "float", "wchar":
+			p.errorf(t.pos, "type %q is not supported in mini MSIL", t.text)
+		default:
+			p.errorf(t.pos, "unknown type %q (did you mean 'class %s'?)", t.text, t.text)
+		}
+	}
+	return p.arraySuffix(ty)
+}
+
+func (p *parser) arraySuffix(ty *Type) *Type {
+	for {
+		switch {
+		case p.isPunct("["):
+			if n := p.peek(1); n.kind == tIdent || n.kind == tQuoted || n.kind == tDot {
+				return ty // an assembly scope: [mscorlib]System.X
+			}
+			open := p.next()
+			if !p.isPunct("]") {
+				p.errorf(open.pos, "only single-dimension zero-based arrays (T[]) are supported in mini MSIL")
+			}
+			p.next()
+			if ty.Kind == KVoid {
+				p.errorf(open.pos, "void[] is not a type")
+			}
+			ty = ArrayOf(ty)
+		case p.isPunct("&"), p.isPunct("*"):
+			p.errorf(p.tok().pos, "pointer and byref types are not supported in mini MSIL")
+		case p.isPunct("<"):
+			p.errorf(p.tok().pos, "generic types are not supported in mini MSIL")
+		default:
+			return ty
+		}
+	}
+}
+
+// typeRef parses [scope]Dotted.Name, mapping System.Object and
+// System.String (and the other primitive System names) to their types.
+func (p *parser) typeRef() *Type {
+	name, _ := p.scopedName()
+	if pt, ok := systemPrimitives[name]; ok {
+		return pt
+	}
+	return ClassType(name)
+}
+
+// scopedName parses an optional [assembly] scope and a dotted name.
+func (p *parser) scopedName() (string, Pos) {
+	if p.isPunct("[") {
+		open := p.next()
+		if p.tok().kind == tDot && p.tok().text == ".module" {
+			p.next()
+		}
+		p.name("assembly name in [ ]")
+		if !p.isPunct("]") {
+			p.errorf(open.pos, "expected ']' to close the assembly scope, found %s", p.tok())
+		}
+		p.next()
+	}
+	name, pos := p.name("type name")
+	if p.isPunct("/") {
+		p.errorf(p.tok().pos, "nested classes are not supported in mini MSIL")
+	}
+	return name, pos
+}
+
+// typeToken parses the operand of castclass, isinst, box, unbox.any,
+// newarr, ldelem, stelem and catch: a type spec or a bare type reference.
+func (p *parser) typeToken() *Type {
+	if p.isTypeStart() {
+		return p.typ()
+	}
+	t := p.tok()
+	if t.kind != tIdent && t.kind != tQuoted && !(t.kind == tPunct && t.text == "[") {
+		p.errorf(t.pos, "expected a type, found %s", t)
+	}
+	return p.arraySuffix(p.typeRef())
+}
+
+// ownerRef parses the class part of a member reference: [class] TYPEREF.
+func (p *parser) ownerRef() *Type {
+	if p.isIdent("class") {
+		p.next()
+	}
+	name, _ := p.scopedName()
+	return ClassType(name)
+}
+
+// methodRef parses [instance] RET [OWNER::]NAME(TYPES).
+func (p *parser) methodRef() *MethodRef {
+	r := &MethodRef{}
+	if p.isIdent("instance") {
+		p.next()
+		r.Instance = true
+	}
+	if p.isIdent("explicit") || p.isIdent("vararg") {
+		p.errorf(p.tok().pos, "%s calling convention is not supported in mini MSIL", p.tok().text)
+	}
+	r.Ret = p.typ()
+	var owner *Type
+	if p.isIdent("class") || p.isPunct("[") {
+		owner = p.ownerRef()
+		if !p.isPunct("::") {
+			p.errorf(p.tok().pos, "expected '::' after class %s, found %s", owner.Name, p.tok())
+		}
+	}
+	t := p.tok()
+	if owner == nil && (t.kind == tIdent || t.kind == tQuoted) {
+		if n := p.peek(1); n.kind == tPunct && n.text == "::" {
+			owner = p.ownerRef()
+		}
+	}
+	if owner != nil {
+		p.expect("::")
+		r.Class = owner
+	}
+	t = p.tok()
+	switch {
+	case t.kind == tIdent || t.kind == tQuoted || t.kind == tDot && (t.text == ".ctor" || t.text == ".cctor"):
+		p.next()
+		r.Name = t.text
+	default:
+		p.errorf(t.pos, "expected a method name, found %s", t)
+	}
+	if p.isPunct("<") {
+		p.errorf(p.tok().pos, "generic methods are not supported in mini MSIL")
+	}
+	p.expect("(")
+	for !p.isPunct(")") {
+		if len(r.Params) > 0 {
+			p.expect(",")
+		}
+		r.Params = append(r.Params, p.typ())
+	}
+	p.next()
+	return r
+}
+
+// fieldRef parses TYPE [OWNER::]NAME.
+func (p *parser) fieldRef() *FieldRef {
+	r := &FieldRef{Type: p.typ()}
+	if p.isIdent("class") || p.isPunct("[") {
+		r.Class = p.ownerRef()
+		p.expect("::")
+	} else if n := p.peek(1); n.kind == tPunct && n.text == "::" {
+		r.Class = p.ownerRef()
+		p.expect("::")
+	}
+	r.Name, _ = p.name("field name")
+	return r
+}

@@ -1,0 +1,429 @@
+package il
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// PrintOptions controls Fprint.
+type PrintOptions struct {
+	// Offsets adds each instruction's IL offset and each method's EH
+	// clause table (IL offsets) as comments. The output still parses.
+	Offsets bool
+}
+
+// Fprint writes m in ilasm syntax. The output parses back to a module
+// equal to m (up to positions, comments and layout).
+func Fprint(w io.Writer, m *Module, opts PrintOptions) error {
+	bw := bufio.NewWriter(w)
+	pr := &printer{w: bw, m: m, opts: opts}
+	pr.module()
+	return bw.Flush()
+}
+
+// String returns m in ilasm syntax.
+func (m *Module) String() string {
+	var b strings.Builder
+	Fprint(&b, m, PrintOptions{})
+	return b.String()
+}
+
+type printer struct {
+	w    *bufio.Writer
+	m    *Module
+	opts PrintOptions
+}
+
+func (pr *printer) printf(format string, args ...any) { fmt.Fprintf(pr.w, format, args...) }
+
+func (pr *printer) module() {
+	for _, e := range pr.m.Externs {
+		pr.printf(".assembly extern %s {}\n", quoteName(e))
+	}
+	if pr.m.Assembly != "" {
+		pr.printf(".assembly %s {}\n", quoteName(pr.m.Assembly))
+	}
+	if pr.m.Name != "" {
+		pr.printf(".module %s\n", quoteName(pr.m.Name))
+	}
+	for _, f := range pr.m.Fields {
+		pr.printf("\n")
+		pr.field(f, "")
+	}
+	for _, c := range pr.m.Classes {
+		pr.printf("\n.class %s%s", attrs(c.Attrs), quoteName(c.Name))
+		if c.Extends != nil {
+			pr.printf(" extends %s", pr.typeRef(c.Extends))
+		}
+		pr.printf("\n{\n")
+		for _, f := range c.Fields {
+			pr.field(f, "  ")
+		}
+		for _, md := range c.Methods {
+			pr.method(md, "  ")
+		}
+		pr.printf("}\n")
+	}
+	for _, md := range pr.m.Methods {
+		pr.printf("\n")
+		pr.method(md, "")
+	}
+}
+
+func attrs(a []string) string {
+	if len(a) == 0 {
+		return ""
+	}
+	return strings.Join(a, " ") + " "
+}
+
+func (pr *printer) field(f *Field, indent string) {
+	pr.printf("%s.field %s%s %s\n", indent, attrs(f.Attrs), pr.typ(f.Type), quoteName(f.Name))
+}
+
+// quoteName returns a name as ilasm accepts it: bare when it is an
+// identifier, single-quoted otherwise.
+func quoteName(s string) string {
+	ok := s != "" && isIdentStart(s[0])
+	for i := 0; ok && i < len(s); i++ {
+		ok = isIdentPart(s[i])
+	}
+	if ok && !strings.HasSuffix(s, ".") && !strings.Contains(s, "..") {
+		if _, kw := primitiveKeywords[s]; !kw && !reserved[s] {
+			return s
+		}
+	}
+	var b strings.Builder
+	b.WriteByte('\'')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\'' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < 0x20:
+			fmt.Fprintf(&b, "\\%03o", c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('\'')
+	return b.String()
+}
+
+// reserved are words that would be misread as keywords where a name is
+// expected.
+var reserved = map[string]bool{
+	"class": true, "valuetype": true, "native": true, "unsigned": true, "instance": true,
+	"extends": true, "catch": true, "finally": true, "fault": true, "filter": true,
+	"init": true, "static": true, "public": true, "private": true, "virtual": true,
+	"cil": true, "managed": true, "explicit": true, "default": true, "method": true,
+	"typedref": true, "int": true, "float": true, "extern": true, "literal": true,
+}
+
+// typ prints a type spec; base library classes get the [mscorlib] scope
+// so that stock ilasm accepts the output too.
+func (pr *printer) typ(t *Type) string {
+	switch t.Kind {
+	case KClass:
+		return "class " + pr.typeRef(t)
+	case KArray:
+		return pr.typ(t.Elem) + "[]"
+	}
+	return t.String()
+}
+
+// typeRef prints a class reference: [mscorlib]System.X or Name.
+func (pr *printer) typeRef(t *Type) string {
+	switch t.Kind {
+	case KObject:
+		return "[mscorlib]System.Object"
+	case KString:
+		return "[mscorlib]System.String"
+	case KClass:
+		if c := pr.m.classes[t.Name]; c != nil && c.Builtin {
+			return "[mscorlib]" + quoteName(t.Name)
+		}
+		return quoteName(t.Name)
+	}
+	return pr.typ(t)
+}
+
+func (pr *printer) method(md *Method, indent string) {
+	pr.printf("%s.method %s%s %s(", indent, attrs(md.Attrs), pr.typ(md.Ret), quoteMethodName(md.Name))
+	for i, p := range md.Params {
+		if i > 0 {
+			pr.printf(", ")
+		}
+		pr.printf("%s", pr.typ(p.Type))
+		if p.Name != "" {
+			pr.printf(" %s", quoteName(p.Name))
+		}
+	}
+	pr.printf(")")
+	if len(md.Impl) > 0 {
+		pr.printf(" %s", strings.Join(md.Impl, " "))
+	}
+	pr.printf("\n%s{\n", indent)
+	in := indent + "  "
+	if md.IsEntry {
+		pr.printf("%s.entrypoint\n", in)
+	}
+	if md.HasMaxStack {
+		pr.printf("%s.maxstack %d\n", in, md.MaxStack)
+	}
+	if len(md.Locals) > 0 {
+		pr.printf("%s.locals ", in)
+		if md.InitLocals {
+			pr.printf("init ")
+		}
+		pr.printf("(")
+		for i, l := range md.Locals {
+			if i > 0 {
+				pr.printf(", ")
+			}
+			pr.printf("%s", pr.typ(l.Type))
+			if l.Name != "" {
+				pr.printf(" %s", quoteName(l.Name))
+			}
+		}
+		pr.printf(")\n")
+	} else if md.InitLocals {
+		pr.printf("%s.locals init ()\n", in)
+	}
+	pr.body(md, in)
+	if pr.opts.Offsets && len(md.EH) > 0 {
+		pr.printf("%s// EH clauses (IL offsets, in table order):\n", in)
+		for i, c := range md.EH {
+			pr.printf("%s//   %d: %s\n", in, i, c.Describe())
+		}
+	}
+	pr.printf("%s}\n", indent)
+}
+
+func quoteMethodName(s string) string {
+	if s == ".ctor" || s == ".cctor" {
+		return s
+	}
+	return quoteName(s)
+}
+
+// Describe returns a one-line description of the clause in IL offsets.
+func (c *EHClause) Describe() string {
+	kind := strings.ToUpper(c.Kind.String())
+	if c.Kind == EHCatch {
+		kind += " " + c.CatchType.CLRName()
+	}
+	s := fmt.Sprintf("%-8s try IL_%04x-IL_%04x handler IL_%04x-IL_%04x", kind,
+		c.TryOffset, c.TryOffset+c.TryLength, c.HandlerOffset, c.HandlerOffset+c.HandlerLength)
+	if c.Kind == EHFilter {
+		s += fmt.Sprintf(" filter IL_%04x", c.FilterOffset)
+	}
+	return s
+}
+
+// tryGroup is one scoped .try with its handlers (clauses sharing a
+// protected range).
+type tryGroup struct {
+	start, end int // whole span, try and handlers
+	clauses    []*EHClause
+	done       bool
+}
+
+func (pr *printer) body(md *Method, indent string) {
+	var groups []*tryGroup
+	byRange := map[[2]int]*tryGroup{}
+	for _, c := range md.EH {
+		k := [2]int{c.TryStart, c.TryEnd}
+		g := byRange[k]
+		if g == nil {
+			g = &tryGroup{start: c.TryStart, end: c.TryEnd}
+			byRange[k] = g
+			groups = append(groups, g)
+		}
+		g.clauses = append(g.clauses, c)
+		if c.HandlerEnd > g.end {
+			g.end = c.HandlerEnd
+		}
+	}
+	sort.SliceStable(groups, func(i, j int) bool {
+		if groups[i].start != groups[j].start {
+			return groups[i].start < groups[j].start
+		}
+		return groups[i].end > groups[j].end
+	})
+	pr.block(md, 0, len(md.Code), groups, indent)
+}
+
+func (pr *printer) block(md *Method, lo, hi int, groups []*tryGroup, indent string) {
+	i := lo
+	for i < hi || i == hi && pr.pendingGroup(groups, i, hi) != nil {
+		if g := pr.pendingGroup(groups, i, hi); g != nil {
+			g.done = true
+			c0 := g.clauses[0]
+			pr.printf("%s.try\n%s{\n", indent, indent)
+			pr.block(md, c0.TryStart, c0.TryEnd, groups, indent+"  ")
+			pr.printf("%s}\n", indent)
+			for _, c := range g.clauses {
+				switch c.Kind {
+				case EHCatch:
+					pr.printf("%scatch %s\n", indent, pr.typeRef(c.CatchType))
+				case EHFilter:
+					pr.printf("%sfilter\n%s{\n", indent, indent)
+					pr.block(md, c.FilterStart, c.HandlerStart, groups, indent+"  ")
+					pr.printf("%s}\n", indent)
+				default:
+					pr.printf("%s%s\n", indent, c.Kind)
+				}
+				pr.printf("%s{\n", indent)
+				pr.block(md, c.HandlerStart, c.HandlerEnd, groups, indent+"  ")
+				pr.printf("%s}\n", indent)
+			}
+			i = g.end
+			continue
+		}
+		pr.instr(md.Code[i], indent)
+		i++
+	}
+}
+
+// pendingGroup returns the outermost unprinted group starting at i inside
+// [i, hi].
+func (pr *printer) pendingGroup(groups []*tryGroup, i, hi int) *tryGroup {
+	for _, g := range groups {
+		if !g.done && g.start == i && g.end <= hi {
+			return g
+		}
+	}
+	return nil
+}
+
+func (pr *printer) instr(in *Instr, indent string) {
+	for _, l := range in.Labels {
+		pr.printf("%s%s:\n", indent, quoteName(l))
+	}
+	pr.printf("%s", indent)
+	if pr.opts.Offsets {
+		pr.printf("/* IL_%04x */ ", in.Offset)
+	}
+	pr.printf("%s", in.Op)
+	switch in.Op.Info().Operand {
+	case OpShortVar, OpVar:
+		if in.Str != "" {
+			pr.printf(" %s", quoteName(in.Str))
+		} else {
+			pr.printf(" %d", in.Int)
+		}
+	case OpI1, OpI4, OpI8:
+		pr.printf(" %d", in.Int)
+	case OpR4:
+		f := float32(in.Float)
+		if math.IsNaN(in.Float) || math.IsInf(in.Float, 0) || f == 0 && math.Signbit(in.Float) {
+			var b [4]byte
+			binary.LittleEndian.PutUint32(b[:], math.Float32bits(f))
+			pr.printf(" (%02X %02X %02X %02X)", b[0], b[1], b[2], b[3])
+		} else {
+			pr.printf(" %s", floatLit(strconv.FormatFloat(float64(f), 'g', -1, 32)))
+		}
+	case OpR8:
+		if math.IsNaN(in.Float) || math.IsInf(in.Float, 0) || in.Float == 0 && math.Signbit(in.Float) {
+			var b [8]byte
+			binary.LittleEndian.PutUint64(b[:], math.Float64bits(in.Float))
+			pr.printf(" (%02X %02X %02X %02X %02X %02X %02X %02X)", b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7])
+		} else {
+			pr.printf(" %s", floatLit(strconv.FormatFloat(in.Float, 'g', -1, 64)))
+		}
+	case OpShortBr, OpBr:
+		pr.printf(" %s", quoteName(in.TargetNames[0]))
+	case OpSwitch:
+		pr.printf(" (")
+		for i, n := range in.TargetNames {
+			if i > 0 {
+				pr.printf(", ")
+			}
+			pr.printf("%s", quoteName(n))
+		}
+		pr.printf(")")
+	case OpMethod:
+		r := in.Method
+		pr.printf(" ")
+		if r.Instance {
+			pr.printf("instance ")
+		}
+		pr.printf("%s ", pr.typ(r.Ret))
+		if r.Class != nil {
+			pr.printf("%s::", pr.typeRef(r.Class))
+		}
+		pr.printf("%s(", quoteMethodName(r.Name))
+		for i, t := range r.Params {
+			if i > 0 {
+				pr.printf(", ")
+			}
+			pr.printf("%s", pr.typ(t))
+		}
+		pr.printf(")")
+	case OpField:
+		r := in.Field
+		pr.printf(" %s ", pr.typ(r.Type))
+		if r.Class != nil {
+			pr.printf("%s::", pr.typeRef(r.Class))
+		}
+		pr.printf("%s", quoteName(r.Name))
+	case OpType:
+		pr.printf(" %s", pr.typeToken(in.Type))
+	case OpString:
+		pr.printf(" %s", quoteString(in.Str))
+	}
+	pr.printf("\n")
+}
+
+// typeToken prints a type operand: a primitive keyword, a class reference
+// without 'class', or an array spec.
+func (pr *printer) typeToken(t *Type) string {
+	if t.Kind == KClass {
+		return pr.typeRef(t)
+	}
+	return pr.typ(t)
+}
+
+// floatLit makes sure a float literal reads back as a float (1 -> 1.0).
+func floatLit(s string) string {
+	if !strings.ContainsAny(s, ".e") {
+		return s + ".0"
+	}
+	return s
+}
+
+// quoteString returns s as an ilasm string literal.
+func quoteString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch c {
+		case '"', '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\r':
+			b.WriteString(`\r`)
+		default:
+			if c < 0x20 || c == 0x7f {
+				fmt.Fprintf(&b, "\\%03o", c)
+			} else {
+				b.WriteByte(c)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}

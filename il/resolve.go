@@ -1,0 +1,483 @@
+package il
+
+import (
+	"fmt"
+	"strings"
+)
+
+// resolve links names to declarations: base classes, class types, field
+// and method references, argument and local names; it lays out fields and
+// vtables and finds the entry point.
+func resolve(m *Module) error {
+	r := &resolver{m: m}
+	m.classes = newBaseLibrary()
+	for _, c := range m.Classes {
+		if old, ok := m.classes[c.Name]; ok {
+			if old.Builtin {
+				r.errorf(c.Pos, "class %s is already defined by the base library", c.Name)
+			} else {
+				r.errorf(c.Pos, "class %s is defined twice (first at %s)", c.Name, old.Pos)
+			}
+			continue
+		}
+		m.classes[c.Name] = c
+	}
+	r.classes()
+	if len(r.errs.list) > 0 {
+		return r.errs.err()
+	}
+	r.members()
+	r.bodies()
+	r.entry()
+	return r.errs.err()
+}
+
+type resolver struct {
+	m    *Module
+	errs errorSink
+}
+
+func (r *resolver) errorf(p Pos, format string, args ...any) {
+	r.errs.add(p, fmt.Sprintf(format, args...))
+}
+
+// classes resolves base classes, rejects cycles and lays out fields and
+// vtables, bases first.
+func (r *resolver) classes() {
+	m := r.m
+	obj := m.classes[ObjectClass]
+	for _, c := range m.Classes {
+		if c.Extends == nil || c.Extends.Kind == KObject {
+			c.Base = obj
+			continue
+		}
+		b := m.classes[c.Extends.Name]
+		switch {
+		case b == nil:
+			r.errorf(c.Pos, "class %s extends unknown class %s", c.Name, c.Extends.Name)
+		case b.Name == StringClass || b.Name == ConsoleClass || hasAttr(b.Attrs, "sealed"):
+			r.errorf(c.Pos, "class %s cannot extend sealed class %s", c.Name, b.Name)
+		default:
+			c.Base = b
+			c.Extends.Class = b
+		}
+	}
+	if len(r.errs.list) > 0 {
+		return
+	}
+	// Cycle check and layout order.
+	state := map[*Class]int{} // 1 visiting, 2 done
+	var order []*Class
+	var visit func(c *Class) bool
+	visit = func(c *Class) bool {
+		switch state[c] {
+		case 1:
+			return false
+		case 2:
+			return true
+		}
+		state[c] = 1
+		if c.Base != nil && !visit(c.Base) {
+			return false
+		}
+		state[c] = 2
+		order = append(order, c)
+		return true
+	}
+	// Base library first, in a fixed order.
+	lib := []*Class{obj, m.classes[StringClass], m.classes[ConsoleClass], m.classes[ExceptionClass]}
+	for _, e := range exceptionClasses {
+		lib = append(lib, m.classes[e.name])
+	}
+	for _, c := range append(lib, m.Classes...) {
+		if !visit(c) {
+			r.errorf(c.Pos, "class %s inherits from itself", c.Name)
+			return
+		}
+	}
+	for _, c := range order {
+		r.layout(c)
+	}
+}
+
+func hasAttr(attrs []string, a string) bool {
+	for _, x := range attrs {
+		if x == a {
+			return true
+		}
+	}
+	return false
+}
+
+// layout assigns instance field slots, the class depth and the vtable.
+func (r *resolver) layout(c *Class) {
+	n := 0
+	var vt []*Method
+	if c.Base != nil {
+		n = c.Base.NumFields
+		vt = append(vt, c.Base.VTable...)
+		c.Depth = c.Base.Depth + 1
+	}
+	seen := map[string]*Field{}
+	for _, f := range c.Fields {
+		if old, ok := seen[f.Name]; ok {
+			r.errorf(f.Pos, "field %s is defined twice in class %s (first at %s)", f.Name, c.Name, old.Pos)
+		}
+		seen[f.Name] = f
+		if !f.Static {
+			f.Slot = n
+			n++
+		}
+	}
+	c.NumFields = n
+	for _, md := range c.Methods {
+		if !md.Virtual {
+			continue
+		}
+		if md.Static {
+			r.errorf(md.Pos, "method %s cannot be both static and virtual", md.FullName())
+			continue
+		}
+		md.Slot = -1
+		if !md.NewSlot {
+			for i, bm := range vt {
+				if bm.Name == md.Name && sameSig(bm, md) {
+					md.Slot = i
+					vt[i] = md
+					break
+				}
+			}
+		}
+		if md.Slot < 0 {
+			md.Slot = len(vt)
+			vt = append(vt, md)
+		}
+	}
+	c.VTable = vt
+}
+
+// sameSig reports whether two methods have the same parameter and return
+// types (types compared by name; classes need not be resolved).
+func sameSig(a, b *Method) bool {
+	if !a.Ret.Equal(b.Ret) || len(a.Params) != len(b.Params) {
+		return false
+	}
+	for i := range a.Params {
+		if !a.Params[i].Type.Equal(b.Params[i].Type) {
+			return false
+		}
+	}
+	return true
+}
+
+// resolveType links class types inside t and reports unknown classes.
+func (r *resolver) resolveType(t *Type, p Pos) bool {
+	switch t.Kind {
+	case KArray:
+		return r.resolveType(t.Elem, p)
+	case KClass:
+		c := r.m.classes[t.Name]
+		if c == nil {
+			r.errorf(p, "unknown class %s", t.Name)
+			return false
+		}
+		t.Class = c
+	}
+	return true
+}
+
+// members resolves the types of fields and signatures, numbers methods and
+// static fields, and rejects duplicate methods.
+func (r *resolver) members() {
+	m := r.m
+	for i, f := range m.StaticFields() {
+		f.Slot = i
+	}
+	for _, f := range m.Fields {
+		r.resolveType(f.Type, f.Pos)
+	}
+	for _, c := range m.Classes {
+		for _, f := range c.Fields {
+			r.resolveType(f.Type, f.Pos)
+		}
+	}
+	seen := map[string]*Method{}
+	for i, md := range m.AllMethods() {
+		md.Index = i
+		r.resolveType(md.Ret, md.Pos)
+		for _, p := range md.Params {
+			r.resolveType(p.Type, md.Pos)
+		}
+		for _, l := range md.Locals {
+			r.resolveType(l.Type, md.Pos)
+		}
+		key := md.FullName() + "|" + sigKey(md)
+		if old, ok := seen[key]; ok {
+			r.errorf(md.Pos, "method %s is defined twice with the same signature (first at %s)", md.Signature(), old.Pos)
+		}
+		seen[key] = md
+		if md.Name == ".ctor" && (md.Static || md.Owner == nil) {
+			r.errorf(md.Pos, "a constructor must be an instance method of a class")
+		}
+		if md.Name == ".ctor" && md.Ret.Kind != KVoid {
+			r.errorf(md.Pos, "a constructor must return void")
+		}
+		for i, p := range md.Params {
+			for _, q := range md.Params[:i] {
+				if p.Name != "" && p.Name == q.Name {
+					r.errorf(md.Pos, "parameter %s is declared twice in %s", p.Name, md.FullName())
+				}
+			}
+		}
+	}
+}
+
+func sigKey(md *Method) string {
+	var b strings.Builder
+	b.WriteString(md.Ret.String())
+	for _, p := range md.Params {
+		b.WriteByte(',')
+		b.WriteString(p.Type.String())
+	}
+	return b.String()
+}
+
+// bodies resolves instruction operands.
+func (r *resolver) bodies() {
+	for _, md := range r.m.AllMethods() {
+		for _, in := range md.Code {
+			r.operand(md, in)
+		}
+		for _, c := range md.EH {
+			if c.CatchType != nil {
+				if r.resolveType(c.CatchType, c.Pos) && !c.CatchType.IsRef() {
+					r.errorf(c.Pos, "catch type %s is not a class", c.CatchType)
+				}
+			}
+		}
+	}
+}
+
+func (r *resolver) operand(md *Method, in *Instr) {
+	switch in.Op.Info().Operand {
+	case OpShortVar, OpVar:
+		r.varOperand(md, in)
+	case OpNone:
+		c := in.Op.Canon()
+		if c >= Ldarg0 && c <= Ldarg3 && int(in.Int) >= md.NumArgs() {
+			r.errorf(in.Pos, "%s: %s has only %d argument(s)", in.Op, md.FullName(), md.NumArgs())
+		}
+		if (c >= Ldloc0 && c <= Ldloc3 || c >= Stloc0 && c <= Stloc3) && int(in.Int) >= len(md.Locals) {
+			r.errorf(in.Pos, "%s: %s has only %d local(s)", in.Op, md.FullName(), len(md.Locals))
+		}
+	case OpType:
+		r.resolveType(in.Type, in.Pos)
+		if in.Type.Kind == KVoid {
+			r.errorf(in.Pos, "%s cannot take type void", in.Op)
+		}
+	case OpField:
+		r.fieldRef(in)
+	case OpMethod:
+		r.methodRef(in)
+	}
+}
+
+func isArgOp(op Op) bool {
+	c := op.Canon()
+	return c == LdargS || c == Ldarg || c == StargS || c == Starg
+}
+
+func (r *resolver) varOperand(md *Method, in *Instr) {
+	if isArgOp(in.Op) {
+		if in.Str != "" {
+			for i, p := range md.Params {
+				if p.Name == in.Str {
+					in.Int = int64(i)
+					if !md.Static {
+						in.Int++
+					}
+					return
+				}
+			}
+			r.errorf(in.Pos, "%s: %s has no parameter named %s", in.Op, md.FullName(), in.Str)
+			return
+		}
+		if int(in.Int) >= md.NumArgs() {
+			r.errorf(in.Pos, "%s %d: %s has only %d argument(s)", in.Op, in.Int, md.FullName(), md.NumArgs())
+		}
+		return
+	}
+	if in.Str != "" {
+		for i, l := range md.Locals {
+			if l.Name == in.Str {
+				in.Int = int64(i)
+				return
+			}
+		}
+		r.errorf(in.Pos, "%s: %s has no local named %s", in.Op, md.FullName(), in.Str)
+		return
+	}
+	if int(in.Int) >= len(md.Locals) {
+		r.errorf(in.Pos, "%s %d: %s has only %d local(s)", in.Op, in.Int, md.FullName(), len(md.Locals))
+	}
+}
+
+func (r *resolver) fieldRef(in *Instr) {
+	ref := in.Field
+	if !r.resolveType(ref.Type, in.Pos) {
+		return
+	}
+	var f *Field
+	if ref.Class == nil {
+		for _, g := range r.m.Fields {
+			if g.Name == ref.Name {
+				f = g
+			}
+		}
+		if f == nil {
+			r.errorf(in.Pos, "unknown global field %s", ref.Name)
+			return
+		}
+	} else {
+		c := r.m.classes[ref.Class.Name]
+		if c == nil {
+			r.errorf(in.Pos, "unknown class %s", ref.Class.Name)
+			return
+		}
+		ref.Class.Class = c
+		for k := c; k != nil && f == nil; k = k.Base {
+			for _, g := range k.Fields {
+				if g.Name == ref.Name {
+					f = g
+					break
+				}
+			}
+		}
+		if f == nil || f.Owner.Builtin {
+			r.errorf(in.Pos, "class %s has no field %s", c.Name, ref.Name)
+			return
+		}
+	}
+	if !f.Type.Equal(ref.Type) {
+		r.errorf(in.Pos, "field %s has type %s, not %s", f.FullName(), f.Type, ref.Type)
+		return
+	}
+	ref.Field = f
+}
+
+func (r *resolver) methodRef(in *Instr) {
+	ref := in.Method
+	ok := r.resolveType(ref.Ret, in.Pos)
+	for _, p := range ref.Params {
+		ok = r.resolveType(p, in.Pos) && ok
+	}
+	if !ok {
+		return
+	}
+	match := func(md *Method) bool {
+		if md.Name != ref.Name || md.Static == ref.Instance || !md.Ret.Equal(ref.Ret) || len(md.Params) != len(ref.Params) {
+			return false
+		}
+		for i, p := range md.Params {
+			if !p.Type.Equal(ref.Params[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	var cands []*Method
+	if ref.Class == nil {
+		cands = r.m.Methods
+	} else {
+		c := r.m.classes[ref.Class.Name]
+		if c == nil {
+			r.errorf(in.Pos, "unknown class %s", ref.Class.Name)
+			return
+		}
+		ref.Class.Class = c
+		for k := c; k != nil; k = k.Base {
+			for _, md := range k.Methods {
+				if match(md) {
+					ref.Method = md
+					return
+				}
+			}
+			if ref.Name == ".ctor" {
+				break // constructors are not inherited
+			}
+		}
+		cands = c.Methods
+	}
+	for _, md := range cands {
+		if match(md) {
+			ref.Method = md
+			return
+		}
+	}
+	where := "global method"
+	if ref.Class != nil {
+		where = "method " + ref.Class.Name + "::"
+	} else {
+		where += " "
+	}
+	msg := fmt.Sprintf("unknown %s%s with signature %s", where, ref.Name, refSig(ref))
+	// Help with the usual mistakes: a missing 'instance', wrong types.
+	var near []string
+	for _, md := range cands {
+		if md.Name == ref.Name {
+			near = append(near, md.Signature())
+		}
+	}
+	if len(near) > 0 {
+		msg += "; candidates: " + strings.Join(near, ", ")
+	}
+	r.errorf(in.Pos, "%s", msg)
+}
+
+func refSig(ref *MethodRef) string {
+	var b strings.Builder
+	if ref.Instance {
+		b.WriteString("instance ")
+	}
+	b.WriteString(ref.Ret.String())
+	b.WriteString(" (")
+	for i, p := range ref.Params {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(p.String())
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+func (r *resolver) entry() {
+	var entries []*Method
+	for _, md := range r.m.AllMethods() {
+		if md.IsEntry {
+			entries = append(entries, md)
+		}
+	}
+	switch len(entries) {
+	case 0:
+		r.errorf(Pos{File: r.m.File, Line: 1, Col: 1}, "no method has .entrypoint")
+		return
+	case 1:
+	default:
+		for _, e := range entries[1:] {
+			r.errorf(e.Pos, "second .entrypoint in %s (the first is %s)", e.FullName(), entries[0].FullName())
+		}
+		return
+	}
+	e := entries[0]
+	r.m.Entry = e
+	if !e.Static {
+		r.errorf(e.Pos, "entry point %s must be static", e.FullName())
+	}
+	if len(e.Params) != 0 {
+		r.errorf(e.Pos, "entry point %s must take no arguments", e.FullName())
+	}
+	if e.Ret.Kind != KVoid && e.Ret.Kind != KI4 {
+		r.errorf(e.Pos, "entry point %s must return void or int32, not %s", e.FullName(), e.Ret)
+	}
+}
