@@ -290,28 +290,28 @@ type Local struct {
 // Method is a method: global (Owner nil), static, instance or virtual.
 // Builtin methods belong to the base library and have no body.
 type Method struct {
-	Name       string
-	Owner      *Class
-	Attrs      []string // as written, in order (public, static, virtual, ...)
-	Impl       []string // implementation attributes (cil managed)
-	Static     bool
-	Virtual    bool
-	NewSlot    bool
-	Ret        *Type
-	Params     []*Param
-	Locals     []*Local
-	InitLocals bool
-	MaxStack   int
+	Name        string
+	Owner       *Class
+	Attrs       []string // as written, in order (public, static, virtual, ...)
+	Impl        []string // implementation attributes (cil managed)
+	Static      bool
+	Virtual     bool
+	NewSlot     bool
+	Ret         *Type
+	Params      []*Param
+	Locals      []*Local
+	InitLocals  bool
+	MaxStack    int
 	HasMaxStack bool
-	IsEntry    bool
-	Code       []*Instr
-	EH         []*EHClause // in ilasm's order: inner before outer
-	CodeSize   int         // IL bytes
-	Builtin    bool
-	Pos        Pos
-	EndPos     Pos // position of the closing brace
-	Slot       int // vtable slot for virtual methods, -1 otherwise
-	Index      int // index in the module's method list (see Module.AllMethods)
+	IsEntry     bool
+	Code        []*Instr
+	EH          []*EHClause // in ilasm's order: inner before outer
+	CodeSize    int         // IL bytes
+	Builtin     bool
+	Pos         Pos
+	EndPos      Pos // position of the closing brace
+	Slot        int // vtable slot for virtual methods, -1 otherwise
+	Index       int // index in the module's method list (see Module.AllMethods)
 }
 
 // HasThis reports whether the method takes an implicit this argument.

@@ -67,7 +67,7 @@ type fixup struct {
 	tok token
 }
 
-func (p *parser) tok() token       { return p.toks[p.i] }
+func (p *parser) tok() token { return p.toks[p.i] }
 func (p *parser) peek(k int) token {
 	if p.i+k < len(p.toks) {
 		return p.toks[p.i+k]
