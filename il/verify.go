@@ -1,4 +1,1024 @@
 package il
 
-// Verify checks every method body of a resolved module.
-func Verify(m *Module) error { return nil }
+import "fmt"
+
+// Verify checks every method body of a resolved module against ECMA-335:
+// the exception-region rules (nesting, entry and exit, where leave,
+// endfinally, endfilter, rethrow and ret may appear) and the evaluation
+// stack (depth against .maxstack, consistent depth and types at merge
+// points, operand types). It returns an ErrorList sorted by position.
+func Verify(m *Module) error {
+	var errs errorSink
+	for _, md := range m.AllMethods() {
+		v := &verifier{m: m, md: md, errs: &errs}
+		v.run()
+	}
+	return errs.err()
+}
+
+// vkind is an evaluation stack type (ECMA-335 III.1.1).
+type vkind uint8
+
+const (
+	vI4   vkind = iota + 1 // int32
+	vI8                    // int64
+	vI                     // native int
+	vF                     // F (float)
+	vRef                   // object reference of type t
+	vNull                  // the null reference
+)
+
+type vtype struct {
+	k vkind
+	t *Type // vRef
+}
+
+func (v vtype) String() string {
+	switch v.k {
+	case vI4:
+		return "int32"
+	case vI8:
+		return "int64"
+	case vI:
+		return "native int"
+	case vF:
+		return "float"
+	case vNull:
+		return "null"
+	case vRef:
+		return v.t.String()
+	}
+	return "?"
+}
+
+// stackType returns the evaluation stack type of a value of type t.
+func stackType(t *Type) vtype {
+	switch t.Kind {
+	case KBool, KChar, KI1, KU1, KI2, KU2, KI4, KU4:
+		return vtype{k: vI4}
+	case KI8, KU8:
+		return vtype{k: vI8}
+	case KI, KU:
+		return vtype{k: vI}
+	case KR4, KR8:
+		return vtype{k: vF}
+	}
+	return vtype{k: vRef, t: t}
+}
+
+// region is a try body, handler body or filter body.
+type region struct {
+	kind       regionKind
+	start, end int
+	clause     *EHClause
+}
+
+type regionKind uint8
+
+const (
+	rTry regionKind = iota
+	rCatch
+	rFilter        // the filter block (ends with endfilter)
+	rFilterHandler // the handler block of a filter clause
+	rFinally
+	rFault
+)
+
+func (k regionKind) String() string {
+	return [...]string{"try block", "catch handler", "filter block", "filter handler", "finally handler", "fault handler"}[k]
+}
+
+type verifier struct {
+	m       *Module
+	md      *Method
+	errs    *errorSink
+	regions []*region
+	// inside[i] lists the regions containing instruction i, outermost first.
+	inside  [][]*region
+	states  [][]vtype // entry stack per instruction; nil: not reached
+	reached []bool
+	failed  bool
+}
+
+func (v *verifier) errorf(p Pos, format string, args ...any) {
+	v.errs.add(p, fmt.Sprintf(format, args...))
+	v.failed = true
+}
+
+func (v *verifier) run() {
+	md := v.md
+	if md.Builtin {
+		return
+	}
+	if len(md.Code) == 0 {
+		v.errorf(md.EndPos, "method %s has no instructions (it needs at least ret)", md.FullName())
+		return
+	}
+	v.buildRegions()
+	if v.failed {
+		return
+	}
+	v.checkFlow()
+	if v.failed {
+		return
+	}
+	v.checkStack()
+}
+
+// buildRegions collects the regions of the method's clauses, checks that
+// they nest, and records which regions contain each instruction.
+func (v *verifier) buildRegions() {
+	md := v.md
+	tries := map[[2]int]*region{}
+	groupKinds := map[*region][]*EHClause{}
+	for _, c := range md.EH {
+		k := [2]int{c.TryStart, c.TryEnd}
+		t := tries[k]
+		if t == nil {
+			t = &region{kind: rTry, start: c.TryStart, end: c.TryEnd, clause: c}
+			tries[k] = t
+			v.regions = append(v.regions, t)
+		}
+		groupKinds[t] = append(groupKinds[t], c)
+		switch c.Kind {
+		case EHCatch:
+			v.regions = append(v.regions, &region{kind: rCatch, start: c.HandlerStart, end: c.HandlerEnd, clause: c})
+		case EHFilter:
+			v.regions = append(v.regions, &region{kind: rFilter, start: c.FilterStart, end: c.HandlerStart, clause: c})
+			v.regions = append(v.regions, &region{kind: rFilterHandler, start: c.HandlerStart, end: c.HandlerEnd, clause: c})
+		case EHFinally:
+			v.regions = append(v.regions, &region{kind: rFinally, start: c.HandlerStart, end: c.HandlerEnd, clause: c})
+		case EHFault:
+			v.regions = append(v.regions, &region{kind: rFault, start: c.HandlerStart, end: c.HandlerEnd, clause: c})
+		}
+	}
+	for _, r := range v.regions {
+		if r.start >= r.end {
+			p := r.clause.Pos
+			if r.kind == rTry {
+				v.errorf(p, "the try block of this %s clause is empty", r.clause.Kind)
+			} else {
+				v.errorf(p, "the %s is empty", r.kind)
+			}
+		}
+	}
+	for t, cs := range groupKinds {
+		if len(cs) > 1 {
+			for _, c := range cs {
+				if c.Kind == EHFinally || c.Kind == EHFault {
+					v.errorf(c.Pos, "a .try with a %s handler cannot have other handlers; nest it in another .try", c.Kind)
+					break
+				}
+			}
+		}
+		_ = t
+	}
+	for i, a := range v.regions {
+		for _, b := range v.regions[i+1:] {
+			disjoint := a.end <= b.start || b.end <= a.start
+			nested := a.start <= b.start && b.end <= a.end || b.start <= a.start && a.end <= b.end
+			if !disjoint && !nested {
+				v.errorf(b.clause.Pos, "the %s overlaps the %s without nesting in it", b.kind, a.kind)
+			}
+		}
+	}
+	if v.failed {
+		return
+	}
+	v.inside = make([][]*region, len(md.Code))
+	for i := range md.Code {
+		var rs []*region
+		for _, r := range v.regions {
+			if r.start <= i && i < r.end {
+				rs = append(rs, r)
+			}
+		}
+		// Outermost first: larger regions contain smaller ones.
+		for a := 1; a < len(rs); a++ {
+			for b := a; b > 0 && rs[b].end-rs[b].start > rs[b-1].end-rs[b-1].start; b-- {
+				rs[b], rs[b-1] = rs[b-1], rs[b]
+			}
+		}
+		v.inside[i] = rs
+	}
+}
+
+func contains(rs []*region, r *region) bool {
+	for _, x := range rs {
+		if x == r {
+			return true
+		}
+	}
+	return false
+}
+
+func (v *verifier) innermost(i int) *region {
+	rs := v.inside[i]
+	if len(rs) == 0 {
+		return nil
+	}
+	return rs[len(rs)-1]
+}
+
+// innermostHandler returns the innermost region containing i that is not a
+// try block.
+func (v *verifier) innermostHandler(i int) *region {
+	rs := v.inside[i]
+	for k := len(rs) - 1; k >= 0; k-- {
+		if rs[k].kind != rTry {
+			return rs[k]
+		}
+	}
+	return nil
+}
+
+// endsFlow reports whether control never falls through past op.
+func endsFlow(op Op) bool {
+	switch op.Canon() {
+	case Br, BrS, Leave, LeaveS, Ret, Throw, Rethrow, Endfinally, Endfilter:
+		return true
+	}
+	return false
+}
+
+func isLeave(op Op) bool { c := op.Canon(); return c == Leave || c == LeaveS }
+
+// checkFlow enforces the region entry and exit rules for branches,
+// leave, fall-through and the EH instructions.
+func (v *verifier) checkFlow() {
+	md := v.md
+	n := len(md.Code)
+	for i, in := range md.Code {
+		c := in.Op.Canon()
+		for _, t := range in.Targets {
+			if isLeave(in.Op) {
+				v.checkTransfer(in, i, t, "leave")
+			} else {
+				v.checkTransfer(in, i, t, "branch")
+			}
+		}
+		switch c {
+		case Ret:
+			if r := v.innermost(i); r != nil {
+				v.errorf(in.Pos, "ret cannot appear inside a %s; leave it first, then return", r.kind)
+			}
+		case Endfinally:
+			r := v.innermost(i)
+			if r == nil || r.kind != rFinally && r.kind != rFault {
+				v.errorf(in.Pos, "%s is only allowed directly inside a finally or fault handler", in.Op)
+			}
+		case Endfilter:
+			r := v.innermost(i)
+			if r == nil || r.kind != rFilter {
+				v.errorf(in.Pos, "endfilter is only allowed as the last instruction of a filter block")
+			} else if i != r.end-1 {
+				v.errorf(in.Pos, "endfilter must be the last instruction of its filter block")
+			}
+		case Rethrow:
+			if h := v.innermostHandler(i); h == nil || h.kind != rCatch && h.kind != rFilterHandler {
+				v.errorf(in.Pos, "rethrow is only allowed inside a catch handler")
+			}
+		}
+		if !endsFlow(in.Op) {
+			if i+1 >= n {
+				v.errorf(in.Pos, "control falls off the end of method %s after %s (add ret)", md.FullName(), in.Op)
+			} else {
+				v.checkTransfer(in, i, i+1, "fall-through")
+			}
+		}
+	}
+	for _, r := range v.regions {
+		if r.kind == rFilter && r.end > r.start && md.Code[r.end-1].Op.Canon() != Endfilter {
+			v.errorf(md.Code[r.end-1].Pos, "a filter block must end with endfilter")
+		}
+	}
+}
+
+// checkTransfer checks control moving from instruction i to t.
+func (v *verifier) checkTransfer(in *Instr, i, t int, how string) {
+	from, to := v.inside[i], v.inside[t]
+	for _, r := range from {
+		if contains(to, r) {
+			continue
+		}
+		switch how {
+		case "leave":
+			if r.kind == rFinally || r.kind == rFault || r.kind == rFilter {
+				v.errorf(in.Pos, "leave cannot exit a %s", r.kind)
+				return
+			}
+		case "fall-through":
+			v.errorf(in.Pos, "control falls through the end of a %s after %s; end it with leave, throw or rethrow", r.kind, in.Op)
+			if r.kind == rFinally || r.kind == rFault {
+				v.failed = true
+			}
+			return
+		default:
+			v.errorf(in.Pos, "%s cannot branch out of a %s; use leave", in.Op, r.kind)
+			return
+		}
+	}
+	for _, r := range to {
+		if contains(from, r) {
+			continue
+		}
+		if r.kind == rTry && r.start == t {
+			continue // entering a try at its first instruction
+		}
+		what := "branch"
+		if how == "leave" {
+			what = "leave"
+		}
+		if how == "fall-through" {
+			v.errorf(in.Pos, "control falls through into a %s; handlers are entered only by exceptions", r.kind)
+		} else if r.kind == rTry {
+			v.errorf(in.Pos, "%s into the middle of a try block: a try is entered only at its first instruction", what)
+		} else {
+			v.errorf(in.Pos, "%s into a %s: handlers are entered only by exceptions", what, r.kind)
+		}
+		return
+	}
+}
+
+// checkStack runs the stack-type analysis over all reachable code.
+func (v *verifier) checkStack() {
+	md := v.md
+	n := len(md.Code)
+	v.states = make([][]vtype, n)
+	v.reached = make([]bool, n)
+	var work []int
+	push := func(t int, st []vtype, from *Instr) {
+		if v.failed {
+			return
+		}
+		if v.merge(t, st, from) {
+			work = append(work, t)
+		}
+	}
+	push(0, nil, nil)
+	for _, c := range md.EH {
+		exc := vtype{k: vRef, t: Object}
+		if c.Kind == EHCatch {
+			exc = vtype{k: vRef, t: c.CatchType}
+		}
+		switch c.Kind {
+		case EHCatch:
+			push(c.HandlerStart, []vtype{exc}, nil)
+		case EHFilter:
+			push(c.FilterStart, []vtype{exc}, nil)
+			push(c.HandlerStart, []vtype{exc}, nil)
+		default:
+			push(c.HandlerStart, nil, nil)
+		}
+	}
+	for len(work) > 0 && !v.failed {
+		i := work[len(work)-1]
+		work = work[:len(work)-1]
+		in := md.Code[i]
+		st := append([]vtype(nil), v.states[i]...)
+		out, ok := v.step(in, st)
+		if !ok {
+			return
+		}
+		if isLeave(in.Op) {
+			push(in.Target(), nil, in)
+			continue
+		}
+		for _, t := range in.Targets {
+			push(t, out, in)
+		}
+		if !endsFlow(in.Op) && i+1 < n {
+			push(i+1, out, in)
+		}
+	}
+}
+
+// merge records stack st flowing into instruction t; it reports whether
+// t's state changed (and so needs another visit).
+func (v *verifier) merge(t int, st []vtype, from *Instr) bool {
+	in := v.md.Code[t]
+	for _, r := range v.inside[t] {
+		if r.kind == rTry && r.start == t && len(st) > 0 {
+			v.errorf(in.Pos, "the evaluation stack must be empty on entry to a try block, but it holds %d value(s)", len(st))
+			return false
+		}
+	}
+	if !v.reached[t] {
+		v.reached[t] = true
+		v.states[t] = append([]vtype(nil), st...)
+		return true
+	}
+	old := v.states[t]
+	where := ""
+	if from != nil {
+		where = fmt.Sprintf(" (from %s at line %d)", from.Op, from.Pos.Line)
+	}
+	if len(old) != len(st) {
+		v.errorf(in.Pos, "inconsistent stack depth at this merge point: %d value(s) on one path, %d on another%s", len(old), len(st), where)
+		return false
+	}
+	changed := false
+	for k := range old {
+		m, ok := v.mergeType(old[k], st[k])
+		if !ok {
+			v.errorf(in.Pos, "inconsistent stack types at this merge point: %s on one path, %s on another%s", old[k], st[k], where)
+			return false
+		}
+		if m.k != old[k].k || m.t != old[k].t && !m.t.Equal(old[k].t) {
+			old[k] = m
+			changed = true
+		}
+	}
+	return changed
+}
+
+func (v *verifier) mergeType(a, b vtype) (vtype, bool) {
+	switch {
+	case a.k == b.k && a.k != vRef:
+		return a, true
+	case a.k == vNull && b.k == vRef:
+		return b, true
+	case a.k == vRef && b.k == vNull:
+		return a, true
+	case a.k == vRef && b.k == vRef:
+		return vtype{k: vRef, t: v.lub(a.t, b.t)}, true
+	}
+	return vtype{}, false
+}
+
+// classOf returns the class of a reference type (nil for arrays).
+func (v *verifier) classOf(t *Type) *Class {
+	switch t.Kind {
+	case KObject:
+		return v.m.classes[ObjectClass]
+	case KString:
+		return v.m.classes[StringClass]
+	case KClass:
+		return t.Class
+	}
+	return nil
+}
+
+// lub is the closest common supertype of two reference types.
+func (v *verifier) lub(a, b *Type) *Type {
+	if v.refAssignable(a, b) {
+		return b
+	}
+	if v.refAssignable(b, a) {
+		return a
+	}
+	ca, cb := v.classOf(a), v.classOf(b)
+	if ca != nil && cb != nil {
+		for k := ca; k != nil; k = k.Base {
+			if cb.IsSubclassOf(k) {
+				return k.Type()
+			}
+		}
+	}
+	return Object
+}
+
+// refAssignable reports whether a reference of type from may be used where
+// to is expected.
+func (v *verifier) refAssignable(from, to *Type) bool {
+	if to.Kind == KObject {
+		return true
+	}
+	if from.Kind == KArray || to.Kind == KArray {
+		if from.Kind != KArray || to.Kind != KArray {
+			return false
+		}
+		if from.Elem.IsRef() && to.Elem.IsRef() {
+			return v.refAssignable(from.Elem, to.Elem)
+		}
+		return sameStorage(from.Elem, to.Elem)
+	}
+	cf, ct := v.classOf(from), v.classOf(to)
+	return cf != nil && ct != nil && cf.IsSubclassOf(ct)
+}
+
+// sameStorage reports whether arrays of the two element types are
+// interchangeable (int32[] and uint32[] are, as in the CLR).
+func sameStorage(a, b *Type) bool {
+	if a.Equal(b) {
+		return true
+	}
+	size := func(t *Type) int {
+		switch t.Kind {
+		case KBool, KI1, KU1:
+			return 1
+		case KChar, KI2, KU2:
+			return 2
+		case KI4, KU4:
+			return 4
+		case KI8, KU8, KI, KU:
+			return 8
+		}
+		return -int(t.Kind)
+	}
+	return size(a) > 0 && size(a) == size(b) && a.Kind != KR4 && a.Kind != KR8
+}
+
+// assignable reports whether a stack value may be stored into a location
+// of type to.
+func (v *verifier) assignable(s vtype, to *Type) bool {
+	switch to.Kind {
+	case KBool, KChar, KI1, KU1, KI2, KU2, KI4, KU4:
+		return s.k == vI4 || s.k == vI
+	case KI8, KU8:
+		return s.k == vI8
+	case KI, KU:
+		return s.k == vI || s.k == vI4
+	case KR4, KR8:
+		return s.k == vF
+	}
+	if s.k == vNull {
+		return true
+	}
+	return s.k == vRef && v.refAssignable(s.t, to)
+}
+
+// step applies instruction in to stack st; it returns the new stack, or
+// false after reporting an error.
+func (v *verifier) step(in *Instr, st []vtype) ([]vtype, bool) {
+	md := v.md
+	fail := func(format string, args ...any) ([]vtype, bool) {
+		v.errorf(in.Pos, "%s: %s", in.Op, fmt.Sprintf(format, args...))
+		return nil, false
+	}
+	need := func(k int) bool {
+		if len(st) < k {
+			v.errorf(in.Pos, "stack underflow: %s needs %d value(s) but the stack holds %d", in.Op, k, len(st))
+			return false
+		}
+		return true
+	}
+	pop := func() vtype {
+		x := st[len(st)-1]
+		st = st[:len(st)-1]
+		return x
+	}
+	out := func(xs ...vtype) ([]vtype, bool) {
+		st = append(st, xs...)
+		if len(st) > md.MaxStack {
+			v.errorf(in.Pos, "stack overflow: after %s the stack holds %d values but .maxstack is %d", in.Op, len(st), md.MaxStack)
+			return nil, false
+		}
+		return st, true
+	}
+	i4, i8, ni, f := vtype{k: vI4}, vtype{k: vI8}, vtype{k: vI}, vtype{k: vF}
+	isInt := func(x vtype) bool { return x.k == vI4 || x.k == vI8 || x.k == vI }
+	isNum := func(x vtype) bool { return isInt(x) || x.k == vF }
+	isRef := func(x vtype) bool { return x.k == vRef || x.k == vNull }
+
+	// binary numeric operation (III.1.5 table 2); intOnly excludes F.
+	binop := func(intOnly bool) ([]vtype, bool) {
+		if !need(2) {
+			return nil, false
+		}
+		b, a := pop(), pop()
+		var r vtype
+		switch {
+		case a.k == vI4 && b.k == vI4:
+			r = i4
+		case (a.k == vI4 || a.k == vI) && (b.k == vI4 || b.k == vI):
+			r = ni
+		case a.k == vI8 && b.k == vI8:
+			r = i8
+		case a.k == vF && b.k == vF && !intOnly:
+			r = f
+		default:
+			if intOnly && (a.k == vF || b.k == vF) {
+				return fail("operands must be integers, found %s and %s", a, b)
+			}
+			return fail("operand types %s and %s cannot be combined", a, b)
+		}
+		return out(r)
+	}
+	// comparable checks the operands of a comparison or compare-branch.
+	comparable := func(allowRefs bool) bool {
+		if !need(2) {
+			return false
+		}
+		b, a := pop(), pop()
+		switch {
+		case (a.k == vI4 || a.k == vI) && (b.k == vI4 || b.k == vI),
+			a.k == vI8 && b.k == vI8, a.k == vF && b.k == vF:
+			return true
+		case allowRefs && isRef(a) && isRef(b):
+			return true
+		}
+		fail("cannot compare %s with %s", a, b)
+		return false
+	}
+	checkArray := func(elemOK func(*Type) bool, what string) (vtype, bool) {
+		idx := pop()
+		arr := pop()
+		if idx.k != vI4 && idx.k != vI {
+			_, ok := fail("array index must be int32 or native int, found %s", idx)
+			return vtype{}, ok
+		}
+		if arr.k == vNull {
+			return arr, true
+		}
+		if arr.k != vRef || arr.t.Kind != KArray {
+			_, ok := fail("expected an array, found %s", arr)
+			return vtype{}, ok
+		}
+		if elemOK != nil && !elemOK(arr.t.Elem) {
+			_, ok := fail("cannot access an element of %s as %s", arr.t, what)
+			return vtype{}, ok
+		}
+		return arr, true
+	}
+
+	c := in.Op.Canon()
+	switch c {
+	case Nop:
+		return st, true
+	case Ldarg0, Ldarg1, Ldarg2, Ldarg3, LdargS, Ldarg:
+		return out(stackType(md.ArgType(int(in.Int))))
+	case StargS, Starg:
+		if !need(1) {
+			return nil, false
+		}
+		x := pop()
+		if t := md.ArgType(int(in.Int)); !v.assignable(x, t) {
+			return fail("cannot store %s into argument %d of type %s", x, in.Int, t)
+		}
+		return st, true
+	case Ldloc0, Ldloc1, Ldloc2, Ldloc3, LdlocS, Ldloc:
+		return out(stackType(md.Locals[in.Int].Type))
+	case Stloc0, Stloc1, Stloc2, Stloc3, StlocS, Stloc:
+		if !need(1) {
+			return nil, false
+		}
+		x := pop()
+		if t := md.Locals[in.Int].Type; !v.assignable(x, t) {
+			return fail("cannot store %s into local %d of type %s", x, in.Int, t)
+		}
+		return st, true
+	case Ldnull:
+		return out(vtype{k: vNull})
+	case LdcI4M1, LdcI40, LdcI41, LdcI42, LdcI43, LdcI44, LdcI45, LdcI46, LdcI47, LdcI48, LdcI4S, LdcI4:
+		return out(i4)
+	case LdcI8:
+		return out(i8)
+	case LdcR4, LdcR8:
+		return out(f)
+	case Ldstr:
+		return out(vtype{k: vRef, t: String})
+	case Dup:
+		if !need(1) {
+			return nil, false
+		}
+		return out(st[len(st)-1])
+	case Pop:
+		if !need(1) {
+			return nil, false
+		}
+		pop()
+		return st, true
+	case Call, Callvirt, Newobj:
+		return v.call(in, st, need, pop, out, fail)
+	case Ret:
+		if md.Ret.Kind == KVoid {
+			if len(st) != 0 {
+				return fail("the stack must be empty at ret from a void method, but it holds %d value(s)", len(st))
+			}
+			return st, true
+		}
+		if len(st) != 1 {
+			return fail("the stack must hold exactly the return value at ret, but it holds %d value(s)", len(st))
+		}
+		if x := pop(); !v.assignable(x, md.Ret) {
+			return fail("cannot return %s from a method returning %s", x, md.Ret)
+		}
+		return st, true
+	case Br, BrS, Leave, LeaveS:
+		return st, true
+	case Brfalse, BrfalseS, Brtrue, BrtrueS:
+		if !need(1) {
+			return nil, false
+		}
+		if x := pop(); x.k == vF {
+			return fail("the condition must be an integer or an object reference, found %s", x)
+		}
+		return st, true
+	case Beq, BeqS, BneUn, BneUnS, BgeUn, BgeUnS, BgtUn, BgtUnS, BleUn, BleUnS, BltUn, BltUnS:
+		if !comparable(c == Beq || c == BeqS || c == BneUn || c == BneUnS) {
+			return nil, false
+		}
+		return st, true
+	case Bge, BgeS, Bgt, BgtS, Ble, BleS, Blt, BltS:
+		if !comparable(false) {
+			return nil, false
+		}
+		return st, true
+	case Switch:
+		if !need(1) {
+			return nil, false
+		}
+		if x := pop(); x.k != vI4 && x.k != vI {
+			return fail("the switch value must be int32, found %s", x)
+		}
+		return st, true
+	case Add, Sub, Mul, Div, Rem:
+		return binop(false)
+	case And, Or, Xor, DivUn, RemUn, AddOvf, AddOvfUn, SubOvf, SubOvfUn, MulOvf, MulOvfUn:
+		return binop(true)
+	case Shl, Shr, ShrUn:
+		if !need(2) {
+			return nil, false
+		}
+		amt, val := pop(), pop()
+		if !isInt(val) || amt.k != vI4 && amt.k != vI {
+			return fail("cannot shift %s by %s", val, amt)
+		}
+		return out(val)
+	case Neg:
+		if !need(1) {
+			return nil, false
+		}
+		x := pop()
+		if !isNum(x) {
+			return fail("operand must be a number, found %s", x)
+		}
+		return out(x)
+	case Not:
+		if !need(1) {
+			return nil, false
+		}
+		x := pop()
+		if !isInt(x) {
+			return fail("operand must be an integer, found %s", x)
+		}
+		return out(x)
+	case ConvI1, ConvI2, ConvI4, ConvU1, ConvU2, ConvU4, ConvOvfI1, ConvOvfU1, ConvOvfI2, ConvOvfU2,
+		ConvOvfI4, ConvOvfU4, ConvOvfI1Un, ConvOvfI2Un, ConvOvfI4Un, ConvOvfU1Un, ConvOvfU2Un, ConvOvfU4Un,
+		ConvI8, ConvU8, ConvOvfI8, ConvOvfU8, ConvOvfI8Un, ConvOvfU8Un,
+		ConvI, ConvU, ConvOvfI, ConvOvfU, ConvOvfIUn, ConvOvfUUn,
+		ConvR4, ConvR8, ConvRUn:
+		if !need(1) {
+			return nil, false
+		}
+		if x := pop(); !isNum(x) {
+			return fail("cannot convert %s", x)
+		}
+		switch c {
+		case ConvI8, ConvU8, ConvOvfI8, ConvOvfU8, ConvOvfI8Un, ConvOvfU8Un:
+			return out(i8)
+		case ConvI, ConvU, ConvOvfI, ConvOvfU, ConvOvfIUn, ConvOvfUUn:
+			return out(ni)
+		case ConvR4, ConvR8, ConvRUn:
+			return out(f)
+		}
+		return out(i4)
+	case Ckfinite:
+		if !need(1) {
+			return nil, false
+		}
+		if x := pop(); x.k != vF {
+			return fail("operand must be a float, found %s", x)
+		}
+		return out(f)
+	case Ceq, CgtUn:
+		if !comparable(true) {
+			return nil, false
+		}
+		return out(i4)
+	case Cgt, Clt, CltUn:
+		if !comparable(false) {
+			return nil, false
+		}
+		return out(i4)
+	case Ldfld, Stfld, Ldsfld, Stsfld:
+		fld := in.Field.Field
+		static := c == Ldsfld || c == Stsfld
+		if fld.Static != static {
+			other := map[Op]string{Ldfld: "ldsfld", Stfld: "stsfld", Ldsfld: "ldfld", Stsfld: "stfld"}[c]
+			if static {
+				return fail("field %s is an instance field; use %s", fld.FullName(), other)
+			}
+			return fail("field %s is static; use %s", fld.FullName(), other)
+		}
+		var val vtype
+		if c == Stfld || c == Stsfld {
+			if !need(1) {
+				return nil, false
+			}
+			val = pop()
+			if !v.assignable(val, fld.Type) {
+				return fail("cannot store %s into field %s of type %s", val, fld.FullName(), fld.Type)
+			}
+		}
+		if !static {
+			if !need(1) {
+				return nil, false
+			}
+			obj := pop()
+			if !isRef(obj) || obj.k == vRef && !v.refAssignable(obj.t, fld.Owner.Type()) {
+				return fail("expected an object of class %s, found %s", fld.Owner.Name, obj)
+			}
+		}
+		if c == Ldfld || c == Ldsfld {
+			return out(stackType(fld.Type))
+		}
+		return st, true
+	case Isinst, Castclass:
+		if !need(1) {
+			return nil, false
+		}
+		if x := pop(); !isRef(x) {
+			return fail("operand must be an object reference, found %s", x)
+		}
+		if in.Type.IsRef() {
+			return out(vtype{k: vRef, t: in.Type})
+		}
+		return out(vtype{k: vRef, t: Object})
+	case Box:
+		if !need(1) {
+			return nil, false
+		}
+		x := pop()
+		if !v.assignable(x, in.Type) {
+			return fail("cannot box %s as %s", x, in.Type)
+		}
+		if in.Type.IsRef() {
+			return out(x)
+		}
+		return out(vtype{k: vRef, t: Object})
+	case UnboxAny:
+		if !need(1) {
+			return nil, false
+		}
+		if x := pop(); !isRef(x) {
+			return fail("operand must be an object reference, found %s", x)
+		}
+		return out(stackType(in.Type))
+	case Newarr:
+		if !need(1) {
+			return nil, false
+		}
+		if x := pop(); x.k != vI4 && x.k != vI {
+			return fail("array size must be int32 or native int, found %s", x)
+		}
+		return out(vtype{k: vRef, t: ArrayOf(in.Type)})
+	case Ldlen:
+		if !need(1) {
+			return nil, false
+		}
+		if x := pop(); x.k != vNull && (x.k != vRef || x.t.Kind != KArray) {
+			return fail("expected an array, found %s", x)
+		}
+		return out(ni)
+	case LdelemI1, LdelemU1, LdelemI2, LdelemU2, LdelemI4, LdelemU4, LdelemI8, LdelemI, LdelemR4, LdelemR8, LdelemRef, Ldelem:
+		if !need(2) {
+			return nil, false
+		}
+		et := elemType(c, in.Type)
+		arr, ok := checkArray(func(e *Type) bool {
+			if et == nil {
+				return e.IsRef()
+			}
+			return sameStorage(e, et) || e.IsRef() && et.IsRef() && v.refAssignable(e, et)
+		}, elemName(c, in.Type))
+		if !ok {
+			return nil, false
+		}
+		if et == nil {
+			if arr.k == vRef {
+				return out(stackType(arr.t.Elem))
+			}
+			return out(vtype{k: vRef, t: Object})
+		}
+		return out(stackType(et))
+	case StelemI, StelemI1, StelemI2, StelemI4, StelemI8, StelemR4, StelemR8, StelemRef, Stelem:
+		if !need(3) {
+			return nil, false
+		}
+		val := pop()
+		et := elemType(c, in.Type)
+		if et == nil {
+			if !isRef(val) {
+				return fail("the value must be an object reference, found %s", val)
+			}
+		} else if !v.assignable(val, et) && !(et.IsRef() && isRef(val)) {
+			return fail("cannot store %s as %s", val, et)
+		}
+		if _, ok := checkArray(func(e *Type) bool {
+			if et == nil || et.IsRef() {
+				return e.IsRef()
+			}
+			return sameStorage(e, et)
+		}, elemName(c, in.Type)); !ok {
+			return nil, false
+		}
+		return st, true
+	case Throw:
+		if !need(1) {
+			return nil, false
+		}
+		if x := pop(); !isRef(x) {
+			return fail("can only throw an object reference, found %s", x)
+		}
+		return st, true
+	case Rethrow:
+		return st, true
+	case Endfinally:
+		return st[:0], true
+	case Endfilter:
+		if !need(1) {
+			return nil, false
+		}
+		if x := pop(); x.k != vI4 {
+			return fail("the filter result must be int32, found %s", x)
+		}
+		if len(st) != 0 {
+			return fail("the stack must hold only the filter result at endfilter, but it holds %d more value(s)", len(st))
+		}
+		return st, true
+	}
+	return fail("instruction is not supported by the verifier")
+}
+
+// elemType returns the element type an ldelem/stelem form accesses (nil
+// for the .ref forms: any reference).
+func elemType(c Op, tok *Type) *Type {
+	switch c {
+	case LdelemI1, StelemI1:
+		return Int8
+	case LdelemU1:
+		return UInt8
+	case LdelemI2, StelemI2:
+		return Int16
+	case LdelemU2:
+		return UInt16
+	case LdelemI4, StelemI4:
+		return Int32
+	case LdelemU4:
+		return UInt32
+	case LdelemI8, StelemI8:
+		return Int64
+	case LdelemI, StelemI:
+		return NatInt
+	case LdelemR4, StelemR4:
+		return Float32
+	case LdelemR8, StelemR8:
+		return Float64
+	case Ldelem, Stelem:
+		return tok
+	}
+	return nil
+}
+
+func elemName(c Op, tok *Type) string {
+	if t := elemType(c, tok); t != nil {
+		return t.String()
+	}
+	return "an object reference"
+}
+
+// call verifies call, callvirt and newobj.
+func (v *verifier) call(in *Instr, st []vtype, need func(int) bool, pop func() vtype,
+	out func(...vtype) ([]vtype, bool), fail func(string, ...any) ([]vtype, bool)) ([]vtype, bool) {
+	callee := in.Method.Method
+	c := in.Op.Canon()
+	switch {
+	case c == Newobj && (callee.Name != ".ctor" || callee.Static):
+		return fail("%s is not a constructor", callee.FullName())
+	case c == Newobj && callee.Owner.Name == StringClass:
+		return fail("strings cannot be created with newobj in mini MSIL")
+	case c == Callvirt && callee.Static:
+		return fail("%s is static; use call", callee.FullName())
+	case c != Newobj && callee.Name == ".ctor" && v.md.Name != ".ctor":
+		return fail("a constructor can only be called with newobj, or with call from another constructor")
+	}
+	n := len(callee.Params)
+	if callee.HasThis() && c != Newobj {
+		n++
+	}
+	if !need(n) {
+		return nil, false
+	}
+	for k := len(callee.Params) - 1; k >= 0; k-- {
+		x := pop()
+		if t := callee.Params[k].Type; !v.assignable(x, t) {
+			return fail("argument %d of %s must be %s, found %s", k+1, callee.FullName(), t, x)
+		}
+	}
+	if callee.HasThis() && c != Newobj {
+		x := pop()
+		owner := callee.Owner.Type()
+		if x.k != vNull && (x.k != vRef || !v.refAssignable(x.t, owner)) {
+			return fail("%s needs an object of class %s as this, found %s", callee.FullName(), callee.Owner.Name, x)
+		}
+	}
+	if c == Newobj {
+		return out(vtype{k: vRef, t: callee.Owner.Type()})
+	}
+	if callee.Ret.Kind != KVoid {
+		return out(stackType(callee.Ret))
+	}
+	return out()
+}
