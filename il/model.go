@@ -304,6 +304,7 @@ type Method struct {
 	MaxStack    int
 	HasMaxStack bool
 	IsEntry     bool
+	EntryPos    Pos // position of the .entrypoint directive
 	Code        []*Instr
 	EH          []*EHClause // in ilasm's order: inner before outer
 	CodeSize    int         // IL bytes
@@ -460,6 +461,7 @@ type EHClause struct {
 	Kind      EHKind
 	CatchType *Type // EHCatch
 	Pos       Pos   // position of the handler keyword
+	TryPos    Pos   // position of the .try directive
 
 	TryStart, TryEnd         int // instruction indices
 	HandlerStart, HandlerEnd int

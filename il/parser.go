@@ -314,9 +314,15 @@ func (p *parser) class() {
 	c := &Class{Name: name, Attrs: attrs, Pos: pos}
 	if p.isIdent("extends") {
 		p.next()
+		bt := p.tok()
 		c.Extends = p.typeRef()
-		if c.Extends.Kind != KClass && c.Extends.Kind != KObject {
-			p.errorf(pos, "class %s cannot extend %s", name, c.Extends)
+		switch {
+		case c.Extends.Kind == KClass && (c.Extends.Name == "System.ValueType" || c.Extends.Name == "System.Enum"):
+			p.errorf(bt.pos, "value types are not supported in mini MSIL (class %s extends %s)", name, c.Extends.Name)
+		case c.Extends.Kind == KClass && (c.Extends.Name == "System.MulticastDelegate" || c.Extends.Name == "System.Delegate"):
+			p.errorf(bt.pos, "delegates are not supported in mini MSIL (class %s extends %s)", name, c.Extends.Name)
+		case c.Extends.Kind != KClass && c.Extends.Kind != KObject:
+			p.errorf(bt.pos, "class %s cannot extend sealed class %s", name, c.Extends.CLRName())
 		}
 	}
 	if p.isIdent("implements") {
@@ -556,6 +562,9 @@ func (p *parser) items(open token, what string) {
 			case ".locals":
 				p.locals()
 			case ".entrypoint":
+				if !m.IsEntry {
+					m.EntryPos = t.pos
+				}
 				m.IsEntry = true
 			case ".try":
 				p.tryBlock(t)
@@ -636,7 +645,7 @@ func (p *parser) tryBlock(dir token) {
 		if t.kind != tIdent {
 			break
 		}
-		c := &EHClause{TryStart: tryStart, TryEnd: tryEnd, Pos: t.pos}
+		c := &EHClause{TryStart: tryStart, TryEnd: tryEnd, Pos: t.pos, TryPos: dir.pos}
 		switch t.text {
 		case "catch":
 			p.next()
@@ -850,6 +859,14 @@ var primitiveKeywords = map[string]*Type{
 	"string": String, "object": Object,
 }
 
+// typeHints maps type names from other languages to ilasm keywords.
+var typeHints = map[string]string{
+	"long": "int64", "ulong": "uint64", "int": "int32", "uint": "uint32", "short": "int16",
+	"ushort": "uint16", "byte": "uint8", "sbyte": "int8", "double": "float64", "float": "float32",
+	"boolean": "bool", "Int32": "int32", "Int64": "int64", "String": "string", "Object": "object",
+	"Boolean": "bool", "Double": "float64", "Single": "float32", "Char": "char", "Byte": "uint8",
+}
+
 // systemPrimitives maps System.X names to primitive types, where a type
 // reference names a primitive (box [mscorlib]System.Int32).
 var systemPrimitives = map[string]*Type{
@@ -932,10 +949,13 @@ func (p *parser) typ() *Type {
 			default:
 				p.errorf(u.pos, "expected int8, int16, int32 or int64 after 'unsigned', found %s", u)
 			}
-		case "typedref", "method", "int", "float", "wchar":
+		case "typedref", "method", "wchar":
 			p.errorf(t.pos, "type %q is not supported in mini MSIL", t.text)
 		default:
-			p.errorf(t.pos, "unknown type %q (did you mean 'class %s'?)", t.text, t.text)
+			if kw, ok := typeHints[t.text]; ok {
+				p.errorf(t.pos, "unknown type %q: mini MSIL spells it %s", t.text, kw)
+			}
+			p.errorf(t.pos, "unknown type %q (a class type is written 'class %s')", t.text, t.text)
 		}
 	}
 	return p.arraySuffix(ty)

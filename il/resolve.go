@@ -265,10 +265,10 @@ func (r *resolver) operand(md *Method, in *Instr) {
 	case OpNone:
 		c := in.Op.Canon()
 		if c >= Ldarg0 && c <= Ldarg3 && int(in.Int) >= md.NumArgs() {
-			r.errorf(in.Pos, "%s: %s has only %d argument(s)", in.Op, md.FullName(), md.NumArgs())
+			r.errorf(in.Pos, "%s: method %s has only %d argument(s)", in.Op, md.FullName(), md.NumArgs())
 		}
 		if (c >= Ldloc0 && c <= Ldloc3 || c >= Stloc0 && c <= Stloc3) && int(in.Int) >= len(md.Locals) {
-			r.errorf(in.Pos, "%s: %s has only %d local(s)", in.Op, md.FullName(), len(md.Locals))
+			r.errorf(in.Pos, "%s: method %s has only %d local(s)", in.Op, md.FullName(), len(md.Locals))
 		}
 	case OpType:
 		r.resolveType(in.Type, in.Pos)
@@ -299,11 +299,11 @@ func (r *resolver) varOperand(md *Method, in *Instr) {
 					return
 				}
 			}
-			r.errorf(in.Pos, "%s: %s has no parameter named %s", in.Op, md.FullName(), in.Str)
+			r.errorf(in.Pos, "%s %s: method %s has no parameter named %s", in.Op, in.Str, md.FullName(), in.Str)
 			return
 		}
 		if int(in.Int) >= md.NumArgs() {
-			r.errorf(in.Pos, "%s %d: %s has only %d argument(s)", in.Op, in.Int, md.FullName(), md.NumArgs())
+			r.errorf(in.Pos, "%s %d: method %s has only %d argument(s)", in.Op, in.Int, md.FullName(), md.NumArgs())
 		}
 		return
 	}
@@ -314,11 +314,11 @@ func (r *resolver) varOperand(md *Method, in *Instr) {
 				return
 			}
 		}
-		r.errorf(in.Pos, "%s: %s has no local named %s", in.Op, md.FullName(), in.Str)
+		r.errorf(in.Pos, "%s %s: method %s has no local named %s", in.Op, in.Str, md.FullName(), in.Str)
 		return
 	}
 	if int(in.Int) >= len(md.Locals) {
-		r.errorf(in.Pos, "%s %d: %s has only %d local(s)", in.Op, in.Int, md.FullName(), len(md.Locals))
+		r.errorf(in.Pos, "%s %d: method %s has only %d local(s)", in.Op, in.Int, md.FullName(), len(md.Locals))
 	}
 }
 
@@ -431,7 +431,31 @@ func (r *resolver) methodRef(in *Instr) {
 	if len(near) > 0 {
 		msg += "; candidates: " + strings.Join(near, ", ")
 	}
+	for _, md := range cands {
+		if md.Name == ref.Name && md.Static == ref.Instance && sameRefSig(md, ref) {
+			if ref.Instance {
+				msg += " (the method is static: remove 'instance')"
+			} else {
+				msg += " (did you forget 'instance'?)"
+			}
+			break
+		}
+	}
 	r.errorf(in.Pos, "%s", msg)
+}
+
+// sameRefSig reports whether md has the reference's return and parameter
+// types.
+func sameRefSig(md *Method, ref *MethodRef) bool {
+	if !md.Ret.Equal(ref.Ret) || len(md.Params) != len(ref.Params) {
+		return false
+	}
+	for i, p := range md.Params {
+		if !p.Type.Equal(ref.Params[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 func refSig(ref *MethodRef) string {
@@ -465,7 +489,7 @@ func (r *resolver) entry() {
 	case 1:
 	default:
 		for _, e := range entries[1:] {
-			r.errorf(e.Pos, "second .entrypoint in %s (the first is %s)", e.FullName(), entries[0].FullName())
+			r.errorf(e.EntryPos, "second .entrypoint in %s (the first is in %s)", e.FullName(), entries[0].FullName())
 		}
 		return
 	}

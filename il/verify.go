@@ -42,7 +42,7 @@ func (v vtype) String() string {
 	case vI:
 		return "native int"
 	case vF:
-		return "float"
+		return "float (F)"
 	case vNull:
 		return "null"
 	case vRef:
@@ -276,7 +276,7 @@ func (v *verifier) checkFlow() {
 			}
 		case Rethrow:
 			if h := v.innermostHandler(i); h == nil || h.kind != rCatch && h.kind != rFilterHandler {
-				v.errorf(in.Pos, "rethrow is only allowed inside a catch handler")
+				v.errorf(in.Pos, "rethrow is only allowed inside a catch or filter handler")
 			}
 		}
 		if !endsFlow(in.Op) {
@@ -288,8 +288,11 @@ func (v *verifier) checkFlow() {
 		}
 	}
 	for _, r := range v.regions {
-		if r.kind == rFilter && r.end > r.start && md.Code[r.end-1].Op.Canon() != Endfilter {
-			v.errorf(md.Code[r.end-1].Pos, "a filter block must end with endfilter")
+		if r.kind != rFilter || r.end <= r.start {
+			continue
+		}
+		if last := md.Code[r.end-1]; last.Op.Canon() != Endfilter && endsFlow(last.Op) {
+			v.errorf(last.Pos, "a filter block must end with endfilter, not %s", last.Op)
 		}
 	}
 }
@@ -308,9 +311,15 @@ func (v *verifier) checkTransfer(in *Instr, i, t int, how string) {
 				return
 			}
 		case "fall-through":
-			v.errorf(in.Pos, "control falls through the end of a %s after %s; end it with leave, throw or rethrow", r.kind, in.Op)
-			if r.kind == rFinally || r.kind == rFault {
-				v.failed = true
+			switch r.kind {
+			case rFilter:
+				v.errorf(in.Pos, "a filter block must end with endfilter (control falls through after %s)", in.Op)
+			case rFinally, rFault:
+				v.errorf(in.Pos, "control falls through the end of a %s after %s; end it with %s", r.kind, in.Op, map[regionKind]string{rFinally: "endfinally", rFault: "endfault"}[r.kind])
+			case rTry:
+				v.errorf(in.Pos, "control falls through the end of a try block after %s; end it with leave or throw", in.Op)
+			default:
+				v.errorf(in.Pos, "control falls through the end of a %s after %s; end it with leave, throw or rethrow", r.kind, in.Op)
 			}
 			return
 		default:
@@ -397,9 +406,13 @@ func (v *verifier) checkStack() {
 // t's state changed (and so needs another visit).
 func (v *verifier) merge(t int, st []vtype, from *Instr) bool {
 	in := v.md.Code[t]
+	where := ""
+	if from != nil {
+		where = fmt.Sprintf(" (from %s at line %d)", from.Op, from.Pos.Line)
+	}
 	for _, r := range v.inside[t] {
 		if r.kind == rTry && r.start == t && len(st) > 0 {
-			v.errorf(in.Pos, "the evaluation stack must be empty on entry to a try block, but it holds %d value(s)", len(st))
+			v.errorf(r.clause.TryPos, "the evaluation stack must be empty on entry to a try block, but it holds %d value(s)%s", len(st), where)
 			return false
 		}
 	}
@@ -409,10 +422,6 @@ func (v *verifier) merge(t int, st []vtype, from *Instr) bool {
 		return true
 	}
 	old := v.states[t]
-	where := ""
-	if from != nil {
-		where = fmt.Sprintf(" (from %s at line %d)", from.Op, from.Pos.Line)
-	}
 	if len(old) != len(st) {
 		v.errorf(in.Pos, "inconsistent stack depth at this merge point: %d value(s) on one path, %d on another%s", len(old), len(st), where)
 		return false
@@ -461,11 +470,13 @@ func (v *verifier) classOf(t *Type) *Class {
 
 // lub is the closest common supertype of two reference types.
 func (v *verifier) lub(a, b *Type) *Type {
-	if v.refAssignable(a, b) {
-		return b
-	}
+	// Keep a when it already admits b, so that merging never flip-flops
+	// between mutually assignable types (int32[] and uint32[]).
 	if v.refAssignable(b, a) {
 		return a
+	}
+	if v.refAssignable(a, b) {
+		return b
 	}
 	ca, cb := v.classOf(a), v.classOf(b)
 	if ca != nil && cb != nil {
@@ -654,8 +665,11 @@ func (v *verifier) step(in *Instr, st []vtype) ([]vtype, bool) {
 			return nil, false
 		}
 		x := pop()
-		if t := md.Locals[in.Int].Type; !v.assignable(x, t) {
-			return fail("cannot store %s into local %d of type %s", x, in.Int, t)
+		if l := md.Locals[in.Int]; !v.assignable(x, l.Type) {
+			if l.Name != "" {
+				return fail("cannot store %s into local %d (%s) of type %s", x, in.Int, l.Name, l.Type)
+			}
+			return fail("cannot store %s into local %d of type %s", x, in.Int, l.Type)
 		}
 		return st, true
 	case Ldnull:
