@@ -1,0 +1,252 @@
+// Package ir is the JIT's intermediate representation: a method is a list
+// of basic blocks of instructions over virtual registers. Every implicit
+// exception of the IL is an explicit compare-and-branch to a throw block,
+// so the only ways out of a block are its terminator.
+//
+// Virtual registers are numbered per function: arguments first, then
+// locals, then temporaries. A register has one kind for its whole life.
+package ir
+
+import (
+	"fmt"
+
+	"miniil/il"
+)
+
+// Kind is the machine kind of a virtual register.
+type Kind uint8
+
+// Register kinds. Native int is I64 on amd64; float32 values are kept
+// widened in F64 registers (rounded when stored to float32 locations).
+const (
+	I32 Kind = iota + 1
+	I64
+	F64
+	Ref
+)
+
+func (k Kind) String() string {
+	switch k {
+	case I32:
+		return "i32"
+	case I64:
+		return "i64"
+	case F64:
+		return "f64"
+	case Ref:
+		return "ref"
+	}
+	return "?"
+}
+
+// KindOf returns the register kind that holds values of type t.
+func KindOf(t *il.Type) Kind {
+	switch t.Kind {
+	case il.KBool, il.KChar, il.KI1, il.KU1, il.KI2, il.KU2, il.KI4, il.KU4:
+		return I32
+	case il.KI8, il.KU8, il.KI, il.KU:
+		return I64
+	case il.KR4, il.KR8:
+		return F64
+	}
+	return Ref
+}
+
+// Value is a virtual register number; NoValue means none.
+type Value int32
+
+// NoValue marks an absent operand or result.
+const NoValue Value = -1
+
+func (v Value) String() string {
+	if v == NoValue {
+		return "_"
+	}
+	return fmt.Sprintf("v%d", v)
+}
+
+// Op is an IR operation.
+type Op uint8
+
+// Operations. Unless said otherwise, Dst receives the result and Args are
+// the operands.
+const (
+	OpInvalid Op = iota
+
+	// Values.
+	OpConst // Dst = Aux.Int (I32, I64), Aux.Float (F64) or null (Ref)
+	OpStr   // Dst = the string object for Aux.Str
+	OpCopy  // Dst = Args[0]
+
+	// Arithmetic on Kind (I32, I64 or F64). Division and remainder are
+	// only reached once the reader's checks passed.
+	OpAdd
+	OpSub
+	OpMul
+	OpDiv
+	OpDivUn
+	OpRem
+	OpRemUn
+	OpAnd
+	OpOr
+	OpXor
+	OpShl
+	OpShr
+	OpShrUn
+	OpNeg
+	OpNot
+	// Checked arithmetic: Dst = result, Dst2 = 1 if it overflowed
+	// (Aux.Unsigned selects the unsigned rules).
+	OpAddOvf
+	OpSubOvf
+	OpMulOvf
+
+	// OpCmp: Dst(I32) = Args[0] Aux.Cond Args[1] (0 or 1).
+	OpCmp
+
+	// OpConv converts Args[0] to Aux.Type (an il primitive type) without
+	// checks: truncation, extension, int<->float as the CLR does. With
+	// Aux.Unsigned the source is treated as unsigned (conv.r.un, and the
+	// .un overflow conversions after their checks).
+	OpConv
+
+	// Objects and statics.
+	OpLdField  // Dst = Args[0].Aux.Field (object checked non-null)
+	OpStField  // Args[0].Aux.Field = Args[1]
+	OpLdStatic // Dst = Aux.Field
+	OpStStatic // Aux.Field = Args[0]
+	OpAlloc    // Dst = new zeroed instance of Aux.Class
+	OpIsInst   // Dst = Args[0] if it is an instance of Aux.Type, else null
+	OpBox      // Dst = boxed Args[0] of primitive Aux.Type
+	OpUnbox    // Dst = the value in box Args[0] (checked to be a boxed Aux.Type)
+	OpTypeIs   // Dst(I32) = 1 if non-null Args[0] is exactly a boxed Aux.Type (unbox check)
+
+	// Arrays (operands checked by the reader).
+	OpNewArr   // Dst = new Aux.Type[] of length Args[0] (I64, checked >= 0)
+	OpArrLen   // Dst(I64) = length of array Args[0]
+	OpLdElem   // Dst = Args[0][Args[1]] with element type Aux.Type
+	OpStElem   // Args[0][Args[1]] = Args[2] with element type Aux.Type
+	OpCanStore // Dst(I32) = 1 if Args[1] (a reference) may be stored in array Args[0]
+
+	// Calls. Args are the arguments (this first).
+	OpCall     // Dst = Aux.Method(Args...) (Dst NoValue for void)
+	OpCallVirt // like OpCall, dispatched through the vtable of Args[0]
+
+	// Terminators.
+	OpJump   // goto Succs[0]
+	OpIf     // if Args[0] != 0 goto Succs[0] else Succs[1]
+	OpSwitch // goto Succs[Args[0]] if in range, else the last successor
+	OpRet    // return Args[0] (none for void)
+	OpThrow  // throw Args[0] (checked non-null by the reader)
+	// OpThrowHelper raises an implicit exception of class Aux.Class; for
+	// InvalidCastException Args hold the object and Aux.Type is the target.
+	OpThrowHelper
+
+	numOps
+)
+
+var opNames = [numOps]string{
+	OpInvalid: "invalid", OpConst: "const", OpStr: "str", OpCopy: "copy",
+	OpAdd: "add", OpSub: "sub", OpMul: "mul", OpDiv: "div", OpDivUn: "div.un",
+	OpRem: "rem", OpRemUn: "rem.un", OpAnd: "and", OpOr: "or", OpXor: "xor",
+	OpShl: "shl", OpShr: "shr", OpShrUn: "shr.un", OpNeg: "neg", OpNot: "not",
+	OpAddOvf: "add.ovf", OpSubOvf: "sub.ovf", OpMulOvf: "mul.ovf",
+	OpCmp: "cmp", OpConv: "conv",
+	OpLdField: "ldfield", OpStField: "stfield", OpLdStatic: "ldstatic", OpStStatic: "ststatic",
+	OpAlloc: "alloc", OpIsInst: "isinst", OpBox: "box", OpUnbox: "unbox", OpTypeIs: "typeis",
+	OpNewArr: "newarr", OpArrLen: "arrlen", OpLdElem: "ldelem", OpStElem: "stelem", OpCanStore: "canstore",
+	OpCall: "call", OpCallVirt: "callvirt",
+	OpJump: "jump", OpIf: "if", OpSwitch: "switch", OpRet: "ret", OpThrow: "throw", OpThrowHelper: "throwhelper",
+}
+
+func (op Op) String() string {
+	if op < numOps {
+		return opNames[op]
+	}
+	return "op?"
+}
+
+// IsTerminator reports whether op ends a block.
+func (op Op) IsTerminator() bool { return op >= OpJump && op < numOps }
+
+// Cond is a comparison.
+type Cond uint8
+
+// Comparisons. The unsigned forms compare integers as unsigned and, for
+// floats, are true when the operands are unordered (NaN), as cgt.un and
+// clt.un are; the ordered float forms are false on NaN.
+const (
+	Eq Cond = iota
+	Ne      // also true on unordered floats (bne.un)
+	Lt
+	Le
+	Gt
+	Ge
+	LtUn
+	LeUn
+	GtUn
+	GeUn
+)
+
+var condNames = [...]string{"eq", "ne", "lt", "le", "gt", "ge", "lt.un", "le.un", "gt.un", "ge.un"}
+
+func (c Cond) String() string { return condNames[c] }
+
+// Aux holds an instruction's non-register operands.
+type Aux struct {
+	Int      int64
+	Float    float64
+	Str      string
+	Cond     Cond
+	Unsigned bool
+	Type     *il.Type
+	Field    *il.Field
+	Method   *il.Method
+	Class    *il.Class
+}
+
+// Instr is one IR instruction.
+type Instr struct {
+	Op       Op
+	Kind     Kind // operation kind (operand kind for OpCmp)
+	Dst      Value
+	Dst2     Value // overflow flag of the checked arithmetic ops
+	Args     []Value
+	Aux      Aux
+	ILOffset int // IL offset of the instruction this came from
+}
+
+// Block is a basic block: instructions, then one terminator.
+type Block struct {
+	ID       int
+	Instrs   []*Instr
+	Term     *Instr
+	Succs    []*Block
+	Preds    []*Block
+	ILOffset int  // IL offset where the block starts (-1 for reader-made blocks)
+	Cold     bool // a throw block: laid out after the hot code
+}
+
+// Func is a method in IR form. Blocks[0] is the entry.
+type Func struct {
+	Method *il.Method
+	Blocks []*Block
+	Kinds  []Kind // kind of each virtual register
+	// NumArgs and NumLocals give the register ranges: arguments are
+	// 0..NumArgs-1, locals NumArgs..NumArgs+NumLocals-1, then temporaries.
+	NumArgs   int
+	NumLocals int
+}
+
+// NewValue allocates a temporary of kind k.
+func (f *Func) NewValue(k Kind) Value {
+	f.Kinds = append(f.Kinds, k)
+	return Value(len(f.Kinds) - 1)
+}
+
+// NewBlock appends a new empty block.
+func (f *Func) NewBlock(ilOffset int) *Block {
+	b := &Block{ID: len(f.Blocks), ILOffset: ilOffset}
+	f.Blocks = append(f.Blocks, b)
+	return b
+}

@@ -1,0 +1,219 @@
+package reader
+
+import (
+	"fmt"
+
+	"miniil/il"
+	"miniil/ir"
+)
+
+// instr2 imports control flow, calls, objects and arrays; it reports
+// whether the block ended.
+func (r *reader) instr2(idx int, in *il.Instr) bool {
+	m := r.m
+	c := in.Op.Canon()
+	switch c {
+	case il.Br, il.BrS:
+		r.jumpTo(r.target(in.Target()))
+		return true
+	case il.Brtrue, il.BrtrueS, il.Brfalse, il.BrfalseS:
+		v := r.pop()
+		if c == il.Brfalse || c == il.BrfalseS {
+			var zero ir.Value
+			switch r.kind(v) {
+			case ir.Ref:
+				zero = r.value(ir.OpConst, ir.Ref, ir.Aux{})
+			case ir.I64:
+				zero = r.constI64(0)
+			default:
+				zero = r.constI32(0)
+			}
+			v = r.cmp(ir.Eq, v, zero)
+		}
+		return r.condBranch(idx, in, v)
+	case il.Switch:
+		v := r.pop()
+		var succs []*ir.Block
+		for _, t := range in.Targets {
+			succs = append(succs, r.target(t))
+		}
+		succs = append(succs, r.target(idx+1))
+		r.spillTo(succs...)
+		r.terminate(ir.OpSwitch, []ir.Value{v}, ir.Aux{}, succs...)
+		return true
+	case il.Ret:
+		if m.Ret.Kind == il.KVoid {
+			r.terminate(ir.OpRet, nil, ir.Aux{})
+		} else {
+			r.terminate(ir.OpRet, []ir.Value{r.coerce(r.pop(), m.Ret)}, ir.Aux{})
+		}
+		return true
+	case il.Throw:
+		v := r.pop()
+		r.nullCheck(v)
+		r.terminate(ir.OpThrow, []ir.Value{v}, ir.Aux{})
+		return true
+	case il.Call, il.Callvirt, il.Newobj:
+		r.call(c, in.Method.Method)
+	case il.Ldfld:
+		obj := r.pop()
+		r.nullCheck(obj)
+		f := in.Field.Field
+		r.push(r.value(ir.OpLdField, ir.KindOf(f.Type), ir.Aux{Field: f}, obj))
+	case il.Stfld:
+		f := in.Field.Field
+		v := r.pop()
+		obj := r.pop()
+		r.nullCheck(obj)
+		v = r.coerce(v, f.Type)
+		r.emit(ir.OpStField, ir.KindOf(f.Type), ir.NoValue, []ir.Value{obj, v}, ir.Aux{Field: f})
+	case il.Ldsfld:
+		f := in.Field.Field
+		r.push(r.value(ir.OpLdStatic, ir.KindOf(f.Type), ir.Aux{Field: f}))
+	case il.Stsfld:
+		f := in.Field.Field
+		v := r.coerce(r.pop(), f.Type)
+		r.emit(ir.OpStStatic, ir.KindOf(f.Type), ir.NoValue, []ir.Value{v}, ir.Aux{Field: f})
+	case il.Isinst:
+		obj := r.pop()
+		r.push(r.value(ir.OpIsInst, ir.Ref, ir.Aux{Type: in.Type}, obj))
+	case il.Castclass:
+		obj := r.pop()
+		r.castCheck(obj, in.Type)
+		r.push(obj)
+	case il.Box:
+		v := r.pop()
+		if in.Type.IsRef() {
+			r.push(v)
+			break
+		}
+		v = r.coerce(v, in.Type)
+		r.push(r.value(ir.OpBox, ir.Ref, ir.Aux{Type: in.Type}, v))
+	case il.UnboxAny:
+		obj := r.pop()
+		if in.Type.IsRef() {
+			r.castCheck(obj, in.Type)
+			r.push(obj)
+			break
+		}
+		r.nullCheck(obj)
+		ok := r.value(ir.OpTypeIs, ir.I32, ir.Aux{Type: in.Type}, obj)
+		r.branchOut(r.cmp(ir.Eq, ok, r.constI32(0)), r.castFailBlock(obj, in.Type))
+		r.push(r.value(ir.OpUnbox, ir.KindOf(in.Type), ir.Aux{Type: in.Type}, obj))
+	case il.Newarr:
+		n := r.toI64(r.pop())
+		r.check(r.cmp(ir.Lt, n, r.constI64(0)), "System.OverflowException")
+		r.push(r.value(ir.OpNewArr, ir.Ref, ir.Aux{Type: in.Type}, n))
+	case il.Ldlen:
+		arr := r.pop()
+		r.nullCheck(arr)
+		r.push(r.value(ir.OpArrLen, ir.I64, ir.Aux{}, arr))
+	case il.Ldelem:
+		r.ldelem(in.Type)
+	case il.Stelem:
+		r.stelem(in.Type)
+	default:
+		// The verifier admits nothing else outside exception handlers.
+		panic(fmt.Sprintf("reader: unexpected instruction %s at IL_%04x", in.Op, in.Offset))
+	}
+	return false
+}
+
+// castFailBlock returns a cold block throwing InvalidCastException for a
+// failed cast of obj to t (the message names both types).
+func (r *reader) castFailBlock(obj ir.Value, t *il.Type) *ir.Block {
+	b := r.f.NewBlock(-1)
+	b.Cold = true
+	r.done[b] = true
+	b.Term = &ir.Instr{Op: ir.OpThrowHelper, Dst: ir.NoValue, Dst2: ir.NoValue, Args: []ir.Value{obj},
+		Aux: ir.Aux{Class: r.mod.Class("System.InvalidCastException"), Type: t}, ILOffset: r.ilOff}
+	return b
+}
+
+// castCheck throws InvalidCastException unless obj is null or an instance
+// of t.
+func (r *reader) castCheck(obj ir.Value, t *il.Type) {
+	chk := r.f.NewBlock(-1)
+	r.done[chk] = true
+	join := r.f.NewBlock(-1)
+	r.done[join] = true
+	r.terminate(ir.OpIf, []ir.Value{obj}, ir.Aux{}, chk, join)
+	r.cur = chk
+	res := r.value(ir.OpIsInst, ir.Ref, ir.Aux{Type: t}, obj)
+	r.branchOut(r.cmp(ir.Eq, res, r.value(ir.OpConst, ir.Ref, ir.Aux{})), r.castFailBlock(obj, t))
+	r.terminate(ir.OpJump, nil, ir.Aux{}, join)
+	r.cur = join
+}
+
+// call imports call, callvirt and newobj of callee.
+func (r *reader) call(c il.Op, callee *il.Method) {
+	n := len(callee.Params)
+	args := r.popN(n)
+	for i, p := range callee.Params {
+		args[i] = r.coerce(args[i], p.Type)
+	}
+	if c == il.Newobj {
+		obj := r.value(ir.OpAlloc, ir.Ref, ir.Aux{Class: callee.Owner})
+		r.emit(ir.OpCall, 0, ir.NoValue, append([]ir.Value{obj}, args...), ir.Aux{Method: callee})
+		r.push(obj)
+		return
+	}
+	op := ir.OpCall
+	if callee.HasThis() {
+		this := r.pop()
+		if c == il.Callvirt {
+			r.nullCheck(this)
+			if callee.Virtual {
+				op = ir.OpCallVirt
+			}
+		}
+		args = append([]ir.Value{this}, args...)
+	}
+	dst := ir.NoValue
+	if callee.Ret.Kind != il.KVoid {
+		dst = r.f.NewValue(ir.KindOf(callee.Ret))
+	}
+	r.emit(op, 0, dst, args, ir.Aux{Method: callee})
+	if dst != ir.NoValue {
+		r.push(dst)
+	}
+}
+
+// finish drops unreachable blocks, renumbers the rest (cold blocks last)
+// and computes predecessors.
+func (r *reader) finish() {
+	f := r.f
+	reach := map[*ir.Block]bool{}
+	var visit func(b *ir.Block)
+	visit = func(b *ir.Block) {
+		if reach[b] {
+			return
+		}
+		reach[b] = true
+		for _, s := range b.Succs {
+			visit(s)
+		}
+	}
+	visit(f.Blocks[0])
+	var hot, cold []*ir.Block
+	for _, b := range f.Blocks {
+		if !reach[b] {
+			continue
+		}
+		if b.Cold {
+			cold = append(cold, b)
+		} else {
+			hot = append(hot, b)
+		}
+	}
+	f.Blocks = append(hot, cold...)
+	for i, b := range f.Blocks {
+		b.ID = i
+		b.Preds = nil
+	}
+	for _, b := range f.Blocks {
+		for _, s := range b.Succs {
+			s.Preds = append(s.Preds, b)
+		}
+	}
+}

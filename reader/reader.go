@@ -1,0 +1,264 @@
+// Package reader imports verified IL methods into the JIT's IR.
+//
+// The evaluation stack becomes virtual registers: loads of arguments and
+// locals push the variable's own register (copied only if the variable is
+// stored to while still on the stack), and values live across a block
+// boundary are copied into spill temporaries that the successor block
+// starts with. Every implicit exception becomes an explicit test and branch
+// to a cold throw block.
+package reader
+
+import (
+	"fmt"
+
+	"miniil/il"
+	"miniil/ir"
+)
+
+// Import translates a verified method into IR.
+func Import(mod *il.Module, m *il.Method) (f *ir.Func, err error) {
+	if m.Builtin {
+		return nil, fmt.Errorf("%s is a base library method; it has no IL", m.FullName())
+	}
+	if len(m.EH) > 0 {
+		return nil, fmt.Errorf("method %s has exception handlers, which the JIT does not compile yet", m.FullName())
+	}
+	r := &reader{mod: mod, m: m, f: &ir.Func{Method: m}}
+	for i := 0; i < m.NumArgs(); i++ {
+		r.f.Kinds = append(r.f.Kinds, ir.KindOf(m.ArgType(i)))
+	}
+	for _, l := range m.Locals {
+		r.f.Kinds = append(r.f.Kinds, ir.KindOf(l.Type))
+	}
+	r.f.NumArgs, r.f.NumLocals = m.NumArgs(), len(m.Locals)
+	r.run()
+	return r.f, nil
+}
+
+type reader struct {
+	mod *il.Module
+	m   *il.Method
+	f   *ir.Func
+
+	blockAt  map[int]*ir.Block // IL instruction index of a leader -> block
+	entry    map[*ir.Block][]ir.Value
+	spills   map[[2]int]ir.Value // (depth, kind) -> spill temporary
+	work     []int
+	done     map[*ir.Block]bool
+	cur      *ir.Block
+	stack    []ir.Value
+	ilOff    int
+	throwBlk map[string]*ir.Block // exception class -> shared throw block
+}
+
+func (r *reader) run() {
+	m := r.m
+	r.blockAt = map[int]*ir.Block{}
+	r.entry = map[*ir.Block][]ir.Value{}
+	r.spills = map[[2]int]ir.Value{}
+	r.done = map[*ir.Block]bool{}
+	r.throwBlk = map[string]*ir.Block{}
+	leader := make([]bool, len(m.Code)+1)
+	leader[0] = true
+	for i, in := range m.Code {
+		for _, t := range in.Targets {
+			leader[t] = true
+		}
+		if in.Op.IsBranch() || endsBlock(in.Op) {
+			leader[i+1] = true
+		}
+	}
+	for i := range m.Code {
+		if leader[i] {
+			r.blockAt[i] = r.f.NewBlock(m.Code[i].Offset)
+		}
+	}
+	r.entry[r.blockAt[0]] = nil
+	r.work = []int{0}
+	for len(r.work) > 0 {
+		i := r.work[len(r.work)-1]
+		r.work = r.work[:len(r.work)-1]
+		b := r.blockAt[i]
+		if r.done[b] {
+			continue
+		}
+		r.done[b] = true
+		r.importBlock(i, b)
+	}
+	r.finish()
+}
+
+func endsBlock(op il.Op) bool {
+	switch op.Canon() {
+	case il.Ret, il.Throw, il.Rethrow, il.Endfinally, il.Endfilter:
+		return true
+	}
+	return false
+}
+
+// emit appends an instruction to the current block.
+func (r *reader) emit(op ir.Op, kind ir.Kind, dst ir.Value, args []ir.Value, aux ir.Aux) *ir.Instr {
+	in := &ir.Instr{Op: op, Kind: kind, Dst: dst, Dst2: ir.NoValue, Args: args, Aux: aux, ILOffset: r.ilOff}
+	r.cur.Instrs = append(r.cur.Instrs, in)
+	return in
+}
+
+// value emits an instruction producing a new temporary of kind k.
+func (r *reader) value(op ir.Op, k ir.Kind, aux ir.Aux, args ...ir.Value) ir.Value {
+	d := r.f.NewValue(k)
+	r.emit(op, k, d, args, aux)
+	return d
+}
+
+// terminate ends the current block.
+func (r *reader) terminate(op ir.Op, args []ir.Value, aux ir.Aux, succs ...*ir.Block) {
+	r.cur.Term = &ir.Instr{Op: op, Dst: ir.NoValue, Dst2: ir.NoValue, Args: args, Aux: aux, ILOffset: r.ilOff}
+	r.cur.Succs = succs
+}
+
+func (r *reader) kind(v ir.Value) ir.Kind { return r.f.Kinds[v] }
+
+func (r *reader) push(v ir.Value) { r.stack = append(r.stack, v) }
+
+func (r *reader) pop() ir.Value {
+	v := r.stack[len(r.stack)-1]
+	r.stack = r.stack[:len(r.stack)-1]
+	return v
+}
+
+func (r *reader) popN(n int) []ir.Value {
+	args := append([]ir.Value(nil), r.stack[len(r.stack)-n:]...)
+	r.stack = r.stack[:len(r.stack)-n]
+	return args
+}
+
+func (r *reader) constI32(v int64) ir.Value {
+	return r.value(ir.OpConst, ir.I32, ir.Aux{Int: int64(int32(v))})
+}
+
+func (r *reader) constI64(v int64) ir.Value { return r.value(ir.OpConst, ir.I64, ir.Aux{Int: v}) }
+
+func (r *reader) constF64(v float64) ir.Value {
+	return r.value(ir.OpConst, ir.F64, ir.Aux{Float: v})
+}
+
+// protect copies stack entries that are variable v before v is stored to,
+// so the stack keeps the old value.
+func (r *reader) protect(v ir.Value) {
+	var fresh ir.Value = ir.NoValue
+	for i, s := range r.stack {
+		if s == v {
+			if fresh == ir.NoValue {
+				fresh = r.value(ir.OpCopy, r.kind(v), ir.Aux{}, v)
+			}
+			r.stack[i] = fresh
+		}
+	}
+}
+
+// coerce converts v for storage in a location of type t: truncation and
+// extension for small integers, rounding for float32, widening of int32 to
+// native int. It returns v itself when nothing is needed.
+func (r *reader) coerce(v ir.Value, t *il.Type) ir.Value {
+	k := ir.KindOf(t)
+	switch t.Kind {
+	case il.KBool, il.KChar, il.KI1, il.KU1, il.KI2, il.KU2, il.KR4:
+		return r.value(ir.OpConv, k, ir.Aux{Type: t}, v)
+	}
+	if k != r.kind(v) {
+		return r.value(ir.OpConv, k, ir.Aux{Type: t}, v)
+	}
+	return v
+}
+
+// store assigns v to variable dst with the conversion its type needs.
+func (r *reader) store(dst ir.Value, v ir.Value, t *il.Type) {
+	r.protect(dst)
+	k := ir.KindOf(t)
+	switch t.Kind {
+	case il.KBool, il.KChar, il.KI1, il.KU1, il.KI2, il.KU2, il.KR4:
+		r.emit(ir.OpConv, k, dst, []ir.Value{v}, ir.Aux{Type: t})
+		return
+	}
+	if k != r.kind(v) {
+		r.emit(ir.OpConv, k, dst, []ir.Value{v}, ir.Aux{Type: t})
+		return
+	}
+	r.emit(ir.OpCopy, k, dst, []ir.Value{v}, ir.Aux{})
+}
+
+// widen brings two integer operands to a common kind (int32 with native
+// int becomes native int).
+func (r *reader) widen(a, b ir.Value) (ir.Value, ir.Value, ir.Kind) {
+	ka, kb := r.kind(a), r.kind(b)
+	if ka == kb {
+		return a, b, ka
+	}
+	if ka == ir.I32 {
+		a = r.value(ir.OpConv, ir.I64, ir.Aux{Type: il.NatInt}, a)
+	}
+	if kb == ir.I32 {
+		b = r.value(ir.OpConv, ir.I64, ir.Aux{Type: il.NatInt}, b)
+	}
+	return a, b, ir.I64
+}
+
+// toI64 sign-extends an int32 to native int.
+func (r *reader) toI64(v ir.Value) ir.Value {
+	if r.kind(v) == ir.I32 {
+		return r.value(ir.OpConv, ir.I64, ir.Aux{Type: il.NatInt}, v)
+	}
+	return v
+}
+
+// throwBlock returns the shared cold block that throws a new instance of
+// the named base library exception.
+func (r *reader) throwBlock(class string) *ir.Block {
+	if b := r.throwBlk[class]; b != nil {
+		return b
+	}
+	b := r.f.NewBlock(-1)
+	b.Cold = true
+	b.Term = &ir.Instr{Op: ir.OpThrowHelper, Dst: ir.NoValue, Dst2: ir.NoValue, Aux: ir.Aux{Class: r.mod.Class(class)}, ILOffset: -1}
+	r.throwBlk[class] = b
+	r.done[b] = true
+	return b
+}
+
+// check ends the current block with "if cond goto throw(class)" and
+// continues in a fresh block.
+func (r *reader) check(cond ir.Value, class string) {
+	r.branchOut(cond, r.throwBlock(class))
+}
+
+// branchOut ends the current block with "if cond goto target" and
+// continues in a fresh block (which only this block reaches).
+func (r *reader) branchOut(cond ir.Value, target *ir.Block) {
+	next := r.f.NewBlock(-1)
+	r.done[next] = true
+	r.terminate(ir.OpIf, []ir.Value{cond}, ir.Aux{}, target, next)
+	r.cur = next
+}
+
+// nullCheck throws NullReferenceException when ref is null.
+func (r *reader) nullCheck(ref ir.Value) {
+	next := r.f.NewBlock(-1)
+	r.done[next] = true
+	r.terminate(ir.OpIf, []ir.Value{ref}, ir.Aux{}, next, r.throwBlock("System.NullReferenceException"))
+	r.cur = next
+}
+
+func (r *reader) cmp(c ir.Cond, a, b ir.Value) ir.Value {
+	a, b, k := r.widenAny(a, b)
+	d := r.f.NewValue(ir.I32)
+	r.emit(ir.OpCmp, k, d, []ir.Value{a, b}, ir.Aux{Cond: c})
+	return d
+}
+
+// widenAny is widen for comparisons, which also see floats and references.
+func (r *reader) widenAny(a, b ir.Value) (ir.Value, ir.Value, ir.Kind) {
+	if r.kind(a) == ir.I32 && r.kind(b) == ir.I64 || r.kind(a) == ir.I64 && r.kind(b) == ir.I32 {
+		return r.widen(a, b)
+	}
+	return a, b, r.kind(a)
+}
