@@ -6,26 +6,29 @@ import (
 	"strings"
 )
 
-// FormatR8 formats a float64 exactly like .NET Core 3.0+ Double.ToString()
-// with the invariant culture: the shortest digits that round-trip, in
-// fixed notation unless the decimal exponent is 15 or more or less than -5
-// (then "1.2345E+15", "1E-05": exponent sign always, at least two digits),
-// "NaN", "∞", "-∞", and "-0" for negative zero.
+// FormatR8 formats a float64 exactly like current CoreCLR's
+// Double.ToString() with the invariant culture: the shortest digits that
+// round-trip, in fixed notation unless the decimal point would sit more
+// than max(17, number of digits) places right of the first digit
+// (Number.Formatting.cs uses MaxRoundTripDigits, 17 for double) or the
+// value is below 1E-04; then "1.2345E+17", "1E-05" (exponent sign always,
+// at least two digits). Also "NaN", "∞", "-∞", and "-0" for negative zero.
+// So 1E+17 but 10000000000000000 for 1e16, and 0.0001 but 1E-05.
 func FormatR8(f float64) string {
 	if s, ok := special(f); ok {
 		return s
 	}
-	return formatShortest(strconv.FormatFloat(f, 'e', -1, 64), 15)
+	return formatShortest(strconv.FormatFloat(f, 'e', -1, 64), 17)
 }
 
-// FormatR4 formats a float32 exactly like .NET Core 3.0+ Single.ToString():
-// as FormatR8, with float32 shortest digits and scientific notation from
-// decimal exponent 7 on.
+// FormatR4 formats a float32 exactly like CoreCLR's Single.ToString():
+// as FormatR8, with float32 shortest digits and 9 in place of 17
+// (100000000 for 1e8f, 1E+09 for 1e9f).
 func FormatR4(f float32) string {
 	if s, ok := special(float64(f)); ok {
 		return s
 	}
-	return formatShortest(strconv.FormatFloat(float64(f), 'e', -1, 32), 7)
+	return formatShortest(strconv.FormatFloat(float64(f), 'e', -1, 32), 9)
 }
 
 func special(f float64) (string, bool) {
@@ -46,9 +49,10 @@ func special(f float64) (string, bool) {
 }
 
 // formatShortest turns Go's shortest 'e' form (-d.ddde+XX) into .NET's
-// general format. maxScale is the number of digits (15 for double, 7 for
-// float) that .NET's "G" format allows before the decimal point.
-func formatShortest(e string, maxScale int) string {
+// general format. precision is 17 for double and 9 for float: .NET's
+// shortest round-trip "G" formatting uses max(precision, digit count) as
+// the largest exponent shown in fixed notation (Number.Formatting.cs).
+func formatShortest(e string, precision int) string {
 	neg := false
 	if e[0] == '-' {
 		neg = true
@@ -63,6 +67,7 @@ func formatShortest(e string, maxScale int) string {
 		digits = "0"
 	}
 	scale := exp + 1 // the decimal point follows the first scale digits
+	maxScale := max(precision, len(digits))
 	var b strings.Builder
 	if neg {
 		b.WriteByte('-')

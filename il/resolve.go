@@ -140,8 +140,10 @@ func (r *resolver) layout(c *Class) {
 		}
 		md.Slot = -1
 		if !md.NewSlot {
-			for i, bm := range vt {
-				if bm.Name == md.Name && sameSig(bm, md) {
+			// Override the most derived matching slot: a newslot method in
+			// an intermediate class hides the older slot of the same name.
+			for i := len(vt) - 1; i >= 0; i-- {
+				if bm := vt[i]; bm.Name == md.Name && sameSig(bm, md) {
 					md.Slot = i
 					vt[i] = md
 					break

@@ -1,0 +1,214 @@
+// Command miniil runs, checks and dumps mini MSIL programs.
+//
+//	miniil run [-engine=interp] [-timeout=D] FILE   run a program
+//	miniil check FILE...                             parse and verify
+//	miniil dump -il FILE                             print a stage's output
+//
+// Exit codes: run returns the program's exit code (134 for an unhandled
+// exception or stack overflow); check returns 1 when a program is invalid;
+// usage errors return 2.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+
+	"miniil"
+	"miniil/il"
+)
+
+const usage = `miniil runs mini MSIL programs (ilasm syntax).
+
+Usage:
+  miniil run [-engine=interp|jit] [-timeout=D] FILE   run FILE's entry point
+  miniil check FILE...                                 parse and verify, print errors
+  miniil dump -il FILE                                 print a compilation stage
+
+Run 'miniil COMMAND -h' for a command's flags.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes the command line and returns the exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "run":
+		return cmdRun(args[1:], stdout, stderr)
+	case "check":
+		return cmdCheck(args[1:], stdout, stderr)
+	case "dump":
+		return cmdDump(args[1:], stdout, stderr)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "miniil: unknown command %q (want run, check or dump; see miniil -h)\n", args[0])
+	return 2
+}
+
+// command is a subcommand's flag set with its synopsis.
+type command struct {
+	*flag.FlagSet
+	synopsis string
+	stdout   io.Writer
+}
+
+// newFlags returns a flag set that reports errors in one line (the flag
+// package's own usage printing is silenced; -h prints it on purpose).
+func newFlags(name, synopsis string, stdout io.Writer) *command {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return &command{FlagSet: fs, synopsis: synopsis, stdout: stdout}
+}
+
+func (c *command) printUsage() {
+	fmt.Fprintf(c.stdout, "usage: miniil %s\n", c.synopsis)
+	c.SetOutput(c.stdout)
+	c.PrintDefaults()
+	c.SetOutput(io.Discard)
+}
+
+// parseFlags parses args; it returns an exit code >= 0 when the command
+// must stop (help shown, or a usage error reported).
+func parseFlags(fs *command, args []string, stderr io.Writer) int {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.printUsage()
+			return 0
+		}
+		fmt.Fprintf(stderr, "miniil %s: %v (see miniil %s -h)\n", fs.Name(), err, fs.Name())
+		return 2
+	}
+	return -1
+}
+
+// load reads and loads a program; a missing file is a usage error (2),
+// an invalid program a failure (1).
+func load(cmd, path string, stderr io.Writer) (*miniil.Program, int) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "miniil %s: %v\n", cmd, unwrapPathError(err))
+		return nil, 2
+	}
+	p, err := miniil.Load(path, src)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return nil, 1
+	}
+	return p, -1
+}
+
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %v", pe.Path, pe.Err)
+	}
+	return err
+}
+
+func oneFile(fs *command, stderr io.Writer) (string, int) {
+	if fs.NArg() != 1 {
+		fmt.Fprintf(stderr, "miniil %s: want exactly one FILE, got %d (see miniil %s -h)\n", fs.Name(), fs.NArg(), fs.Name())
+		return "", 2
+	}
+	return fs.Arg(0), -1
+}
+
+func cmdRun(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("run", "run [-engine=interp|jit] [-timeout=D] FILE", stdout)
+	engine := fs.String("engine", miniil.DefaultEngine.String(), "execution engine: interp or jit")
+	timeout := fs.Duration("timeout", 0, "stop the program after this long (0: no limit)")
+	if code := parseFlags(fs, args, stderr); code >= 0 {
+		return code
+	}
+	eng, err := miniil.ParseEngine(*engine)
+	if err != nil {
+		fmt.Fprintf(stderr, "miniil run: %v\n", err)
+		return 2
+	}
+	path, code := oneFile(fs, stderr)
+	if code >= 0 {
+		return code
+	}
+	prog, code := load("run", path, stderr)
+	if code >= 0 {
+		return code
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if *timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, *timeout)
+		defer cancel()
+	}
+	exit, err := prog.Run(ctx, miniil.Config{Engine: eng, Stdout: stdout})
+	if err != nil {
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			fmt.Fprintf(stderr, "miniil run: program stopped after the %v time limit\n", *timeout)
+		case errors.Is(err, context.Canceled):
+			fmt.Fprintln(stderr, "miniil run: program interrupted")
+		default:
+			fmt.Fprintln(stderr, err)
+		}
+		if exit == 0 {
+			exit = miniil.ExitCode(err)
+		}
+	}
+	return exit
+}
+
+func cmdCheck(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("check", "check FILE...", stdout)
+	if code := parseFlags(fs, args, stderr); code >= 0 {
+		return code
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintln(stderr, "miniil check: want at least one FILE (see miniil check -h)")
+		return 2
+	}
+	status := 0
+	for _, path := range fs.Args() {
+		if _, code := load("check", path, stderr); code > status {
+			status = code
+		}
+	}
+	return status
+}
+
+func cmdDump(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("dump", "dump -il FILE", stdout)
+	ilFlag := fs.Bool("il", false, "print the parsed module with IL offsets and EH clause tables")
+	if code := parseFlags(fs, args, stderr); code >= 0 {
+		return code
+	}
+	if !*ilFlag {
+		fmt.Fprintln(stderr, "miniil dump: choose a stage to print: -il (see miniil dump -h)")
+		return 2
+	}
+	path, code := oneFile(fs, stderr)
+	if code >= 0 {
+		return code
+	}
+	prog, code := load("dump", path, stderr)
+	if code >= 0 {
+		return code
+	}
+	if err := il.Fprint(stdout, prog.Module(), il.PrintOptions{Offsets: true}); err != nil {
+		fmt.Fprintf(stderr, "miniil dump: %v\n", err)
+		return 1
+	}
+	return 0
+}
