@@ -82,7 +82,7 @@ func checkKinds(f *Func, in *Instr) error {
 			return fmt.Errorf("%s of %s by %s", in.Op, k(in.Args[0]), k(in.Args[1]))
 		}
 	case OpIf:
-		if k(in.Args[0]) == F64 {
+		if k(in.Args[0]).IsFloat() {
 			return fmt.Errorf("if on a float")
 		}
 	}

@@ -16,11 +16,13 @@ import (
 // Kind is the machine kind of a virtual register.
 type Kind uint8
 
-// Register kinds. Native int is I64 on amd64; float32 values are kept
-// widened in F64 registers (rounded when stored to float32 locations).
+// Register kinds. Native int is I64 on amd64. Float32 values have their
+// own kind because, as in RyuJIT, float32 op float32 is computed in single
+// precision; mixing float32 with float64 widens to float64.
 const (
 	I32 Kind = iota + 1
 	I64
+	F32
 	F64
 	Ref
 )
@@ -31,6 +33,8 @@ func (k Kind) String() string {
 		return "i32"
 	case I64:
 		return "i64"
+	case F32:
+		return "f32"
 	case F64:
 		return "f64"
 	case Ref:
@@ -46,11 +50,16 @@ func KindOf(t *il.Type) Kind {
 		return I32
 	case il.KI8, il.KU8, il.KI, il.KU:
 		return I64
-	case il.KR4, il.KR8:
+	case il.KR4:
+		return F32
+	case il.KR8:
 		return F64
 	}
 	return Ref
 }
+
+// IsFloat reports whether k is F32 or F64.
+func (k Kind) IsFloat() bool { return k == F32 || k == F64 }
 
 // Value is a virtual register number; NoValue means none.
 type Value int32
@@ -74,7 +83,7 @@ const (
 	OpInvalid Op = iota
 
 	// Values.
-	OpConst // Dst = Aux.Int (I32, I64), Aux.Float (F64) or null (Ref)
+	OpConst // Dst = Aux.Int (I32, I64), Aux.Float (F32, F64) or null (Ref)
 	OpStr   // Dst = the string object for Aux.Str
 	OpCopy  // Dst = Args[0]
 

@@ -109,7 +109,7 @@ func (f *Func) Format(in *Instr, blk *Block) string {
 	switch in.Op {
 	case OpConst:
 		switch in.Kind {
-		case F64:
+		case F32, F64:
 			arg(strconv.FormatFloat(in.Aux.Float, 'g', -1, 64))
 		case Ref:
 			arg("null")

@@ -38,46 +38,61 @@ func (r *reader) target(i int) *ir.Block {
 	return b
 }
 
+// spillTemp returns the spill temporary for stack depth d and kind k.
+func (r *reader) spillTemp(d int, k ir.Kind) ir.Value {
+	key := [2]int{d, int(k)}
+	t, ok := r.spills[key]
+	if !ok {
+		t = r.f.NewValue(k)
+		r.spills[key] = t
+	}
+	return t
+}
+
 // spillTo makes the current stack the entry stack of the successors:
-// every live value is copied into the spill temporary of its depth and
-// kind. Stack values that are themselves spill temporaries are first
-// copied aside, so the copies cannot clobber each other.
+// every live value is copied into the successor's spill temporary for its
+// depth (fixed by whichever predecessor reached it first). Stack values
+// that are themselves spill temporaries are first copied aside, so the
+// copies cannot clobber each other.
 func (r *reader) spillTo(succs ...*ir.Block) {
-	if len(r.stack) == 0 {
-		for _, s := range succs {
-			if _, ok := r.entry[s]; !ok {
-				r.entry[s] = nil
-			}
-		}
-		return
-	}
-	temps := make([]ir.Value, len(r.stack))
-	for d, v := range r.stack {
-		key := [2]int{d, int(r.kind(v))}
-		t, ok := r.spills[key]
-		if !ok {
-			t = r.f.NewValue(r.kind(v))
-			r.spills[key] = t
-		}
-		temps[d] = t
-	}
 	isSpill := map[ir.Value]bool{}
 	for _, t := range r.spills {
 		isSpill[t] = true
 	}
 	for d, v := range r.stack {
-		if isSpill[v] && v != temps[d] {
+		if isSpill[v] {
 			r.stack[d] = r.value(ir.OpCopy, r.kind(v), ir.Aux{}, v)
 		}
 	}
-	for d, v := range r.stack {
-		if v != temps[d] {
-			r.emit(ir.OpCopy, r.kind(v), temps[d], []ir.Value{v}, ir.Aux{})
-		}
-	}
+	assigned := map[ir.Value]bool{}
 	for _, s := range succs {
-		if _, ok := r.entry[s]; !ok {
+		temps, ok := r.entry[s]
+		if !ok {
+			temps = make([]ir.Value, len(r.stack))
+			for d, v := range r.stack {
+				k := r.kind(v)
+				if k == ir.F32 && r.forceF64[[2]int{r.leader[s], d}] {
+					k = ir.F64
+				}
+				temps[d] = r.spillTemp(d, k)
+			}
 			r.entry[s] = temps
+		}
+		for d, v := range r.stack {
+			t := temps[d]
+			if assigned[t] {
+				continue
+			}
+			assigned[t] = true
+			switch kv, kt := r.kind(v), r.kind(t); {
+			case kv == kt:
+				r.emit(ir.OpCopy, kt, t, []ir.Value{v}, ir.Aux{})
+			case kv == ir.F32 && kt == ir.F64:
+				r.emit(ir.OpConv, kt, t, []ir.Value{v}, ir.Aux{Type: il.Float64})
+			default: // a float64 into a float32 entry: import again
+				r.forceF64[[2]int{r.leader[s], d}] = true
+				r.restart = true
+			}
 		}
 	}
 }
@@ -162,7 +177,9 @@ func (r *reader) instr(idx int, in *il.Instr) bool {
 		r.push(r.constI32(in.Int))
 	case il.LdcI8:
 		r.push(r.constI64(in.Int))
-	case il.LdcR4, il.LdcR8:
+	case il.LdcR4:
+		r.push(r.constF32(in.Float))
+	case il.LdcR8:
 		r.push(r.constF64(in.Float))
 	case il.Ldstr:
 		r.push(r.value(ir.OpStr, ir.Ref, ir.Aux{Str: in.Str}))
@@ -178,7 +195,7 @@ func (r *reader) instr(idx int, in *il.Instr) bool {
 	case il.Div, il.DivUn, il.Rem, il.RemUn:
 		b, a := r.pop(), r.pop()
 		a, b, k := r.widen(a, b)
-		if k != ir.F64 {
+		if !k.IsFloat() {
 			zero := r.zero(k)
 			r.check(r.cmp(ir.Eq, b, zero), "System.DivideByZeroException")
 			if c == il.Div || c == il.Rem {
@@ -246,7 +263,7 @@ func (r *reader) instr(idx int, in *il.Instr) bool {
 		if o, ok := ovfConvTypes[c]; ok {
 			v := r.pop()
 			r.ovfCheck(v, o.t, o.un)
-			r.push(r.value(ir.OpConv, ir.KindOf(o.t), ir.Aux{Type: o.t, Unsigned: o.un && r.kind(v) != ir.F64}, v))
+			r.push(r.value(ir.OpConv, ir.KindOf(o.t), ir.Aux{Type: o.t, Unsigned: o.un && !r.kind(v).IsFloat()}, v))
 			break
 		}
 		if cond, ok := cmpConds[c]; ok {
@@ -300,9 +317,17 @@ func (r *reader) condBranch(idx int, in *il.Instr, t ir.Value) bool {
 // integer v as unsigned.
 func (r *reader) ovfCheck(v ir.Value, t *il.Type, un bool) {
 	lo, hi := intRange(t)
+	if r.kind(v) == ir.F32 {
+		v = r.toF64(v)
+	}
 	k := r.kind(v)
 	ovf := "System.OverflowException"
 	if k == ir.F64 {
+		if t.Kind == il.KU {
+			// conv.ovf.u of a float is limited to the int64 range, as in
+			// Mono, the golden outputs' reference (CoreCLR would allow 2^64).
+			hi = math.MaxInt64
+		}
 		// In range iff lo-1 < v < hi+1 (both false for NaN).
 		var okLo ir.Value
 		if lo == math.MinInt64 {

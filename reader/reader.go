@@ -23,16 +23,25 @@ func Import(mod *il.Module, m *il.Method) (f *ir.Func, err error) {
 	if len(m.EH) > 0 {
 		return nil, fmt.Errorf("method %s has exception handlers, which the JIT does not compile yet", m.FullName())
 	}
-	r := &reader{mod: mod, m: m, f: &ir.Func{Method: m}}
-	for i := 0; i < m.NumArgs(); i++ {
-		r.f.Kinds = append(r.f.Kinds, ir.KindOf(m.ArgType(i)))
+	// A float64 reaching a block whose entry stack was first seen holding
+	// a float32 at the same depth forces that entry to float64; the method
+	// is then imported again. Each round forces at least one more entry,
+	// so this ends.
+	force := map[[2]int]bool{}
+	for {
+		r := &reader{mod: mod, m: m, f: &ir.Func{Method: m}, forceF64: force}
+		for i := 0; i < m.NumArgs(); i++ {
+			r.f.Kinds = append(r.f.Kinds, ir.KindOf(m.ArgType(i)))
+		}
+		for _, l := range m.Locals {
+			r.f.Kinds = append(r.f.Kinds, ir.KindOf(l.Type))
+		}
+		r.f.NumArgs, r.f.NumLocals = m.NumArgs(), len(m.Locals)
+		r.run()
+		if !r.restart {
+			return r.f, nil
+		}
 	}
-	for _, l := range m.Locals {
-		r.f.Kinds = append(r.f.Kinds, ir.KindOf(l.Type))
-	}
-	r.f.NumArgs, r.f.NumLocals = m.NumArgs(), len(m.Locals)
-	r.run()
-	return r.f, nil
 }
 
 type reader struct {
@@ -41,6 +50,9 @@ type reader struct {
 	f   *ir.Func
 
 	blockAt  map[int]*ir.Block // IL instruction index of a leader -> block
+	leader   map[*ir.Block]int // the inverse of blockAt
+	forceF64 map[[2]int]bool   // (leader index, depth) whose entry is float64
+	restart  bool              // an entry had to be forced: import again
 	entry    map[*ir.Block][]ir.Value
 	spills   map[[2]int]ir.Value // (depth, kind) -> spill temporary
 	work     []int
@@ -68,9 +80,11 @@ func (r *reader) run() {
 			leader[i+1] = true
 		}
 	}
+	r.leader = map[*ir.Block]int{}
 	for i := range m.Code {
 		if leader[i] {
 			r.blockAt[i] = r.f.NewBlock(m.Code[i].Offset)
+			r.leader[r.blockAt[i]] = i
 		}
 	}
 	r.entry[r.blockAt[0]] = nil
@@ -142,6 +156,10 @@ func (r *reader) constF64(v float64) ir.Value {
 	return r.value(ir.OpConst, ir.F64, ir.Aux{Float: v})
 }
 
+func (r *reader) constF32(v float64) ir.Value {
+	return r.value(ir.OpConst, ir.F32, ir.Aux{Float: float64(float32(v))})
+}
+
 // protect copies stack entries that are variable v before v is stored to,
 // so the stack keeps the old value.
 func (r *reader) protect(v ir.Value) {
@@ -156,17 +174,22 @@ func (r *reader) protect(v ir.Value) {
 	}
 }
 
-// coerce converts v for storage in a location of type t: truncation and
-// extension for small integers, rounding for float32, widening of int32 to
-// native int. It returns v itself when nothing is needed.
-func (r *reader) coerce(v ir.Value, t *il.Type) ir.Value {
-	k := ir.KindOf(t)
+// needsConv reports whether storing a value of kind k into a location of
+// type t needs a conversion: truncation and extension for small integers,
+// rounding float64 to float32, widening, or narrowing native int.
+func needsConv(k ir.Kind, t *il.Type) bool {
 	switch t.Kind {
-	case il.KBool, il.KChar, il.KI1, il.KU1, il.KI2, il.KU2, il.KR4:
-		return r.value(ir.OpConv, k, ir.Aux{Type: t}, v)
+	case il.KBool, il.KChar, il.KI1, il.KU1, il.KI2, il.KU2:
+		return true
 	}
-	if k != r.kind(v) {
-		return r.value(ir.OpConv, k, ir.Aux{Type: t}, v)
+	return k != ir.KindOf(t)
+}
+
+// coerce converts v for storage in a location of type t, returning v
+// itself when nothing is needed.
+func (r *reader) coerce(v ir.Value, t *il.Type) ir.Value {
+	if needsConv(r.kind(v), t) {
+		return r.value(ir.OpConv, ir.KindOf(t), ir.Aux{Type: t}, v)
 	}
 	return v
 }
@@ -175,32 +198,39 @@ func (r *reader) coerce(v ir.Value, t *il.Type) ir.Value {
 func (r *reader) store(dst ir.Value, v ir.Value, t *il.Type) {
 	r.protect(dst)
 	k := ir.KindOf(t)
-	switch t.Kind {
-	case il.KBool, il.KChar, il.KI1, il.KU1, il.KI2, il.KU2, il.KR4:
-		r.emit(ir.OpConv, k, dst, []ir.Value{v}, ir.Aux{Type: t})
-		return
-	}
-	if k != r.kind(v) {
+	if needsConv(r.kind(v), t) {
 		r.emit(ir.OpConv, k, dst, []ir.Value{v}, ir.Aux{Type: t})
 		return
 	}
 	r.emit(ir.OpCopy, k, dst, []ir.Value{v}, ir.Aux{})
 }
 
-// widen brings two integer operands to a common kind (int32 with native
-// int becomes native int).
+// widen brings two operands to a common kind: int32 with native int
+// becomes native int, float32 with float64 becomes float64.
 func (r *reader) widen(a, b ir.Value) (ir.Value, ir.Value, ir.Kind) {
 	ka, kb := r.kind(a), r.kind(b)
 	if ka == kb {
 		return a, b, ka
 	}
-	if ka == ir.I32 {
-		a = r.value(ir.OpConv, ir.I64, ir.Aux{Type: il.NatInt}, a)
+	to, t := ir.I64, il.NatInt
+	if ka.IsFloat() {
+		to, t = ir.F64, il.Float64
 	}
-	if kb == ir.I32 {
-		b = r.value(ir.OpConv, ir.I64, ir.Aux{Type: il.NatInt}, b)
+	if ka != to {
+		a = r.value(ir.OpConv, to, ir.Aux{Type: t}, a)
 	}
-	return a, b, ir.I64
+	if kb != to {
+		b = r.value(ir.OpConv, to, ir.Aux{Type: t}, b)
+	}
+	return a, b, to
+}
+
+// toF64 widens a float32 to float64.
+func (r *reader) toF64(v ir.Value) ir.Value {
+	if r.kind(v) == ir.F32 {
+		return r.value(ir.OpConv, ir.F64, ir.Aux{Type: il.Float64}, v)
+	}
+	return v
 }
 
 // toI64 sign-extends an int32 to native int.
@@ -255,10 +285,10 @@ func (r *reader) cmp(c ir.Cond, a, b ir.Value) ir.Value {
 	return d
 }
 
-// widenAny is widen for comparisons, which also see floats and references.
+// widenAny is widen for comparisons, which also see references.
 func (r *reader) widenAny(a, b ir.Value) (ir.Value, ir.Value, ir.Kind) {
-	if r.kind(a) == ir.I32 && r.kind(b) == ir.I64 || r.kind(a) == ir.I64 && r.kind(b) == ir.I32 {
-		return r.widen(a, b)
+	if r.kind(a) == ir.Ref {
+		return a, b, ir.Ref
 	}
-	return a, b, r.kind(a)
+	return r.widen(a, b)
 }
