@@ -1,3 +1,8 @@
 module miniil
 
 go 1.26.8
+
+require (
+	github.com/twitchyliquid64/golang-asm v0.15.1
+	golang.org/x/arch v0.32.0
+)

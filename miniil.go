@@ -169,7 +169,7 @@ func (p *Program) Run(ctx context.Context, cfg Config) (code int, err error) {
 	case Interp:
 		code, err = interp.Run(ctx, p.mod, interp.Options{Stdout: out, MaxCallDepth: cfg.MaxCallDepth})
 	case JIT:
-		return 1, ErrEngineUnavailable
+		return runJIT(ctx, p.mod, out)
 	default:
 		return 1, fmt.Errorf("unknown engine %v", cfg.Engine)
 	}

@@ -63,7 +63,18 @@ func corpus(t testing.TB) []string {
 }
 
 // engines are the engines every corpus program must run on.
-var engines = []miniil.Engine{miniil.Interp}
+var engines = []miniil.Engine{miniil.Interp, miniil.JIT}
+
+// hasHandlers reports whether any method of the program has exception
+// handlers, which the JIT does not compile yet.
+func hasHandlers(p *miniil.Program) bool {
+	for _, m := range p.Module().AllMethods() {
+		if len(m.EH) > 0 {
+			return true
+		}
+	}
+	return false
+}
 
 // TestCorpus runs every corpus program on every engine and compares
 // standard output and exit code with the golden.
@@ -78,6 +89,9 @@ func TestCorpus(t *testing.T) {
 		}
 		for _, eng := range engines {
 			t.Run(name+"/"+eng.String(), func(t *testing.T) {
+				if eng == miniil.JIT && hasHandlers(prog) {
+					t.Skip("SKIP: the JIT does not compile exception handlers yet (issue 4)")
+				}
 				var out bytes.Buffer
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 				defer cancel()

@@ -1,0 +1,719 @@
+package amd64
+
+import (
+	"fmt"
+	"math"
+
+	"miniil/il"
+	"miniil/ir"
+	"miniil/jitrt"
+)
+
+// Env supplies the runtime addresses and ids that generated code embeds.
+type Env interface {
+	// CellAddr is the address of the method's call cell, which holds the
+	// method's current code address (its prestub until compiled).
+	CellAddr(m *il.Method) uintptr
+	// ClassMT is the method table of a class (for allocation).
+	ClassMT(c *il.Class) uintptr
+	// TypeMT is the method table of a type: a class, a boxed primitive or
+	// an array type (for isinst, box, unbox and newarr).
+	TypeMT(t *il.Type) uintptr
+	// StaticAddr is the address of a static field's 8-byte slot.
+	StaticAddr(f *il.Field) uintptr
+	// StringAddr is the address of the interned string object for s.
+	StringAddr(s string) uintptr
+	// BuiltinID is the HelperBuiltin id of a base library method.
+	BuiltinID(m *il.Method) uint64
+}
+
+// Site is a call or exit site: the native offset of its return address and
+// the IL offset of the instruction it came from.
+type Site struct {
+	Offset   int
+	ILOffset int
+}
+
+// Code is one compiled method.
+type Code struct {
+	Code         []byte
+	Sites        []Site // sorted by Offset
+	BlockOffsets []int  // native offset of each IR block
+	FrameSize    int    // bytes below the saved RBP
+	PrologSize   int
+}
+
+// Argument registers of the managed calling convention (SysV order).
+var (
+	intArgRegs   = []Reg{RDI, RSI, RDX, RCX, R8, R9}
+	floatArgRegs = []Reg{X0, X1, X2, X3, X4, X5, X6, X7}
+)
+
+// argLoc is where one argument travels: a register, or a stack slot index
+// (8 bytes each, above the return address).
+type argLoc struct {
+	reg   Reg
+	stack int // -1 when in a register
+}
+
+// classify assigns argument locations: floats take the next XMM register,
+// everything else the next integer register, the rest go on the stack in
+// order.
+func classify(kinds []ir.Kind) ([]argLoc, int) {
+	locs := make([]argLoc, len(kinds))
+	ni, nf, ns := 0, 0, 0
+	for i, k := range kinds {
+		switch {
+		case k.IsFloat() && nf < len(floatArgRegs):
+			locs[i] = argLoc{reg: floatArgRegs[nf], stack: -1}
+			nf++
+		case !k.IsFloat() && ni < len(intArgRegs):
+			locs[i] = argLoc{reg: intArgRegs[ni], stack: -1}
+			ni++
+		default:
+			locs[i] = argLoc{reg: NoReg, stack: ns}
+			ns++
+		}
+	}
+	return locs, ns
+}
+
+type gen struct {
+	a      *Assembler
+	f      *ir.Func
+	env    Env
+	blocks []Label
+	marks  []MarkID
+	markIL []int
+	frame  int
+}
+
+// Generate compiles an IR function to machine code. Every virtual register
+// lives in a frame slot at RBP-8*(v+1); instructions load their operands
+// into scratch registers (RAX, RCX, RDX, XMM0, XMM1), compute, and store.
+func Generate(f *ir.Func, env Env, a *Assembler) (code *Code, err error) {
+	a.Reset()
+	g := &gen{a: a, f: f, env: env}
+	defer func() {
+		if r := recover(); r != nil {
+			code, err = nil, fmt.Errorf("%s: code generation failed: %v", f.Method.FullName(), r)
+		}
+	}()
+	g.blocks = make([]Label, len(f.Blocks))
+	for i := range f.Blocks {
+		g.blocks[i] = a.NewLabel()
+	}
+	out := 0
+	for _, b := range f.Blocks {
+		for _, in := range b.Instrs {
+			if in.Op == ir.OpCall || in.Op == ir.OpCallVirt {
+				_, ns := classify(g.kinds(in.Args))
+				out = max(out, ns)
+			}
+		}
+	}
+	g.frame = (8*len(f.Kinds) + 8*out + 15) &^ 15
+	prologEnd := g.prolog()
+	blockMarks := make([]MarkID, len(f.Blocks))
+	for i, b := range f.Blocks {
+		a.Bind(g.blocks[i])
+		blockMarks[i] = a.Mark()
+		for _, in := range b.Instrs {
+			g.instr(in)
+		}
+		g.term(b, i)
+	}
+	blob, err := a.Assemble()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f.Method.FullName(), err)
+	}
+	code = &Code{Code: blob.Code, FrameSize: g.frame, PrologSize: blob.Marks[prologEnd]}
+	for i, m := range g.marks {
+		code.Sites = append(code.Sites, Site{Offset: blob.Marks[m], ILOffset: g.markIL[i]})
+	}
+	for _, m := range blockMarks {
+		code.BlockOffsets = append(code.BlockOffsets, blob.Marks[m])
+	}
+	return code, nil
+}
+
+func (g *gen) kinds(vs []ir.Value) []ir.Kind {
+	ks := make([]ir.Kind, len(vs))
+	for i, v := range vs {
+		ks[i] = g.f.Kinds[v]
+	}
+	return ks
+}
+
+func (g *gen) slot(v ir.Value) Operand { return Mem(RBP, int32(-8*(int(v)+1))) }
+
+// load moves register v's slot into reg (XMM for floats).
+func (g *gen) load(v ir.Value, reg Reg) {
+	switch g.f.Kinds[v] {
+	case ir.I32:
+		g.a.I(MOVL, g.slot(v), R(reg))
+	case ir.F32:
+		g.a.I(MOVSS, g.slot(v), R(reg))
+	case ir.F64:
+		g.a.I(MOVSD, g.slot(v), R(reg))
+	default:
+		g.a.I(MOVQ, g.slot(v), R(reg))
+	}
+}
+
+// store moves reg into register v's slot.
+func (g *gen) store(reg Reg, v ir.Value) {
+	switch g.f.Kinds[v] {
+	case ir.I32:
+		g.a.I(MOVL, R(reg), g.slot(v))
+	case ir.F32:
+		g.a.I(MOVSS, R(reg), g.slot(v))
+	case ir.F64:
+		g.a.I(MOVSD, R(reg), g.slot(v))
+	default:
+		g.a.I(MOVQ, R(reg), g.slot(v))
+	}
+}
+
+// site records the return address of the call just emitted.
+func (g *gen) site(ilOffset int) {
+	g.marks = append(g.marks, g.a.Mark())
+	g.markIL = append(g.markIL, ilOffset)
+}
+
+// exit emits a helper exit.
+func (g *gen) exit(code int, arg uint64, hasArg bool, ilOffset int) {
+	g.a.I(MOVQ, Imm(int64(code)), Mem(R15, jitrt.CtxExitCode))
+	if hasArg {
+		g.a.I(MOVQ, Imm(int64(arg)), Mem(R15, jitrt.CtxExitArg))
+	}
+	g.a.I(CALL, Mem(R15, jitrt.CtxExitStub))
+	g.site(ilOffset)
+}
+
+// poll decrements the poll counter and exits to Go when it runs out.
+func (g *gen) poll() {
+	ok := g.a.NewLabel()
+	g.a.I(SUBQ, Imm(1), Mem(R15, jitrt.CtxPoll))
+	g.a.Jump(JGT, ok)
+	g.a.I(CALL, Mem(R15, jitrt.CtxPollStub))
+	g.a.Bind(ok)
+}
+
+func (g *gen) prolog() MarkID {
+	a, f := g.a, g.f
+	a.I(PUSHQ, R(RBP))
+	a.I(MOVQ, R(RSP), R(RBP))
+	// Check the stack before allocating the frame, so that frames of any
+	// size stay above the limit (RAX is free: arguments are in RDI...).
+	ok := a.NewLabel()
+	a.I(LEAQ, Mem(RSP, int32(-g.frame)), R(RAX))
+	a.I(CMPQ, R(RAX), Mem(R15, jitrt.CtxStackLimit))
+	a.Jump(JCC, ok)
+	a.I(CALL, Mem(R15, jitrt.CtxOverflowStub))
+	a.Bind(ok)
+	if g.frame > 0 {
+		a.I(SUBQ, Imm(int64(g.frame)), R(RSP))
+	}
+	g.poll()
+	args := make([]ir.Kind, f.NumArgs)
+	copy(args, f.Kinds[:f.NumArgs])
+	locs, _ := classify(args)
+	for i, l := range locs {
+		v := ir.Value(i)
+		if l.stack >= 0 {
+			a.I(MOVQ, Mem(RBP, int32(16+8*l.stack)), R(RAX))
+			a.I(MOVQ, R(RAX), g.slot(v))
+			continue
+		}
+		g.store(l.reg, v)
+	}
+	if f.NumLocals > 0 {
+		a.I(XORL, R(RAX), R(RAX))
+		for i := 0; i < f.NumLocals; i++ {
+			a.I(MOVQ, R(RAX), g.slot(ir.Value(f.NumArgs+i)))
+		}
+	}
+	return a.Mark()
+}
+
+func (g *gen) epilog() {
+	g.a.I(MOVQ, R(RBP), R(RSP))
+	g.a.I(POPQ, R(RBP))
+	g.a.I(RET)
+}
+
+// term emits block b's terminator; i is its layout index.
+func (g *gen) term(b *ir.Block, i int) {
+	a, t := g.a, b.Term
+	for _, s := range b.Succs {
+		if s.ID <= i {
+			g.poll() // a loop back edge
+			break
+		}
+	}
+	next := func(s *ir.Block) bool { return s.ID == i+1 }
+	switch t.Op {
+	case ir.OpJump:
+		if !next(b.Succs[0]) {
+			a.Jump(JMP, g.blocks[b.Succs[0].ID])
+		}
+	case ir.OpIf:
+		v := t.Args[0]
+		if g.f.Kinds[v] == ir.I32 {
+			a.I(CMPL, g.slot(v), Imm(0))
+		} else {
+			a.I(CMPQ, g.slot(v), Imm(0))
+		}
+		then, els := b.Succs[0], b.Succs[1]
+		switch {
+		case next(els):
+			a.Jump(JNE, g.blocks[then.ID])
+		case next(then):
+			a.Jump(JEQ, g.blocks[els.ID])
+		default:
+			a.Jump(JNE, g.blocks[then.ID])
+			a.Jump(JMP, g.blocks[els.ID])
+		}
+	case ir.OpSwitch:
+		a.I(MOVL, g.slot(t.Args[0]), R(RAX))
+		for k, s := range b.Succs[:len(b.Succs)-1] {
+			a.I(CMPL, R(RAX), Imm(int64(k)))
+			a.Jump(JEQ, g.blocks[s.ID])
+		}
+		if def := b.Succs[len(b.Succs)-1]; !next(def) {
+			a.Jump(JMP, g.blocks[def.ID])
+		}
+	case ir.OpRet:
+		if len(t.Args) == 1 {
+			v := t.Args[0]
+			if g.f.Kinds[v].IsFloat() {
+				g.load(v, X0)
+			} else {
+				g.load(v, RAX)
+			}
+		}
+		g.epilog()
+	case ir.OpThrow:
+		g.load(t.Args[0], RDI)
+		g.exit(jitrt.HelperThrow, 0, false, t.ILOffset)
+		a.I(INT3)
+	case ir.OpThrowHelper:
+		a.I(MOVQ, Imm(int64(g.env.ClassMT(t.Aux.Class))), R(RDI))
+		if t.Aux.Type != nil {
+			g.load(t.Args[0], RSI)
+			a.I(MOVQ, Imm(int64(g.env.TypeMT(t.Aux.Type))), R(RDX))
+		}
+		g.exit(jitrt.HelperThrowNew, 0, false, t.ILOffset)
+		a.I(INT3)
+	default:
+		panic(fmt.Sprintf("unknown terminator %s", t.Op))
+	}
+}
+
+// Integer and float operation encodings per kind.
+var (
+	intOps = map[ir.Op][2]Op{ // [32-bit, 64-bit]
+		ir.OpAdd: {ADDL, ADDQ}, ir.OpSub: {SUBL, SUBQ}, ir.OpMul: {IMULL, IMULQ},
+		ir.OpAnd: {ANDL, ANDQ}, ir.OpOr: {ORL, ORQ}, ir.OpXor: {XORL, XORQ},
+	}
+	floatOps = map[ir.Op][2]Op{ // [float32, float64]
+		ir.OpAdd: {ADDSS, ADDSD}, ir.OpSub: {SUBSS, SUBSD}, ir.OpMul: {MULSS, MULSD}, ir.OpDiv: {DIVSS, DIVSD},
+	}
+)
+
+func (g *gen) instr(in *ir.Instr) {
+	a := g.a
+	k := in.Kind
+	q := k == ir.I64 || k == ir.Ref
+	pick := func(ops [2]Op) Op {
+		if q || k == ir.F64 {
+			return ops[1]
+		}
+		return ops[0]
+	}
+	switch in.Op {
+	case ir.OpConst:
+		switch k {
+		case ir.I32:
+			a.I(MOVL, Imm(int64(int32(in.Aux.Int))), g.slot(in.Dst))
+		case ir.F32:
+			a.I(MOVL, Imm(int64(math.Float32bits(float32(in.Aux.Float)))), g.slot(in.Dst))
+		case ir.F64:
+			a.I(MOVQ, Imm(int64(math.Float64bits(in.Aux.Float))), R(RAX))
+			a.I(MOVQ, R(RAX), g.slot(in.Dst))
+		case ir.Ref:
+			a.I(MOVQ, Imm(0), g.slot(in.Dst))
+		default:
+			a.I(MOVQ, Imm(in.Aux.Int), R(RAX))
+			a.I(MOVQ, R(RAX), g.slot(in.Dst))
+		}
+	case ir.OpStr:
+		a.I(MOVQ, Imm(int64(g.env.StringAddr(in.Aux.Str))), R(RAX))
+		a.I(MOVQ, R(RAX), g.slot(in.Dst))
+	case ir.OpCopy:
+		if g.f.Kinds[in.Dst].IsFloat() {
+			g.load(in.Args[0], X0)
+			g.store(X0, in.Dst)
+		} else {
+			g.load(in.Args[0], RAX)
+			g.store(RAX, in.Dst)
+		}
+	case ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpAnd, ir.OpOr, ir.OpXor, ir.OpDiv:
+		if k.IsFloat() {
+			g.load(in.Args[0], X0)
+			a.I(pick(floatOps[in.Op]), g.slot(in.Args[1]), R(X0))
+			g.store(X0, in.Dst)
+			return
+		}
+		if in.Op == ir.OpDiv {
+			g.divide(in)
+			return
+		}
+		g.load(in.Args[0], RAX)
+		a.I(pick(intOps[in.Op]), g.slot(in.Args[1]), R(RAX))
+		g.store(RAX, in.Dst)
+	case ir.OpDivUn, ir.OpRem, ir.OpRemUn:
+		if k.IsFloat() {
+			g.floatRem(in)
+			return
+		}
+		g.divide(in)
+	case ir.OpShl, ir.OpShr, ir.OpShrUn:
+		g.load(in.Args[0], RAX)
+		a.I(MOVL, g.slot(in.Args[1]), R(RCX))
+		ops := map[ir.Op][2]Op{ir.OpShl: {SHLL, SHLQ}, ir.OpShr: {SARL, SARQ}, ir.OpShrUn: {SHRL, SHRQ}}[in.Op]
+		a.I(pick(ops), R(RCX), R(RAX))
+		g.store(RAX, in.Dst)
+	case ir.OpNeg:
+		switch k {
+		case ir.F32:
+			a.I(MOVL, g.slot(in.Args[0]), R(RAX))
+			a.I(XORL, Imm(-0x80000000), R(RAX))
+			a.I(MOVL, R(RAX), g.slot(in.Dst))
+		case ir.F64:
+			a.I(MOVQ, g.slot(in.Args[0]), R(RAX))
+			a.I(MOVQ, Imm(math.MinInt64), R(RCX))
+			a.I(XORQ, R(RCX), R(RAX))
+			a.I(MOVQ, R(RAX), g.slot(in.Dst))
+		default:
+			g.load(in.Args[0], RAX)
+			a.I(pick([2]Op{NEGL, NEGQ}), R(RAX))
+			g.store(RAX, in.Dst)
+		}
+	case ir.OpNot:
+		g.load(in.Args[0], RAX)
+		a.I(pick([2]Op{NOTL, NOTQ}), R(RAX))
+		g.store(RAX, in.Dst)
+	case ir.OpAddOvf, ir.OpSubOvf, ir.OpMulOvf:
+		g.checked(in)
+	case ir.OpCmp:
+		g.compare(in)
+	case ir.OpConv:
+		g.convert(in)
+	case ir.OpLdField:
+		g.load(in.Args[0], RCX)
+		g.loadMem(Mem(RCX, int32(jitrt.ObjFields+8*in.Aux.Field.Slot)), in.Dst)
+	case ir.OpStField:
+		g.load(in.Args[0], RCX)
+		g.storeMem(in.Args[1], Mem(RCX, int32(jitrt.ObjFields+8*in.Aux.Field.Slot)))
+	case ir.OpLdStatic:
+		a.I(MOVQ, Imm(int64(g.env.StaticAddr(in.Aux.Field))), R(RCX))
+		g.loadMem(Mem(RCX, 0), in.Dst)
+	case ir.OpStStatic:
+		a.I(MOVQ, Imm(int64(g.env.StaticAddr(in.Aux.Field))), R(RCX))
+		g.storeMem(in.Args[0], Mem(RCX, 0))
+	case ir.OpAlloc:
+		a.I(MOVQ, Imm(int64(g.env.ClassMT(in.Aux.Class))), R(RDI))
+		g.exit(jitrt.HelperAlloc, 0, false, in.ILOffset)
+		g.store(RAX, in.Dst)
+	case ir.OpIsInst:
+		g.load(in.Args[0], RDI)
+		a.I(MOVQ, Imm(int64(g.env.TypeMT(in.Aux.Type))), R(RSI))
+		g.exit(jitrt.HelperIsInst, 0, false, in.ILOffset)
+		g.store(RAX, in.Dst)
+	case ir.OpTypeIs:
+		g.load(in.Args[0], RDI)
+		a.I(MOVQ, Imm(int64(g.env.TypeMT(in.Aux.Type))), R(RSI))
+		g.exit(jitrt.HelperTypeIs, 0, false, in.ILOffset)
+		g.store(RAX, in.Dst)
+	case ir.OpBox:
+		a.I(MOVQ, Imm(int64(g.env.TypeMT(in.Aux.Type))), R(RDI))
+		if g.f.Kinds[in.Args[0]] == ir.F32 || g.f.Kinds[in.Args[0]] == ir.I32 {
+			a.I(MOVL, g.slot(in.Args[0]), R(RSI))
+		} else {
+			a.I(MOVQ, g.slot(in.Args[0]), R(RSI))
+		}
+		g.exit(jitrt.HelperBox, 0, false, in.ILOffset)
+		g.store(RAX, in.Dst)
+	case ir.OpUnbox:
+		g.load(in.Args[0], RCX)
+		g.loadMem(Mem(RCX, jitrt.BoxValue), in.Dst)
+	case ir.OpNewArr:
+		a.I(MOVQ, Imm(int64(g.env.TypeMT(il.ArrayOf(in.Aux.Type)))), R(RDI))
+		g.load(in.Args[0], RSI)
+		g.exit(jitrt.HelperNewArr, 0, false, in.ILOffset)
+		g.store(RAX, in.Dst)
+	case ir.OpArrLen:
+		g.load(in.Args[0], RCX)
+		a.I(MOVQ, Mem(RCX, jitrt.ArrLen), R(RAX))
+		g.store(RAX, in.Dst)
+	case ir.OpLdElem:
+		g.load(in.Args[0], RCX)
+		g.load(in.Args[1], RDX)
+		g.loadElem(in.Aux.Type, in.Dst)
+	case ir.OpStElem:
+		g.load(in.Args[0], RCX)
+		g.load(in.Args[1], RDX)
+		g.storeElem(in.Aux.Type, in.Args[2])
+	case ir.OpCanStore:
+		g.load(in.Args[0], RDI)
+		g.load(in.Args[1], RSI)
+		g.exit(jitrt.HelperCanStore, 0, false, in.ILOffset)
+		g.store(RAX, in.Dst)
+	case ir.OpCall, ir.OpCallVirt:
+		g.call(in)
+	default:
+		panic(fmt.Sprintf("unknown instruction %s", in.Op))
+	}
+}
+
+// loadMem loads a value of v's kind from memory into v's slot.
+func (g *gen) loadMem(m Operand, v ir.Value) {
+	switch g.f.Kinds[v] {
+	case ir.F32:
+		g.a.I(MOVSS, m, R(X0))
+		g.store(X0, v)
+	case ir.F64:
+		g.a.I(MOVSD, m, R(X0))
+		g.store(X0, v)
+	case ir.I32:
+		g.a.I(MOVL, m, R(RAX))
+		g.store(RAX, v)
+	default:
+		g.a.I(MOVQ, m, R(RAX))
+		g.store(RAX, v)
+	}
+}
+
+// storeMem stores v to memory with v's kind's width.
+func (g *gen) storeMem(v ir.Value, m Operand) {
+	switch g.f.Kinds[v] {
+	case ir.F32:
+		g.load(v, X0)
+		g.a.I(MOVSS, R(X0), m)
+	case ir.F64:
+		g.load(v, X0)
+		g.a.I(MOVSD, R(X0), m)
+	case ir.I32:
+		g.load(v, RAX)
+		g.a.I(MOVL, R(RAX), m)
+	default:
+		g.load(v, RAX)
+		g.a.I(MOVQ, R(RAX), m)
+	}
+}
+
+// elemSize returns the size of array elements of type t.
+func elemSize(t *il.Type) int {
+	switch t.Kind {
+	case il.KBool, il.KI1, il.KU1:
+		return 1
+	case il.KChar, il.KI2, il.KU2:
+		return 2
+	case il.KI4, il.KU4, il.KR4:
+		return 4
+	}
+	return 8
+}
+
+// loadElem loads array element RCX[RDX] of type t into v.
+func (g *gen) loadElem(t *il.Type, v ir.Value) {
+	m := MemIdx(RCX, RDX, uint8(elemSize(t)), jitrt.ArrData)
+	var op Op
+	switch t.Kind {
+	case il.KI1:
+		op = MOVBLSX
+	case il.KBool, il.KU1:
+		op = MOVBLZX
+	case il.KI2:
+		op = MOVWLSX
+	case il.KChar, il.KU2:
+		op = MOVWLZX
+	default:
+		g.loadMem(m, v)
+		return
+	}
+	g.a.I(op, m, R(RAX))
+	g.store(RAX, v)
+}
+
+// storeElem stores v into array element RCX[RDX] of type t.
+func (g *gen) storeElem(t *il.Type, v ir.Value) {
+	m := MemIdx(RCX, RDX, uint8(elemSize(t)), jitrt.ArrData)
+	switch elemSize(t) {
+	case 1:
+		g.load(v, RAX)
+		g.a.I(MOVB, R(RAX), m)
+	case 2:
+		g.load(v, RAX)
+		g.a.I(MOVW, R(RAX), m)
+	default:
+		g.storeMem(v, m)
+	}
+}
+
+// divide emits integer division and remainder (the reader has already
+// checked the divisor).
+func (g *gen) divide(in *ir.Instr) {
+	a := g.a
+	q := in.Kind == ir.I64
+	g.load(in.Args[0], RAX)
+	signed := in.Op == ir.OpDiv || in.Op == ir.OpRem
+	switch {
+	case signed && q:
+		a.I(CQO)
+		a.I(IDIVQ, g.slot(in.Args[1]))
+	case signed:
+		a.I(CDQ)
+		a.I(IDIVL, g.slot(in.Args[1]))
+	case q:
+		a.I(XORL, R(RDX), R(RDX))
+		a.I(DIVQ, g.slot(in.Args[1]))
+	default:
+		a.I(XORL, R(RDX), R(RDX))
+		a.I(DIVL, g.slot(in.Args[1]))
+	}
+	if in.Op == ir.OpRem || in.Op == ir.OpRemUn {
+		g.store(RDX, in.Dst)
+	} else {
+		g.store(RAX, in.Dst)
+	}
+}
+
+// floatRem computes the C# floating-point remainder in Go (a helper exit).
+func (g *gen) floatRem(in *ir.Instr) {
+	a := g.a
+	if in.Kind == ir.F32 {
+		a.I(CVTSS2SD, g.slot(in.Args[0]), R(X0))
+		a.I(CVTSS2SD, g.slot(in.Args[1]), R(X1))
+	} else {
+		g.load(in.Args[0], X0)
+		g.load(in.Args[1], X1)
+	}
+	g.exit(jitrt.HelperFRem, 0, false, in.ILOffset)
+	if in.Kind == ir.F32 {
+		a.I(CVTSD2SS, R(X0), R(X0))
+	}
+	g.store(X0, in.Dst)
+}
+
+// checked emits add.ovf, sub.ovf and mul.ovf: the result and a 0/1
+// overflow flag.
+func (g *gen) checked(in *ir.Instr) {
+	a := g.a
+	q := in.Kind == ir.I64
+	un := in.Aux.Unsigned
+	g.load(in.Args[0], RAX)
+	b := g.slot(in.Args[1])
+	flag := SETOS
+	switch in.Op {
+	case ir.OpAddOvf:
+		a.I(map[bool]Op{false: ADDL, true: ADDQ}[q], b, R(RAX))
+		if un {
+			flag = SETCS
+		}
+	case ir.OpSubOvf:
+		a.I(map[bool]Op{false: SUBL, true: SUBQ}[q], b, R(RAX))
+		if un {
+			flag = SETCS
+		}
+	case ir.OpMulOvf:
+		switch {
+		case un && q:
+			a.I(MULQ, b)
+		case un:
+			a.I(MULL, b)
+		case q:
+			a.I(IMULQ, b, R(RAX))
+		default:
+			a.I(IMULL, b, R(RAX))
+		}
+	}
+	a.I(flag, R(RCX))
+	a.I(MOVBLZX, R(RCX), R(RCX))
+	g.store(RAX, in.Dst)
+	g.store(RCX, in.Dst2)
+}
+
+// compare emits OpCmp: a 0/1 result of comparing Args[0] with Args[1].
+func (g *gen) compare(in *ir.Instr) {
+	a := g.a
+	x, y := in.Args[0], in.Args[1]
+	k := g.f.Kinds[x]
+	if !k.IsFloat() {
+		g.load(x, RAX)
+		if k == ir.I32 {
+			a.I(CMPL, R(RAX), g.slot(y))
+		} else {
+			a.I(CMPQ, R(RAX), g.slot(y))
+		}
+		cond := map[ir.Cond]Op{
+			ir.Eq: SETEQ, ir.Ne: SETNE, ir.Lt: SETLT, ir.Le: SETLE, ir.Gt: SETGT, ir.Ge: SETGE,
+			ir.LtUn: SETCS, ir.LeUn: SETLS, ir.GtUn: SETHI, ir.GeUn: SETCC,
+		}[in.Aux.Cond]
+		a.I(cond, R(RAX))
+		a.I(MOVBLZX, R(RAX), R(RAX))
+		g.store(RAX, in.Dst)
+		return
+	}
+	// UCOMISx m, X0 compares X0 with m: CF on X0 < m or unordered, ZF on
+	// equal or unordered, PF on unordered.
+	ucom := UCOMISD
+	if k == ir.F32 {
+		ucom = UCOMISS
+	}
+	cmp := func(p, q ir.Value) {
+		g.load(p, X0)
+		a.I(ucom, g.slot(q), R(X0))
+	}
+	switch in.Aux.Cond {
+	case ir.Eq, ir.Ne:
+		cmp(x, y)
+		if in.Aux.Cond == ir.Eq {
+			a.I(SETEQ, R(RAX))
+			a.I(SETPC, R(RCX))
+			a.I(ANDL, R(RCX), R(RAX))
+		} else {
+			a.I(SETNE, R(RAX))
+			a.I(SETPS, R(RCX))
+			a.I(ORL, R(RCX), R(RAX))
+		}
+	case ir.Gt: // x > y, false when unordered
+		cmp(x, y)
+		a.I(SETHI, R(RAX))
+	case ir.Ge:
+		cmp(x, y)
+		a.I(SETCC, R(RAX))
+	case ir.Lt: // y > x
+		cmp(y, x)
+		a.I(SETHI, R(RAX))
+	case ir.Le:
+		cmp(y, x)
+		a.I(SETCC, R(RAX))
+	case ir.LtUn: // x < y or unordered
+		cmp(x, y)
+		a.I(SETCS, R(RAX))
+	case ir.LeUn:
+		cmp(x, y)
+		a.I(SETLS, R(RAX))
+	case ir.GtUn: // y < x or unordered
+		cmp(y, x)
+		a.I(SETCS, R(RAX))
+	case ir.GeUn:
+		cmp(y, x)
+		a.I(SETLS, R(RAX))
+	}
+	a.I(MOVBLZX, R(RAX), R(RAX))
+	g.store(RAX, in.Dst)
+}

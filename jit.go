@@ -1,0 +1,52 @@
+package miniil
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"miniil/amd64"
+	"miniil/il"
+	"miniil/jitrt"
+	"miniil/reader"
+)
+
+// compileMethod is the JIT pipeline for one method: IL to IR, IR to
+// machine code.
+func compileMethod(mod *il.Module, asm *amd64.Assembler) jitrt.CompileFunc {
+	return func(rt *jitrt.Runtime, m *il.Method) (*jitrt.Compiled, error) {
+		f, err := reader.Import(mod, m)
+		if err != nil {
+			return nil, err
+		}
+		code, err := amd64.Generate(f, rt, asm)
+		if err != nil {
+			return nil, err
+		}
+		c := &jitrt.Compiled{Code: code.Code}
+		for _, s := range code.Sites {
+			c.Sites = append(c.Sites, jitrt.Site{Offset: s.Offset, ILOffset: s.ILOffset})
+		}
+		return c, nil
+	}
+}
+
+// runJIT runs the program's entry point on the JIT.
+func runJIT(ctx context.Context, mod *il.Module, out io.Writer) (int, error) {
+	rt, err := jitrt.NewRuntime(mod, jitrt.Options{Stdout: out, Compile: compileMethod(mod, amd64.NewAssembler())})
+	if err != nil {
+		return 1, fmt.Errorf("starting the JIT runtime: %w", err)
+	}
+	defer rt.Close()
+	code, err := rt.Run(ctx)
+	var ue *jitrt.UnhandledException
+	var so *jitrt.StackOverflowError
+	switch {
+	case errors.As(err, &ue):
+		return 134, &ManagedException{Type: ue.Type, Message: ue.Message, StackTrace: ue.Trace}
+	case errors.As(err, &so):
+		return 134, &StackOverflowError{}
+	}
+	return code, err
+}

@@ -1,0 +1,321 @@
+package jitrt
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"miniil/il"
+)
+
+// Integer argument registers in SysV order, and the XMM ones.
+var (
+	intArgSlots   = []int{CtxRDI, CtxRSI, CtxRDX, CtxRCX, CtxR8, CtxR9}
+	floatArgSlots = []int{CtxXMM0, CtxXMM1, CtxXMM2, CtxXMM3, CtxXMM4, CtxXMM5, CtxXMM6, CtxXMM7}
+)
+
+// args reads a base library method's arguments (this first) from the
+// registers of a HelperBuiltin exit.
+func args(m *Machine, meth *il.Method) []uint64 {
+	var vs []uint64
+	ni, nf := 0, 0
+	for i := 0; i < meth.NumArgs(); i++ {
+		t := meth.ArgType(i)
+		if t.Kind == il.KR4 || t.Kind == il.KR8 {
+			vs = append(vs, m.Reg(floatArgSlots[nf]))
+			nf++
+		} else {
+			vs = append(vs, m.Reg(intArgSlots[ni]))
+			ni++
+		}
+	}
+	return vs
+}
+
+// builtin runs base library method meth for a HelperBuiltin exit.
+func (rt *Runtime) builtin(m *Machine, meth *il.Method) error {
+	a := args(m, meth)
+	owner := meth.Owner.Name
+	ret := func(p uintptr, err error) error { return rt.result(p, err) }
+	switch {
+	case owner == il.ConsoleClass:
+		if len(a) == 1 {
+			if err := rt.write(meth.Params[0].Type.Kind, a[0]); err != nil {
+				return err
+			}
+		}
+		if meth.Name == "WriteLine" {
+			rt.out.ascii(newline)
+		}
+		return nil
+	case owner == il.StringClass:
+		switch {
+		case meth.Name == "get_Length":
+			if a[0] == 0 {
+				return rt.throwNew(m, "System.NullReferenceException")
+			}
+			return ret(uintptr(rt.u64(uintptr(a[0])+StrLen)), nil)
+		case meth.Name == "op_Equality":
+			x, y := uintptr(a[0]), uintptr(a[1])
+			eq := x == y || x != 0 && y != 0 && equalUnits(rt.str(x), rt.str(y))
+			return ret(b2u(eq), nil)
+		case meth.Name == "Concat" && meth.Params[0].Type.Kind == il.KObject:
+			var parts [][]uint16
+			for _, o := range a {
+				s, err := rt.toStringOf(uintptr(o))
+				if err != nil {
+					return err
+				}
+				parts = append(parts, rt.str(s))
+			}
+			return ret(rt.concat(parts...))
+		case meth.Name == "Concat":
+			var parts [][]uint16
+			for _, s := range a {
+				parts = append(parts, rt.str(uintptr(s)))
+			}
+			return ret(rt.concat(parts...))
+		}
+	case owner == il.ObjectClass && meth.Name == "ToString":
+		if a[0] == 0 {
+			return rt.throwNew(m, "System.NullReferenceException")
+		}
+		return ret(rt.toStringOf(uintptr(a[0])))
+	case owner == il.ObjectClass && meth.Name == ".ctor":
+		return nil
+	default: // System.Exception and its subclasses
+		this := uintptr(a[0])
+		if this == 0 {
+			return rt.throwNew(m, "System.NullReferenceException")
+		}
+		switch {
+		case meth.Name == ".ctor" && len(meth.Params) == 0:
+			var msg uintptr
+			if s, ok := il.DefaultMessage(owner); ok {
+				msg = rt.StringAddr(s)
+			}
+			rt.setU64(this+ObjFields, uint64(msg))
+			return nil
+		case meth.Name == ".ctor" && (owner == "System.ArgumentNullException" || owner == "System.ArgumentOutOfRangeException"):
+			// CoreCLR: the argument is the parameter name.
+			def, _ := il.DefaultMessage(owner)
+			msg := rt.StringAddr(def)
+			if p := rt.str(uintptr(a[1])); len(p) > 0 {
+				var err error
+				if msg, err = rt.concat(utf16Of(def+" (Parameter '"), p, utf16Of("')")); err != nil {
+					return err
+				}
+			}
+			rt.setU64(this+ObjFields, uint64(msg))
+			return nil
+		case meth.Name == ".ctor":
+			rt.setU64(this+ObjFields, a[1])
+			return nil
+		case meth.Name == "get_Message":
+			return ret(rt.excMessage(this))
+		case meth.Name == "ToString":
+			return ret(rt.excToString(this))
+		}
+	}
+	return fmt.Errorf("jitrt: base library method %s is not implemented", meth.Signature())
+}
+
+// throwNew raises a new base library exception from a helper (issue 3:
+// always unhandled).
+func (rt *Runtime) throwNew(m *Machine, class string) error {
+	exc, err := rt.newObject(rt.mod.Class(class))
+	if err != nil {
+		return err
+	}
+	msg, _ := il.DefaultMessage(class)
+	rt.setU64(exc+ObjFields, uint64(rt.StringAddr(msg)))
+	return rt.unhandled(m, exc)
+}
+
+// excMessage is System.Exception's get_Message.
+func (rt *Runtime) excMessage(exc uintptr) (uintptr, error) {
+	if s := uintptr(rt.u64(exc + ObjFields)); s != 0 {
+		return s, nil
+	}
+	return rt.StringAddr(il.ExceptionDefaultMessage(rt.typeOf(exc).name)), nil
+}
+
+// excToString is System.Exception's ToString: "TYPE: MESSAGE", or "TYPE"
+// for an empty message, with the virtual Message.
+func (rt *Runtime) excToString(exc uintptr) (uintptr, error) {
+	t := rt.typeOf(exc)
+	var msg uintptr
+	var err error
+	if t.class.VTable[rt.getMessage].Builtin {
+		msg, err = rt.excMessage(exc)
+	} else {
+		msg, err = rt.callVirtual(exc, rt.getMessage)
+	}
+	if err != nil {
+		return 0, err
+	}
+	if len(rt.str(msg)) == 0 {
+		return rt.StringAddr(t.name), nil
+	}
+	return rt.concat(utf16Of(t.name+": "), rt.str(msg))
+}
+
+// toStringOf is the virtual ToString of obj ("" for null).
+func (rt *Runtime) toStringOf(obj uintptr) (uintptr, error) {
+	if obj == 0 {
+		return rt.StringAddr(""), nil
+	}
+	t := rt.typeOf(obj)
+	switch t.kind {
+	case tkString:
+		return obj, nil
+	case tkArray:
+		return rt.StringAddr(t.name), nil
+	case tkBox:
+		return rt.newString(utf16Of(formatPrim(t.prim, rt.u64(obj+BoxValue))))
+	}
+	impl := t.class.VTable[rt.toString]
+	switch {
+	case !impl.Builtin:
+		return rt.callVirtual(obj, rt.toString)
+	case impl.Owner.Name == il.ExceptionClass:
+		return rt.excToString(obj)
+	}
+	return rt.StringAddr(t.name), nil
+}
+
+// write prints one Console.Write argument of type kind k.
+func (rt *Runtime) write(k il.Kind, v uint64) error {
+	switch k {
+	case il.KString:
+		rt.out.units(rt.str(uintptr(v)))
+	case il.KChar:
+		rt.out.unit(uint16(v))
+	case il.KObject:
+		s, err := rt.toStringOf(uintptr(v))
+		if err != nil {
+			return err
+		}
+		rt.out.units(rt.str(s))
+	default:
+		rt.out.ascii([]byte(formatPrim(k, v)))
+	}
+	return nil
+}
+
+// formatPrim formats a primitive value (in its register or box form) as
+// Console.Write and ToString do.
+func formatPrim(k il.Kind, v uint64) string {
+	switch k {
+	case il.KBool:
+		if uint8(v) != 0 {
+			return "True"
+		}
+		return "False"
+	case il.KChar:
+		return goString([]uint16{uint16(v)})
+	case il.KI1:
+		return strconv.FormatInt(int64(int8(v)), 10)
+	case il.KU1:
+		return strconv.FormatUint(uint64(uint8(v)), 10)
+	case il.KI2:
+		return strconv.FormatInt(int64(int16(v)), 10)
+	case il.KU2:
+		return strconv.FormatUint(uint64(uint16(v)), 10)
+	case il.KI4:
+		return strconv.FormatInt(int64(int32(v)), 10)
+	case il.KU4:
+		return strconv.FormatUint(uint64(uint32(v)), 10)
+	case il.KU8, il.KU:
+		return strconv.FormatUint(v, 10)
+	case il.KR4:
+		return il.FormatR4(math.Float32frombits(uint32(v)))
+	case il.KR8:
+		return il.FormatR8(math.Float64frombits(v))
+	}
+	return strconv.FormatInt(int64(v), 10)
+}
+
+// concat allocates the concatenation of UTF-16 strings.
+func (rt *Runtime) concat(parts ...[]uint16) (uintptr, error) {
+	var u []uint16
+	for _, p := range parts {
+		u = append(u, p...)
+	}
+	return rt.newString(u)
+}
+
+func equalUnits(a, b []uint16) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func utf16Of(s string) []uint16 { return utf16.Encode([]rune(s)) }
+
+func goString(u []uint16) string { return string(utf16.Decode(u)) }
+
+var newline = []byte{'\n'}
+
+// outWriter buffers standard output and encodes UTF-16 to UTF-8 like
+// .NET's console stream: a surrogate pair written in two calls still forms
+// one character, lone surrogates become U+FFFD.
+type outWriter struct {
+	w  *bufio.Writer
+	hi uint16 // pending high surrogate
+}
+
+func newOutWriter(w io.Writer) *outWriter { return &outWriter{w: bufio.NewWriterSize(w, 64<<10)} }
+
+func (o *outWriter) flushHi() {
+	if o.hi != 0 {
+		o.w.WriteRune(utf8.RuneError)
+		o.hi = 0
+	}
+}
+
+func (o *outWriter) ascii(b []byte) {
+	o.flushHi()
+	o.w.Write(b)
+}
+
+func (o *outWriter) unit(c uint16) {
+	switch {
+	case c < utf8.RuneSelf && o.hi == 0:
+		o.w.WriteByte(byte(c))
+	case c >= 0xD800 && c < 0xDC00:
+		o.flushHi()
+		o.hi = c
+	case c >= 0xDC00 && c < 0xE000:
+		if o.hi != 0 {
+			o.w.WriteRune(utf16.DecodeRune(rune(o.hi), rune(c)))
+			o.hi = 0
+		} else {
+			o.w.WriteRune(utf8.RuneError)
+		}
+	default:
+		o.flushHi()
+		o.w.WriteRune(rune(c))
+	}
+}
+
+func (o *outWriter) units(u []uint16) {
+	for _, c := range u {
+		o.unit(c)
+	}
+}
+
+func (o *outWriter) finish() error {
+	o.flushHi()
+	return o.w.Flush()
+}

@@ -1,0 +1,357 @@
+//go:build linux && amd64
+
+package jitrt
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"unsafe"
+)
+
+const pageSize = 4096
+
+func roundUp(n, m int) int { return (n + m - 1) / m * m }
+
+// CodeHeapConfig configures a CodeHeap. Zero fields take defaults.
+type CodeHeapConfig struct {
+	// ReserveBytes is the size of the address range reserved (PROT_NONE,
+	// no memory committed) for code and call cells. Everything in one heap
+	// is within ±2 GiB of everything else, so code may reach cells and
+	// stubs with rel32 / RIP-relative operands. Default 1 GiB, at most
+	// 2 GiB.
+	ReserveBytes int
+	// ChunkBytes is how much address space is made read-write at a time
+	// for staging new code. Default 64 KiB.
+	ChunkBytes int
+}
+
+// CodeHeap is executable memory shared by any number of Machines. It is
+// safe for concurrent use.
+//
+// W^X: no page is ever writable and executable at once, and a page that has
+// been made executable is never written again. Install copies code into a
+// read-write staging range and then mprotects exactly the pages it used to
+// read-execute, so every install occupies whole pages (a method of 100
+// bytes costs a 4 KiB page). Put several blobs in one InstallFunc to share
+// pages. Cells live in the same reservation but are never executable.
+type CodeHeap struct {
+	mu        sync.Mutex
+	mem       []byte  // the whole reservation
+	base      uintptr // &mem[0]
+	chunk     int
+	codeNext  int // offset of the first page not yet sealed
+	chunkEnd  int // offset of the end of the read-write staging range
+	cellsLow  int // cells are carved downward from the end; lowest cell page
+	closed    bool
+	installs  int
+	codeBytes int
+
+	exitStub, pollStub, overflowStub, returnStub uintptr
+}
+
+// HeapStats describes a CodeHeap's use of memory.
+type HeapStats struct {
+	Installs    int // successful Install/InstallFunc calls (stubs included)
+	CodeBytes   int // bytes of code requested
+	SealedBytes int // bytes of pages made read-execute
+	CellBytes   int // bytes of pages used by call cells
+}
+
+// NewCodeHeap reserves the heap's address range and installs the runtime's
+// stubs (exit, poll, stack overflow, return-to-Go).
+func NewCodeHeap(cfg CodeHeapConfig) (*CodeHeap, error) {
+	if cfg.ReserveBytes == 0 {
+		cfg.ReserveBytes = 1 << 30
+	}
+	if cfg.ChunkBytes == 0 {
+		cfg.ChunkBytes = 64 << 10
+	}
+	if cfg.ReserveBytes < 0 || cfg.ReserveBytes > 1<<31 || cfg.ChunkBytes < 0 {
+		return nil, fmt.Errorf("jitrt: bad code heap size (reserve %d, chunk %d)", cfg.ReserveBytes, cfg.ChunkBytes)
+	}
+	reserve := roundUp(cfg.ReserveBytes, pageSize)
+	mem, err := syscall.Mmap(-1, 0, reserve, syscall.PROT_NONE,
+		syscall.MAP_PRIVATE|syscall.MAP_ANON|syscall.MAP_NORESERVE)
+	if err != nil {
+		return nil, fmt.Errorf("jitrt: reserving code heap: %w", err)
+	}
+	h := &CodeHeap{
+		mem:      mem,
+		base:     uintptr(unsafe.Pointer(&mem[0])),
+		chunk:    roundUp(cfg.ChunkBytes, pageSize),
+		cellsLow: reserve,
+	}
+	if err := h.installStubs(); err != nil {
+		syscall.Munmap(mem)
+		return nil, err
+	}
+	return h, nil
+}
+
+// installStubs emits the shared stubs in one sealed range:
+//
+//	exit:     the exit stub (see emitExitStub)
+//	poll:     MOV QWORD PTR [R15+CtxExitCode], ExitPoll; JMP exit
+//	overflow: MOV QWORD PTR [R15+CtxExitCode], ExitStackOverflow; JMP exit
+//	return:   MOV QWORD PTR [R15+CtxExitCode], ExitReturn; CALL exit; JMP return
+//
+// The poll and overflow stubs are entered by CALL and jump, so the exit
+// stub pops the caller's return address. The return stub is entered by the
+// entry frame's RET and calls the exit stub itself.
+func (h *CodeHeap) installStubs() error {
+	var offs [4]int
+	_, err := h.InstallFunc(512, func(base uintptr, buf []byte) error {
+		var a asmbuf
+		offs[0] = a.len()
+		a.emitExitStub()
+		a.padTo(16)
+		exit := base + uintptr(offs[0])
+		offs[1] = a.len()
+		a.storeImm(CtxExitCode, ExitPoll)
+		a.jmpRel(base, exit)
+		a.padTo(16)
+		offs[2] = a.len()
+		a.storeImm(CtxExitCode, ExitStackOverflow)
+		a.jmpRel(base, exit)
+		a.padTo(16)
+		offs[3] = a.len()
+		a.storeImm(CtxExitCode, ExitReturn)
+		a.callRel(base, exit)
+		a.jmpRel(base, base+uintptr(offs[3]))
+		a.padTo(16)
+		if a.len() > len(buf) {
+			return errors.New("jitrt: stubs do not fit")
+		}
+		copy(buf, a.b)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	base := h.base // the stubs are the first install
+	h.exitStub = base + uintptr(offs[0])
+	h.pollStub = base + uintptr(offs[1])
+	h.overflowStub = base + uintptr(offs[2])
+	h.returnStub = base + uintptr(offs[3])
+	return nil
+}
+
+// ExitStub returns the address of the exit stub (also in CtxExitStub).
+func (h *CodeHeap) ExitStub() uintptr { return h.exitStub }
+
+// PollStub returns the address of the poll stub (also in CtxPollStub).
+func (h *CodeHeap) PollStub() uintptr { return h.pollStub }
+
+// OverflowStub returns the address of the stack overflow stub (also in
+// CtxOverflowStub).
+func (h *CodeHeap) OverflowStub() uintptr { return h.overflowStub }
+
+// ReturnStub returns the address of the return-to-Go stub (also in
+// CtxReturnStub).
+func (h *CodeHeap) ReturnStub() uintptr { return h.returnStub }
+
+// Reservation returns the heap's address range [lo, hi): all code, stubs
+// and cells of the heap lie inside it, so any two of them are within rel32
+// reach of each other.
+func (h *CodeHeap) Reservation() (lo, hi uintptr) {
+	return h.base, h.base + uintptr(len(h.mem))
+}
+
+// Install copies code into the heap, makes it read-execute and returns its
+// address (16-byte aligned; in fact page aligned).
+func (h *CodeHeap) Install(code []byte) (uintptr, error) {
+	return h.InstallFunc(len(code), func(_ uintptr, buf []byte) error {
+		copy(buf, code)
+		return nil
+	})
+}
+
+// InstallFunc reserves size bytes of code space and calls fill with the
+// final address and a writable view of exactly size bytes, so position
+// dependent code (RIP-relative references to cells, rel32 calls to stubs)
+// can be encoded in place. After fill returns nil the range is made
+// read-execute and its address returned; if fill fails nothing is
+// installed. fill runs with the heap locked: it must not call the heap.
+// The writable view must not be kept after fill returns.
+func (h *CodeHeap) InstallFunc(size int, fill func(addr uintptr, buf []byte) error) (uintptr, error) {
+	if size <= 0 {
+		return 0, errors.New("jitrt: empty code")
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return 0, errClosedHeap
+	}
+	n := roundUp(size, pageSize)
+	if h.codeNext+n > h.chunkEnd {
+		end := h.codeNext + max(n, h.chunk)
+		end = min(end, h.cellsLow)
+		if h.codeNext+n > end {
+			return 0, errors.New("jitrt: code heap reservation exhausted")
+		}
+		if err := syscall.Mprotect(h.mem[h.chunkEnd:end], syscall.PROT_READ|syscall.PROT_WRITE); err != nil {
+			return 0, fmt.Errorf("jitrt: mprotect RW: %w", err)
+		}
+		h.chunkEnd = end
+	}
+	off := h.codeNext
+	buf := h.mem[off : off+size : off+size]
+	if err := fill(h.base+uintptr(off), buf); err != nil {
+		clear(h.mem[off : off+n])
+		return 0, err
+	}
+	tail := h.mem[off+size : off+n]
+	for i := range tail {
+		tail[i] = 0xcc // INT3
+	}
+	if err := syscall.Mprotect(h.mem[off:off+n], syscall.PROT_READ|syscall.PROT_EXEC); err != nil {
+		clear(h.mem[off : off+n])
+		return 0, fmt.Errorf("jitrt: mprotect RX: %w", err)
+	}
+	h.codeNext += n
+	h.installs++
+	h.codeBytes += size
+	return h.base + uintptr(off), nil
+}
+
+// Stats reports the heap's memory use.
+func (h *CodeHeap) Stats() HeapStats {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return HeapStats{
+		Installs:    h.installs,
+		CodeBytes:   h.codeBytes,
+		SealedBytes: h.codeNext,
+		CellBytes:   len(h.mem) - h.cellsLow,
+	}
+}
+
+// Close unmaps the heap. No Machine may run code from it afterwards.
+func (h *CodeHeap) Close() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil
+	}
+	h.closed = true
+	return syscall.Munmap(h.mem)
+}
+
+var errClosedHeap = errors.New("jitrt: code heap is closed")
+
+// prestubSize is the size of one prestub:
+//
+//	MOV QWORD PTR [R15+CtxExitArg], i        8 bytes
+//	MOV QWORD PTR [R15+CtxExitCode], 4       8 bytes
+//	CALL exit                                5 bytes
+//	JMP QWORD PTR [RIP+cell_i]               6 bytes
+const prestubSize = 32
+
+// Cells is a table of call cells: one 8-byte code address per method, in
+// read-write (never executable) memory inside the CodeHeap's reservation.
+// Managed code calls method i with `CALL QWORD PTR [RIP+disp32]` to
+// CellAddr(i) (always in reach from the same heap's code), or with
+// `MOV R11, imm64 CellAddr(i); CALL QWORD PTR [R11]`.
+//
+// Every cell starts out pointing to method i's prestub, which exits with
+// ExitCompile and CtxExitArg = i. The handler installs code, stores it with
+// Set and (optionally) sets CtxPC to it; resuming then enters the new code
+// with the caller's return address on top of the stack and the argument
+// registers intact. If the handler leaves CtxPC alone, the prestub
+// continues with `JMP [cell]` after the exit, which has the same effect
+// (one jump more), so a handler only has to update the cell.
+type Cells struct {
+	mem      []byte
+	base     uintptr
+	n        int
+	prestubs uintptr
+}
+
+// NewCells allocates n call cells and their prestubs.
+func (h *CodeHeap) NewCells(n int) (*Cells, error) {
+	if n <= 0 || n > 1<<24 {
+		return nil, fmt.Errorf("jitrt: bad cell count %d", n)
+	}
+	size := roundUp(8*n, pageSize)
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil, errClosedHeap
+	}
+	low := h.cellsLow - size
+	if low < h.chunkEnd {
+		h.mu.Unlock()
+		return nil, errors.New("jitrt: code heap reservation exhausted")
+	}
+	if err := syscall.Mprotect(h.mem[low:h.cellsLow], syscall.PROT_READ|syscall.PROT_WRITE); err != nil {
+		h.mu.Unlock()
+		return nil, fmt.Errorf("jitrt: mprotect cells: %w", err)
+	}
+	h.cellsLow = low
+	h.mu.Unlock()
+
+	c := &Cells{mem: h.mem[low : low+8*n], base: h.base + uintptr(low), n: n}
+	exit := h.exitStub
+	addr, err := h.InstallFunc(n*prestubSize, func(base uintptr, buf []byte) error {
+		a := asmbuf{b: make([]byte, 0, len(buf))}
+		for i := 0; i < n; i++ {
+			a.storeImm(CtxExitArg, int32(i))
+			a.storeImm(CtxExitCode, ExitCompile)
+			a.callRel(base, exit)
+			a.jmpRIP(base, c.CellAddr(i))
+			a.padTo(prestubSize)
+		}
+		copy(buf, a.b)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.prestubs = addr
+	for i := 0; i < n; i++ {
+		c.Set(i, c.Prestub(i))
+	}
+	return c, nil
+}
+
+// Len returns the number of cells.
+func (c *Cells) Len() int { return c.n }
+
+// CellAddr returns the address of cell i.
+func (c *Cells) CellAddr(i int) uintptr {
+	if uint(i) >= uint(c.n) {
+		panic("jitrt: cell index out of range")
+	}
+	return c.base + uintptr(8*i)
+}
+
+// Prestub returns the address of method i's prestub.
+func (c *Cells) Prestub(i int) uintptr {
+	if uint(i) >= uint(c.n) {
+		panic("jitrt: cell index out of range")
+	}
+	return c.prestubs + uintptr(prestubSize*i)
+}
+
+func (c *Cells) ptr(i int) *uint64 {
+	if uint(i) >= uint(c.n) {
+		panic("jitrt: cell index out of range")
+	}
+	return (*uint64)(unsafe.Pointer(&c.mem[8*i]))
+}
+
+// Get returns the code address in cell i (atomically).
+func (c *Cells) Get(i int) uintptr { return uintptr(atomic.LoadUint64(c.ptr(i))) }
+
+// Set stores a code address into cell i (atomically; other Machines see it
+// on their next call through the cell).
+func (c *Cells) Set(i int, addr uintptr) { atomic.StoreUint64(c.ptr(i), uint64(addr)) }
+
+// CompareAndSwap replaces cell i's address old with new if it still holds
+// old, so two Machines compiling the same method agree on one winner.
+func (c *Cells) CompareAndSwap(i int, old, new uintptr) bool {
+	return atomic.CompareAndSwapUint64(c.ptr(i), uint64(old), uint64(new))
+}

@@ -1,0 +1,134 @@
+package jitrt
+
+// Byte offsets of the slots of a Machine's context block. The block lives in
+// mmap'd memory outside the Go heap; native code reaches it through R15, for
+// example `SUBQ $1, CtxPoll(R15)` or `CALL [R15+CtxExitStub]`. Every slot is
+// 8 bytes. The slots native code touches on hot paths come first so they are
+// reachable with an 8-bit displacement (offsets below 0x80).
+const (
+	// CtxPoll is the poll counter. Prologs and loop back edges decrement it
+	// and exit with ExitPoll when the result is zero or negative; the Go
+	// side then resets it to the Machine's poll budget.
+	CtxPoll = 0x00
+	// CtxStackLimit is the lowest RSP a managed frame may leave after its
+	// prolog: the native stack's lowest usable address plus the reserve.
+	CtxStackLimit = 0x08
+	// CtxExitCode is where native code stores the exit code before entering
+	// the exit stub. The Go loop clears it to ExitNone before every resume.
+	CtxExitCode = 0x10
+	// CtxExitArg is an optional argument of an exit (for ExitCompile: the
+	// method index).
+	CtxExitArg = 0x18
+	// CtxExitStub holds the address of the exit stub: `CALL [R15+CtxExitStub]`.
+	CtxExitStub = 0x20
+	// CtxPollStub holds the address of the poll stub, which exits with
+	// ExitPoll: `CALL [R15+CtxPollStub]`.
+	CtxPollStub = 0x28
+	// CtxOverflowStub holds the address of the stack overflow stub, which
+	// exits with ExitStackOverflow: `CALL [R15+CtxOverflowStub]`.
+	CtxOverflowStub = 0x30
+	// CtxReturnStub holds the address of the return-to-Go stub: Call places
+	// it as the return address of the entry frame; it exits with ExitReturn.
+	CtxReturnStub = 0x38
+
+	// CtxSpare0 .. CtxSpare7 are free slots with 8-bit displacements, kept
+	// for hot runtime data the code generator may want (for example a bump
+	// allocator's pointer and limit). The runtime does not touch them; a
+	// nested Call does not save or restore them.
+	CtxSpare0 = 0x40
+	CtxSpare1 = 0x48
+	CtxSpare2 = 0x50
+	CtxSpare3 = 0x58
+	CtxSpare4 = 0x60
+	CtxSpare5 = 0x68
+	CtxSpare6 = 0x70
+	CtxSpare7 = 0x78
+
+	// CtxPC is the native PC: where resume continues. After an exit it is
+	// the return address of the CALL that entered the exit stub.
+	CtxPC = 0x80
+	// CtxRSP is the native RSP: after an exit, the RSP the exiting code had
+	// before its CALL to the exit stub (the stub pops its return address).
+	CtxRSP = 0x88
+	// CtxRBP is the native RBP.
+	CtxRBP = 0x90
+
+	// CtxRAX .. CtxR14 are the saved general purpose registers. The exit
+	// stub saves and resume restores all of them (R15 is the context
+	// pointer, RSP and RBP have their own slots above).
+	CtxRAX = 0x98
+	CtxRBX = 0xa0
+	CtxRCX = 0xa8
+	CtxRDX = 0xb0
+	CtxRSI = 0xb8
+	CtxRDI = 0xc0
+	CtxR8  = 0xc8
+	CtxR9  = 0xd0
+	CtxR10 = 0xd8
+	CtxR11 = 0xe0
+	CtxR12 = 0xe8
+	CtxR13 = 0xf0
+	CtxR14 = 0xf8
+
+	// CtxXMM0 .. CtxXMM7 hold the low 64 bits of XMM0-XMM7.
+	CtxXMM0 = 0x100
+	CtxXMM1 = 0x108
+	CtxXMM2 = 0x110
+	CtxXMM3 = 0x118
+	CtxXMM4 = 0x120
+	CtxXMM5 = 0x128
+	CtxXMM6 = 0x130
+	CtxXMM7 = 0x138
+
+	// CtxGoSP and CtxGoBP are Go's SP and BP, saved by resume and restored
+	// by the exit stub. Native code must not write them.
+	CtxGoSP = 0x140
+	CtxGoBP = 0x148
+
+	// CtxStackHi is the native stack's high end (exclusive): the initial RSP
+	// of a top-level Call is CtxStackHi-8. CtxStackLo is the lowest usable
+	// address (just above the guard pages). Both are informational; native
+	// code checks against CtxStackLimit.
+	CtxStackHi = 0x150
+	CtxStackLo = 0x158
+
+	// CtxSpare8 .. CtxSpare15 are more free slots (32-bit displacements).
+	CtxSpare8  = 0x160
+	CtxSpare9  = 0x168
+	CtxSpare10 = 0x170
+	CtxSpare11 = 0x178
+	CtxSpare12 = 0x180
+	CtxSpare13 = 0x188
+	CtxSpare14 = 0x190
+	CtxSpare15 = 0x198
+
+	// CtxSize is the size of the context block in bytes.
+	CtxSize = 0x200
+)
+
+// Exit codes, stored at CtxExitCode by native code before it enters the exit
+// stub.
+const (
+	// ExitNone is what the Go loop stores before every resume; seeing it
+	// after an exit means native code entered the exit stub without setting
+	// a code, and Call fails.
+	ExitNone = 0
+	// ExitReturn: the entry frame returned (through the return stub); the
+	// result is in RAX (and XMM0).
+	ExitReturn = 1
+	// ExitPoll: the poll counter ran out. The loop checks the Go context,
+	// yields the processor, resets CtxPoll and resumes.
+	ExitPoll = 2
+	// ExitStackOverflow: a prolog's stack check failed. Call returns a
+	// *StackOverflowError; the frames on the native stack are abandoned.
+	ExitStackOverflow = 3
+	// ExitCompile: a prestub was called; CtxExitArg is the method index.
+	// Delivered to the ExitHandler.
+	ExitCompile = 4
+	// Codes 5 .. ExitHelperBase-1 are reserved for runtime exits (throw and
+	// the like); they are delivered to the ExitHandler too.
+
+	// ExitHelperBase is the first code for helper calls; codes at or above
+	// it are delivered to the ExitHandler.
+	ExitHelperBase = 16
+)

@@ -1,0 +1,183 @@
+// Package jitrt is miniil's runtime. This documentation covers its native
+// execution core: how JIT-compiled amd64 code runs from Go without cgo, and
+// the exact contracts the code generator must follow. Everything here is
+// linux/amd64 only.
+//
+// # Pieces
+//
+//   - CodeHeap: executable memory shared by all Machines. One address
+//     reservation (default 1 GiB, PROT_NONE until used) holds the runtime's
+//     stubs, installed code (growing up) and call cells (growing down), so
+//     any code can reach any stub or cell with a rel32 or RIP-relative
+//     operand. Install / InstallFunc copy code into read-write staging pages
+//     and mprotect exactly those pages read-execute before returning; a page
+//     is never writable and executable at once and never written after it
+//     became executable, so every install occupies whole pages (pack
+//     several blobs into one InstallFunc to share pages). An install costs
+//     about 5 microseconds (one mprotect plus first touch of a fresh page).
+//   - Cells: one 8-byte code address per method in read-write, never
+//     executable memory, each initially pointing at the method's prestub.
+//   - Machine: one per run (per goroutine): a context block and a native
+//     stack, mmap'd outside the Go heap. Call runs native code on it.
+//   - resume (resume_amd64.s): the only Go-assembly trampoline. Entering
+//     for the first time is a resume with a prepared stack.
+//
+// # Registers
+//
+// R15 holds the address of the Machine's context block in all native code,
+// always; native code never writes R15. The managed calling convention:
+// integer arguments in RDI, RSI, RDX, RCX, R8, R9 (more are not supported
+// by Call yet), floating point arguments in XMM0-7, result in RAX or XMM0.
+// All registers are caller-saved except RSP, RBP (and R15). At function
+// entry RSP+8 is 16-byte aligned (as after a CALL). Native code must not
+// use the red zone below RSP, must leave the direction flag clear, and
+// must not change MXCSR or the x87 control word, FS or GS.
+//
+// # Context block
+//
+// The Ctx constants are byte offsets into the block (see context.go); every
+// slot is 8 bytes. Offsets below 0x80 take an 8-bit displacement.
+//
+//	0x00 CtxPoll          0x08 CtxStackLimit    0x10 CtxExitCode
+//	0x18 CtxExitArg       0x20 CtxExitStub      0x28 CtxPollStub
+//	0x30 CtxOverflowStub  0x38 CtxReturnStub    0x40-0x78 CtxSpare0-7
+//	0x80 CtxPC            0x88 CtxRSP           0x90 CtxRBP
+//	0x98 CtxRAX  0xa0 CtxRBX  0xa8 CtxRCX  0xb0 CtxRDX  0xb8 CtxRSI
+//	0xc0 CtxRDI  0xc8 CtxR8   0xd0 CtxR9   0xd8 CtxR10  0xe0 CtxR11
+//	0xe8 CtxR12  0xf0 CtxR13  0xf8 CtxR14
+//	0x100-0x138 CtxXMM0-7 (low 64 bits)
+//	0x140 CtxGoSP  0x148 CtxGoBP  0x150 CtxStackHi  0x158 CtxStackLo
+//	0x160-0x198 CtxSpare8-15;  CtxSize = 0x200
+//
+// The runtime never touches the spare slots (a nested Call does not save or
+// restore them); they are for the code generator's hot data.
+//
+// # Exits
+//
+// Native code reaches Go only by exiting. To exit with code c (and an
+// optional argument a):
+//
+//	MOVQ $a, CtxExitArg(R15)       ; mov qword ptr [r15+0x18], a  (optional)
+//	MOVQ $c, CtxExitCode(R15)      ; mov qword ptr [r15+0x10], c  (49 C7 47 10 imm32)
+//	CALL [R15+CtxExitStub]         ; call qword ptr [r15+0x20]    (41 FF 57 20)
+//	                               ; (or CALL rel32 to CodeHeap.ExitStub())
+//
+// The exit stub pops the CALL's return address into CtxPC, saves RSP (so
+// CtxRSP is the RSP the code had before the CALL), RBP, RAX, RBX, RCX, RDX,
+// RSI, RDI, R8-R14 and the low 64 bits of XMM0-7 into the context, loads
+// Go's SP and BP and returns from resume to the Go loop. The loop services
+// the exit and resumes: execution continues right after the CALL with all
+// those registers restored from the context, so an exit behaves like a
+// call that preserves every general purpose register (except as the Go
+// side changed them, typically RAX for a helper result) and XMM0-7's low
+// halves. An exit clobbers the flags, XMM8-15 and the high halves of
+// XMM0-7. The Go side may change CtxPC and CtxRSP before resuming (the
+// prestub handler and exception dispatch do).
+//
+// Exit codes: ExitReturn (1), ExitPoll (2), ExitStackOverflow (3) are
+// handled by Call's loop; ExitCompile (4, CtxExitArg = method index), the
+// reserved runtime codes 5-15 and helper codes >= ExitHelperBase (16) go to
+// the ExitHandler. Code 0 (ExitNone, stored by the loop before every
+// resume) means the exit stub was entered without a code, and Call fails.
+//
+// # Polls
+//
+// Every prolog and every loop back edge decrements the poll counter and
+// exits when it runs out:
+//
+//	SUBQ $1, CtxPoll(R15)          ; sub qword ptr [r15], 1       (49 83 2F 01)
+//	JLE  poll                      ; or JG over the call below
+//	...
+//	poll: CALL [R15+CtxPollStub]   ; call qword ptr [r15+0x28]    (41 FF 57 28)
+//	      JMP back
+//
+// Use JLE (signed, result <= 0): the runtime only ever stores budgets >= 1,
+// so JZ works today, but JLE also exits if the runtime stores 0 to ask for
+// an early exit. The poll stub exits with ExitPoll; the loop checks the
+// Call's context.Context (returning an error that wraps ctx.Err()), calls
+// runtime.Gosched, resets CtxPoll to MachineConfig.PollBudget (default
+// 1<<16) and resumes. Polls are how the garbage collector and the scheduler
+// get the goroutine back: a goroutine in native code cannot be preempted,
+// so a loop without a poll blocks every stop-the-world in the process.
+//
+// # Stack
+//
+// Each Machine has its own native stack (MachineConfig.StackBytes, default
+// 8 MiB) with PROT_NONE guard pages below it (default 64 KiB), and the
+// context block in a page just above it. CtxStackLimit = lowest usable
+// address + MachineConfig.StackReserve (default 64 KiB). Prologs check:
+//
+//	PUSHQ BP; MOVQ SP, BP; SUBQ $N, SP
+//	CMPQ SP, CtxStackLimit(R15)    ; cmp rsp, qword ptr [r15+0x8] (49 3B 67 08)
+//	JB   overflow
+//	...
+//	overflow: CALL [R15+CtxOverflowStub]  ; call qword ptr [r15+0x30] (41 FF 57 30)
+//
+// Checking after the SUB is safe for frames up to StackReserve-4 KiB
+// (about 60 KiB): nothing below the limit has been touched yet and the
+// reserve holds the overflow CALL. Larger frames compare first, through
+// R11: LEAQ -N(SP), R11; CMPQ R11, CtxStackLimit(R15); JB overflow. The
+// overflow stub exits with ExitStackOverflow; Call returns a
+// *StackOverflowError (errors.Is(err, ErrStackOverflow)) with the PC and
+// SP of the failing check. The frames on the native stack are abandoned;
+// the Machine stays usable (the next top-level Call starts afresh) and the
+// process is unaffected.
+//
+// # Calls between methods: cells and prestubs
+//
+// Every call to a managed method goes through its cell (Cells.CellAddr(i)):
+//
+//	CALL [RIP+disp32]              ; FF 15 disp32, to CellAddr(i): always in
+//	                               ; reach, code and cells share a reservation
+//	or  MOVQ $CellAddr(i), R11; CALL (R11)   ; 49 BB imm64; 41 FF 13
+//
+// The code generator needs the install address to encode the RIP-relative
+// form: use CodeHeap.InstallFunc, which passes the final address to the
+// fill function. A cell first holds the method's prestub:
+//
+//	mov qword ptr [r15+0x18], i    ; CtxExitArg = method index
+//	mov qword ptr [r15+0x10], 4    ; CtxExitCode = ExitCompile
+//	call exit_stub                 ; rel32
+//	jmp qword ptr [rip+cell_i]     ; after the exit: through the cell again
+//
+// At the ExitCompile exit CtxRSP points at the caller's return address
+// (the prestub was entered by the caller's CALL, and the exit stub popped
+// only the prestub's own return address) and the argument registers hold
+// the call's arguments. The handler compiles method ExitArg(), installs the
+// code, stores its address in the cell (Cells.Set, or CompareAndSwap
+// against Prestub(i) when several Machines may race) and sets CtxPC to it
+// (Machine.SetPC) leaving CtxRSP unchanged: resuming enters the method
+// exactly as if the caller had called it directly. If the handler leaves
+// CtxPC alone, the prestub's trailing JMP through the cell does the same.
+// Later calls go straight to the compiled code.
+//
+// # Running: Machine.Call
+//
+// Call(ctx, entry, intArgs, h) zeroes the saved registers, loads the
+// arguments, points RSP at a return address slot holding the return stub
+// (top of stack, RSP+8 16-byte aligned, RBP = 0) and resumes at entry. When
+// the entry frame returns, the return stub exits with ExitReturn and Call
+// returns RAX (XMM0's low half is available from ResultXMM0). An
+// ExitHandler reads and writes the native state with Reg/SetReg(offset),
+// ExitArg, PC/SetPC, SP/SetSP and ReadStack/WriteStack, and returns nil to
+// resume or an error, which Call returns unchanged. A handler may call
+// Call again on the same Machine (a nested Call, for funclets, filters or
+// class constructors): it runs on the native stack below the interrupted
+// code's RSP and restores the interrupted context when it returns.
+//
+// # How resume and the exit stub work
+//
+// resume(ctx) is an ABI0 NOSPLIT|NOFRAME assembly function: it stores Go's
+// SP (pointing at its own return address) and BP into CtxGoSP/CtxGoBP,
+// loads XMM0-7, RAX-R14, RBP and RSP from the context, sets R15 = ctx and
+// jumps to CtxPC. The exit stub reverses that and executes RET on Go's
+// stack, returning from resume. Go's SP is saved afresh on every resume, so
+// goroutine stack growth or shrinking between exits is harmless; the stack
+// cannot move while native code runs, because the goroutine is never at a
+// safe point there (signals arrive on the signal stack and see a non-Go PC,
+// so asynchronous preemption and profiling leave it alone). The Go
+// compiler restores R14 (g) and X15 after the ABI0 call, so native code may
+// use them. Measured on the development machine: about 21 ns for an exit
+// to Go and the resume back (BenchmarkExitRoundTrip), about 90 ns for a
+// whole Call of a trivial function.
+package jitrt

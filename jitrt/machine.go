@@ -1,0 +1,317 @@
+//go:build linux && amd64
+
+package jitrt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"syscall"
+	"unsafe"
+)
+
+// MachineConfig configures a Machine. Zero fields take defaults.
+type MachineConfig struct {
+	// Heap is the shared code heap whose stubs the Machine uses. Required.
+	Heap *CodeHeap
+	// StackBytes is the usable size of the native stack. Default 8 MiB.
+	StackBytes int
+	// GuardBytes is the size of the PROT_NONE guard below the stack.
+	// Default 64 KiB.
+	GuardBytes int
+	// StackReserve is the distance between the lowest usable stack address
+	// and CtxStackLimit: room for the overflow exit and for runtime calls
+	// made after a frame got close to the limit. Default 64 KiB.
+	StackReserve int
+	// PollBudget is the value CtxPoll is reset to after every poll exit
+	// (and at the start of a top-level Call). Default 1<<16.
+	PollBudget uint64
+}
+
+// Machine is one native execution context: a context block and a native
+// stack, both mmap'd outside the Go heap, plus the shared CodeHeap's stubs.
+// A Machine runs on one goroutine at a time; use one Machine per
+// concurrently running goroutine.
+type Machine struct {
+	heap    *CodeHeap
+	mem     []byte         // guard + stack + context page
+	ctx     unsafe.Pointer // the context block
+	ctxAddr uintptr
+	stackLo uintptr // lowest usable stack address
+	stackHi uintptr // high end of the stack (exclusive), 16-byte aligned
+	budget  uint64
+	depth   int // Calls in progress (nested Calls come from exit handlers)
+	xmm0    uint64
+	closed  bool
+}
+
+// ExitHandler services an exit that the Call loop does not handle itself:
+// ExitCompile, the reserved runtime codes and every code at or above
+// ExitHelperBase. It reads and writes the native state through the
+// Machine's accessors (Reg, SetReg, ExitArg, SetPC, ...) and returns nil to
+// resume native code, or an error, which Call returns as is.
+type ExitHandler func(m *Machine, code uint64) error
+
+// ErrStackOverflow is matched (errors.Is) by the *StackOverflowError that
+// Call returns when a prolog's stack check failed.
+var ErrStackOverflow = errors.New("jitrt: native stack overflow")
+
+// ErrClosed is returned by Call on a closed Machine.
+var ErrClosed = errors.New("jitrt: machine is closed")
+
+// StackOverflowError reports a native stack overflow: PC is the return
+// address of the CALL to the overflow stub, SP the stack pointer there. The
+// frames on the native stack are abandoned; the Machine itself stays usable
+// (the next top-level Call starts on a fresh stack).
+type StackOverflowError struct {
+	PC, SP uintptr
+}
+
+func (e *StackOverflowError) Error() string {
+	return fmt.Sprintf("jitrt: native stack overflow (pc %#x, sp %#x)", e.PC, e.SP)
+}
+
+// Is makes errors.Is(err, ErrStackOverflow) true.
+func (e *StackOverflowError) Is(target error) bool { return target == ErrStackOverflow }
+
+// NewMachine maps a native stack with its guard and a context block, and
+// fills the context's stub addresses and stack limit.
+func NewMachine(cfg MachineConfig) (*Machine, error) {
+	if cfg.Heap == nil {
+		return nil, errors.New("jitrt: MachineConfig.Heap is nil")
+	}
+	if cfg.StackBytes == 0 {
+		cfg.StackBytes = 8 << 20
+	}
+	if cfg.GuardBytes == 0 {
+		cfg.GuardBytes = 64 << 10
+	}
+	if cfg.StackReserve == 0 {
+		cfg.StackReserve = 64 << 10
+	}
+	if cfg.PollBudget == 0 {
+		cfg.PollBudget = 1 << 16
+	}
+	if cfg.StackBytes < 0 || cfg.GuardBytes < 0 || cfg.StackReserve < 0 || cfg.PollBudget > 1<<62 {
+		return nil, errors.New("jitrt: negative size in MachineConfig")
+	}
+	stack := roundUp(cfg.StackBytes, pageSize)
+	guard := roundUp(cfg.GuardBytes, pageSize)
+	if cfg.StackReserve+2*pageSize > stack {
+		return nil, fmt.Errorf("jitrt: stack of %d bytes is too small for a reserve of %d", stack, cfg.StackReserve)
+	}
+	ctxBytes := roundUp(CtxSize, pageSize)
+	mem, err := syscall.Mmap(-1, 0, guard+stack+ctxBytes, syscall.PROT_READ|syscall.PROT_WRITE,
+		syscall.MAP_PRIVATE|syscall.MAP_ANON|syscall.MAP_NORESERVE)
+	if err != nil {
+		return nil, fmt.Errorf("jitrt: mapping native stack: %w", err)
+	}
+	if guard > 0 {
+		if err := syscall.Mprotect(mem[:guard], syscall.PROT_NONE); err != nil {
+			syscall.Munmap(mem)
+			return nil, fmt.Errorf("jitrt: stack guard: %w", err)
+		}
+	}
+	base := uintptr(unsafe.Pointer(&mem[0]))
+	m := &Machine{
+		heap:    cfg.Heap,
+		mem:     mem,
+		ctx:     unsafe.Pointer(&mem[guard+stack]),
+		ctxAddr: base + uintptr(guard+stack),
+		stackLo: base + uintptr(guard),
+		stackHi: base + uintptr(guard+stack),
+		budget:  cfg.PollBudget,
+	}
+	m.SetReg(CtxPoll, m.budget)
+	m.SetReg(CtxStackLimit, uint64(m.stackLo)+uint64(cfg.StackReserve))
+	m.SetReg(CtxExitStub, uint64(cfg.Heap.exitStub))
+	m.SetReg(CtxPollStub, uint64(cfg.Heap.pollStub))
+	m.SetReg(CtxOverflowStub, uint64(cfg.Heap.overflowStub))
+	m.SetReg(CtxReturnStub, uint64(cfg.Heap.returnStub))
+	m.SetReg(CtxStackHi, uint64(m.stackHi))
+	m.SetReg(CtxStackLo, uint64(m.stackLo))
+	return m, nil
+}
+
+// Close unmaps the stack and the context block. It must not be called while
+// a Call is running.
+func (m *Machine) Close() error {
+	if m.closed {
+		return nil
+	}
+	if m.depth > 0 {
+		return errors.New("jitrt: Close during Call")
+	}
+	m.closed = true
+	m.ctx = nil
+	return syscall.Munmap(m.mem)
+}
+
+// Heap returns the Machine's code heap.
+func (m *Machine) Heap() *CodeHeap { return m.heap }
+
+// Context returns the address of the context block (what R15 holds).
+func (m *Machine) Context() uintptr { return m.ctxAddr }
+
+// StackBounds returns the native stack's usable range [lo, hi).
+func (m *Machine) StackBounds() (lo, hi uintptr) { return m.stackLo, m.stackHi }
+
+// Reg reads the 8-byte context slot at byte offset off (one of the Ctx
+// constants).
+func (m *Machine) Reg(off int) uint64 {
+	return *(*uint64)(m.slot(off))
+}
+
+// SetReg writes the 8-byte context slot at byte offset off. Writes to
+// register slots take effect when native code is resumed.
+func (m *Machine) SetReg(off int, v uint64) {
+	*(*uint64)(m.slot(off)) = v
+}
+
+func (m *Machine) slot(off int) unsafe.Pointer {
+	if off < 0 || off >= CtxSize || off&7 != 0 {
+		panic(fmt.Sprintf("jitrt: bad context offset %#x", off))
+	}
+	if m.ctx == nil {
+		panic("jitrt: machine is closed")
+	}
+	return unsafe.Add(m.ctx, off)
+}
+
+// ExitArg returns CtxExitArg.
+func (m *Machine) ExitArg() uint64 { return m.Reg(CtxExitArg) }
+
+// PC returns CtxPC: after an exit, the return address of the CALL that
+// entered the exit stub.
+func (m *Machine) PC() uintptr { return uintptr(m.Reg(CtxPC)) }
+
+// SetPC sets where native code resumes.
+func (m *Machine) SetPC(pc uintptr) { m.SetReg(CtxPC, uint64(pc)) }
+
+// SP returns CtxRSP: after an exit, the exiting code's RSP before its CALL.
+func (m *Machine) SP() uintptr { return uintptr(m.Reg(CtxRSP)) }
+
+// SetSP sets the RSP native code resumes with.
+func (m *Machine) SetSP(sp uintptr) { m.SetReg(CtxRSP, uint64(sp)) }
+
+// ResultXMM0 returns the low 64 bits of XMM0 at the return of the last
+// completed Call (the result of a float-returning method).
+func (m *Machine) ResultXMM0() uint64 { return m.xmm0 }
+
+// ReadStack reads the 8 bytes at native stack address addr.
+func (m *Machine) ReadStack(addr uintptr) uint64 {
+	return *(*uint64)(m.stackPtr(addr))
+}
+
+// WriteStack writes the 8 bytes at native stack address addr.
+func (m *Machine) WriteStack(addr uintptr, v uint64) {
+	*(*uint64)(m.stackPtr(addr)) = v
+}
+
+func (m *Machine) stackPtr(addr uintptr) unsafe.Pointer {
+	if addr < m.stackLo || addr+8 > m.stackHi || addr&7 != 0 || m.closed {
+		panic(fmt.Sprintf("jitrt: address %#x is not in the native stack", addr))
+	}
+	return unsafe.Pointer(&m.mem[addr-uintptr(unsafe.Pointer(&m.mem[0]))])
+}
+
+// argSlots are the integer argument registers of the managed convention.
+var argSlots = [...]int{CtxRDI, CtxRSI, CtxRDX, CtxRCX, CtxR8, CtxR9}
+
+// execStart and execEnd bound the slots a nested Call saves and restores:
+// PC, RSP, RBP, the GPRs and the XMM registers.
+const (
+	execStart = CtxPC
+	execEnd   = CtxXMM7 + 8
+)
+
+// Call runs native code at entry as a managed call with the integer
+// arguments in RDI, RSI, RDX, RCX, R8, R9 (more than six is an error for
+// now) and returns RAX when it returns. A top-level Call starts on a fresh
+// native stack with a zeroed register state (RBP = 0) and a full poll
+// budget. A Call made from inside an ExitHandler (nested) runs below the
+// interrupted code's RSP, leaving its frames intact, and restores the
+// interrupted register state, exit code and exit argument when it returns.
+//
+// The loop: resume; then by exit code: ExitReturn returns RAX; ExitPoll
+// checks ctx (returns an error wrapping ctx.Err()), calls runtime.Gosched,
+// resets CtxPoll and resumes; ExitStackOverflow returns a
+// *StackOverflowError; every other nonzero code goes to h, and h's non-nil
+// error is returned.
+func (m *Machine) Call(ctx context.Context, entry uintptr, intArgs []uint64, h ExitHandler) (uint64, error) {
+	if m.closed {
+		return 0, ErrClosed
+	}
+	if len(intArgs) > len(argSlots) {
+		return 0, fmt.Errorf("jitrt: %d integer arguments, at most %d supported", len(intArgs), len(argSlots))
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, fmt.Errorf("jitrt: native call not started: %w", err)
+	}
+	var sp uintptr
+	if m.depth > 0 {
+		var saved [(execEnd - execStart) / 8]uint64
+		for i := range saved {
+			saved[i] = m.Reg(execStart + 8*i)
+		}
+		code, arg := m.Reg(CtxExitCode), m.Reg(CtxExitArg)
+		defer func() {
+			for i := range saved {
+				m.SetReg(execStart+8*i, saved[i])
+			}
+			m.SetReg(CtxExitCode, code)
+			m.SetReg(CtxExitArg, arg)
+		}()
+		sp = uintptr(saved[(CtxRSP-execStart)/8]) &^ 15
+		if sp > m.stackHi || sp < m.stackLo+pageSize {
+			return 0, &StackOverflowError{PC: m.PC(), SP: sp}
+		}
+	} else {
+		sp = m.stackHi
+		m.SetReg(CtxPoll, m.budget)
+	}
+	for off := execStart; off < execEnd; off += 8 {
+		m.SetReg(off, 0)
+	}
+	for i, v := range intArgs {
+		m.SetReg(argSlots[i], v)
+	}
+	sp -= 8 // sp+8 is 16-byte aligned, as after a CALL
+	m.WriteStack(sp, uint64(m.heap.returnStub))
+	m.SetReg(CtxRSP, uint64(sp))
+	m.SetPC(entry)
+	m.depth++
+	defer func() { m.depth-- }()
+	return m.run(ctx, h)
+}
+
+func (m *Machine) run(ctx context.Context, h ExitHandler) (uint64, error) {
+	for {
+		*(*uint64)(unsafe.Add(m.ctx, CtxExitCode)) = ExitNone
+		resume(m.ctxAddr)
+		code := *(*uint64)(unsafe.Add(m.ctx, CtxExitCode))
+		switch code {
+		case ExitReturn:
+			m.xmm0 = m.Reg(CtxXMM0)
+			return m.Reg(CtxRAX), nil
+		case ExitPoll:
+			if err := ctx.Err(); err != nil {
+				return 0, fmt.Errorf("jitrt: native call interrupted: %w", err)
+			}
+			runtime.Gosched()
+			m.SetReg(CtxPoll, m.budget)
+		case ExitStackOverflow:
+			return 0, &StackOverflowError{PC: m.PC(), SP: m.SP()}
+		case ExitNone:
+			return 0, fmt.Errorf("jitrt: native code exited without an exit code (pc %#x)", m.PC())
+		default:
+			if h == nil {
+				return 0, fmt.Errorf("jitrt: exit code %d with no exit handler (pc %#x)", code, m.PC())
+			}
+			if err := h(m, code); err != nil {
+				return 0, err
+			}
+		}
+	}
+}

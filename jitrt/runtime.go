@@ -1,0 +1,767 @@
+package jitrt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"syscall"
+	"unsafe"
+
+	"miniil/il"
+)
+
+// Compiled is a method's machine code as the code generator produced it.
+type Compiled struct {
+	Code  []byte
+	Sites []Site // call and exit sites, sorted by offset
+}
+
+// Site maps the return address of a call or exit (an offset in the
+// method's code) to the IL offset it came from.
+type Site struct {
+	Offset   int
+	ILOffset int
+}
+
+// CompileFunc compiles a method for a runtime (the runtime passes itself
+// to the code generator as the source of addresses).
+type CompileFunc func(rt *Runtime, m *il.Method) (*Compiled, error)
+
+// Options configures a Runtime.
+type Options struct {
+	Stdout  io.Writer
+	Compile CompileFunc
+	// HeapBytes bounds the managed heap (there is no collector yet).
+	// Default 1 GiB.
+	HeapBytes int
+	// StackBytes is the native stack size. Default 8 MiB.
+	StackBytes int
+}
+
+// UnhandledException is a managed exception no handler caught.
+type UnhandledException struct {
+	Type, Message string
+	Trace         []string // methods from the throw point outward
+}
+
+func (e *UnhandledException) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Unhandled exception. %s: %s", e.Type, e.Message)
+	for _, t := range e.Trace {
+		b.WriteString("\n   at ")
+		b.WriteString(t)
+	}
+	return b.String()
+}
+
+// typeKind says what a runtime type describes.
+type typeKind uint8
+
+const (
+	tkClass  typeKind = iota // an instance of a class (base library ones too)
+	tkString                 // System.String
+	tkArray                  // a single-dimension array
+	tkBox                    // a boxed primitive
+)
+
+// rtType is the Go-side description of a method table.
+type rtType struct {
+	id       int
+	kind     typeKind
+	class    *il.Class // tkClass, tkString
+	elem     *il.Type  // tkArray
+	prim     il.Kind   // tkBox
+	name     string    // CLR name
+	mt       uintptr
+	elemSize int // tkArray
+}
+
+// arena is a bump allocator over an mmap'd region outside the Go heap.
+type arena struct {
+	mem  []byte
+	base uintptr
+	top  int
+}
+
+func newArena(size int) (*arena, error) {
+	mem, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE,
+		syscall.MAP_PRIVATE|syscall.MAP_ANONYMOUS|syscall.MAP_NORESERVE)
+	if err != nil {
+		return nil, fmt.Errorf("jitrt: mapping %d bytes: %w", size, err)
+	}
+	return &arena{mem: mem, base: uintptr(unsafe.Pointer(&mem[0])), top: 8}, nil
+}
+
+// ErrHeapExhausted reports that the managed heap is full (there is no
+// garbage collector yet).
+var ErrHeapExhausted = errors.New("managed heap exhausted (miniil has no garbage collector yet)")
+
+func (a *arena) alloc(n int) (uintptr, error) {
+	n = (n + 7) &^ 7
+	if a.top+n > len(a.mem) {
+		return 0, ErrHeapExhausted
+	}
+	p := a.base + uintptr(a.top)
+	a.top += n
+	return p, nil
+}
+
+func (a *arena) contains(p uintptr, n int) bool {
+	return p >= a.base && p+uintptr(n) <= a.base+uintptr(a.top)
+}
+
+// Runtime runs one module's JIT-compiled code.
+type Runtime struct {
+	mod     *il.Module
+	opts    Options
+	out     *outWriter
+	code    *CodeHeap
+	mach    *Machine
+	cells   *Cells
+	heap    *arena // objects, strings, arrays, boxes
+	meta    *arena // method tables, statics
+	methods []*il.Method
+	types   []*rtType
+	classMT map[*il.Class]*rtType
+	typeMT  map[string]*rtType // arrays and boxes by type text
+	strs    map[string]uintptr
+	statics uintptr
+	// vtableRefs lists the vtable slots that point at a method's prestub,
+	// patched when the method is compiled.
+	vtableRefs map[*il.Method][]uintptr
+	builtins   []*il.Method
+	builtinID  map[*il.Method]uint64
+	stubs      map[*il.Method]uintptr // exit stubs of base library virtual methods
+	codeMap    []codeRange            // sorted by start
+	ctx        context.Context
+	toString   int // vtable slots of Object.ToString and Exception.get_Message
+	getMessage int
+}
+
+// codeRange is one installed method's code.
+type codeRange struct {
+	start, end uintptr
+	method     *il.Method
+	sites      []Site
+}
+
+// NewRuntime prepares a module for JIT execution: it maps the managed heap
+// and the native stack, lays out method tables and statics, and creates a
+// call cell with a prestub for every method.
+func NewRuntime(mod *il.Module, opts Options) (rt *Runtime, err error) {
+	if opts.Compile == nil {
+		return nil, errors.New("jitrt: Options.Compile is required")
+	}
+	if opts.Stdout == nil {
+		opts.Stdout = io.Discard
+	}
+	if opts.HeapBytes == 0 {
+		opts.HeapBytes = 1 << 30
+	}
+	rt = &Runtime{
+		mod: mod, opts: opts, out: newOutWriter(opts.Stdout),
+		classMT: map[*il.Class]*rtType{}, typeMT: map[string]*rtType{}, strs: map[string]uintptr{},
+		vtableRefs: map[*il.Method][]uintptr{}, builtinID: map[*il.Method]uint64{}, stubs: map[*il.Method]uintptr{},
+	}
+	defer func() {
+		if err != nil {
+			rt.Close()
+		}
+	}()
+	if rt.code, err = NewCodeHeap(CodeHeapConfig{}); err != nil {
+		return nil, err
+	}
+	if rt.mach, err = NewMachine(MachineConfig{Heap: rt.code, StackBytes: opts.StackBytes}); err != nil {
+		return nil, err
+	}
+	if rt.heap, err = newArena(opts.HeapBytes); err != nil {
+		return nil, err
+	}
+	if rt.meta, err = newArena(64 << 20); err != nil {
+		return nil, err
+	}
+	rt.methods = mod.AllMethods()
+	if rt.cells, err = rt.code.NewCells(len(rt.methods)); err != nil {
+		return nil, err
+	}
+	if rt.statics, err = rt.meta.alloc(8 * (len(mod.StaticFields()) + 1)); err != nil {
+		return nil, err
+	}
+	obj := mod.Class(il.ObjectClass)
+	rt.toString = methodSlot(obj, "ToString")
+	rt.getMessage = methodSlot(mod.Class(il.ExceptionClass), "get_Message")
+	// Method tables for every class, bases first.
+	var classes []*il.Class
+	seen := map[*il.Class]bool{}
+	var add func(c *il.Class)
+	add = func(c *il.Class) {
+		if c == nil || seen[c] {
+			return
+		}
+		add(c.Base)
+		seen[c] = true
+		classes = append(classes, c)
+	}
+	for _, name := range baseLibraryClasses() {
+		add(mod.Class(name))
+	}
+	for _, c := range mod.Classes {
+		add(c)
+	}
+	for _, c := range classes {
+		kind := tkClass
+		if c.Name == il.StringClass {
+			kind = tkString
+		}
+		if _, err := rt.newType(&rtType{kind: kind, class: c, name: c.Name}, c.VTable, c.Base); err != nil {
+			return nil, err
+		}
+	}
+	return rt, nil
+}
+
+// baseLibraryClasses lists the base library's class names.
+func baseLibraryClasses() []string {
+	names := []string{il.ObjectClass, il.StringClass, il.ConsoleClass, il.ExceptionClass}
+	for _, n := range []string{"System.SystemException", "System.ArithmeticException", "System.DivideByZeroException",
+		"System.OverflowException", "System.NullReferenceException", "System.IndexOutOfRangeException",
+		"System.InvalidCastException", "System.ArrayTypeMismatchException", "System.ArgumentException",
+		"System.ArgumentOutOfRangeException", "System.ArgumentNullException", "System.InvalidOperationException",
+		"System.NotSupportedException", "System.NotImplementedException", "System.FormatException",
+		"System.ApplicationException"} {
+		names = append(names, n)
+	}
+	return names
+}
+
+func methodSlot(c *il.Class, name string) int {
+	for i, m := range c.VTable {
+		if m.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// newType allocates a method table with the given vtable and registers t.
+func (rt *Runtime) newType(t *rtType, vtable []*il.Method, base *il.Class) (*rtType, error) {
+	mt, err := rt.meta.alloc(MTVTable + MTSlotSize*len(vtable))
+	if err != nil {
+		return nil, err
+	}
+	t.id, t.mt = len(rt.types), mt
+	rt.types = append(rt.types, t)
+	if base != nil {
+		rt.setU64(mt+MTBase, uint64(rt.classMT[base].mt))
+	}
+	rt.setU64(mt+MTTypeID, uint64(t.id))
+	for i, m := range vtable {
+		slot := mt + MTVTable + uintptr(MTSlotSize*i)
+		addr, err := rt.entryPoint(m)
+		if err != nil {
+			return nil, err
+		}
+		rt.setU64(slot, uint64(addr))
+		if !m.Builtin {
+			rt.vtableRefs[m] = append(rt.vtableRefs[m], slot)
+		}
+	}
+	if t.kind == tkClass || t.kind == tkString {
+		rt.classMT[t.class] = t
+	}
+	return t, nil
+}
+
+// entryPoint returns the current code address of a method: its compiled
+// code, its prestub, or for a base library virtual method an exit stub.
+func (rt *Runtime) entryPoint(m *il.Method) (uintptr, error) {
+	if !m.Builtin {
+		return rt.cells.Get(m.Index), nil
+	}
+	if s, ok := rt.stubs[m]; ok {
+		return s, nil
+	}
+	var a asmbuf
+	a.storeImm(CtxExitCode, HelperBuiltin)
+	a.storeImm(CtxExitArg, int32(rt.BuiltinID(m)))
+	a.callMem(CtxExitStub)
+	a.ret()
+	addr, err := rt.code.Install(a.b)
+	if err != nil {
+		return 0, err
+	}
+	rt.stubs[m] = addr
+	return addr, nil
+}
+
+// Close releases the runtime's memory.
+func (rt *Runtime) Close() error {
+	var errs []error
+	if rt.mach != nil {
+		errs = append(errs, rt.mach.Close())
+	}
+	if rt.code != nil {
+		errs = append(errs, rt.code.Close())
+	}
+	for _, a := range []*arena{rt.heap, rt.meta} {
+		if a != nil {
+			errs = append(errs, syscall.Munmap(a.mem))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Memory access to managed memory. Addresses outside the arenas are a bug
+// in the runtime or the code generator (a panic, recovered at the API).
+func (rt *Runtime) bytes(p uintptr, n int) []byte {
+	for _, a := range []*arena{rt.heap, rt.meta} {
+		if a.contains(p, n) {
+			off := int(p - a.base)
+			return a.mem[off : off+n : off+n]
+		}
+	}
+	panic(fmt.Sprintf("jitrt: access to %#x (%d bytes) outside managed memory", p, n))
+}
+
+func (rt *Runtime) u64(p uintptr) uint64 {
+	return *(*uint64)(unsafe.Pointer(&rt.bytes(p, 8)[0]))
+}
+
+func (rt *Runtime) setU64(p uintptr, v uint64) {
+	*(*uint64)(unsafe.Pointer(&rt.bytes(p, 8)[0])) = v
+}
+
+// typeOf returns the runtime type of a non-null object.
+func (rt *Runtime) typeOf(obj uintptr) *rtType {
+	return rt.types[rt.u64(uintptr(rt.u64(obj+ObjMT))+MTTypeID)]
+}
+
+// CellAddr implements the code generator's Env.
+func (rt *Runtime) CellAddr(m *il.Method) uintptr { return rt.cells.CellAddr(m.Index) }
+
+// ClassMT returns the method table of a class.
+func (rt *Runtime) ClassMT(c *il.Class) uintptr { return rt.classMT[c].mt }
+
+// TypeMT returns the method table of a class, array or boxed primitive
+// type, creating array and box tables on first use.
+func (rt *Runtime) TypeMT(t *il.Type) uintptr {
+	rtt, err := rt.typeFor(t)
+	if err != nil {
+		panic(err)
+	}
+	return rtt.mt
+}
+
+func (rt *Runtime) typeFor(t *il.Type) (*rtType, error) {
+	switch t.Kind {
+	case il.KObject:
+		return rt.classMT[rt.mod.Class(il.ObjectClass)], nil
+	case il.KString:
+		return rt.classMT[rt.mod.Class(il.StringClass)], nil
+	case il.KClass:
+		return rt.classMT[t.Class], nil
+	}
+	key := t.String()
+	if rtt, ok := rt.typeMT[key]; ok {
+		return rtt, nil
+	}
+	obj := rt.mod.Class(il.ObjectClass)
+	var rtt *rtType
+	if t.Kind == il.KArray {
+		rtt = &rtType{kind: tkArray, elem: t.Elem, name: t.CLRName(), elemSize: ElemSize(t.Elem)}
+	} else {
+		rtt = &rtType{kind: tkBox, prim: t.Kind, name: t.CLRName()}
+	}
+	rtt, err := rt.newType(rtt, obj.VTable, obj)
+	if err != nil {
+		return nil, err
+	}
+	rt.typeMT[key] = rtt
+	return rtt, nil
+}
+
+// ElemSize returns the size in bytes of an array element of type t.
+func ElemSize(t *il.Type) int {
+	switch t.Kind {
+	case il.KBool, il.KI1, il.KU1:
+		return 1
+	case il.KChar, il.KI2, il.KU2:
+		return 2
+	case il.KI4, il.KU4, il.KR4:
+		return 4
+	}
+	return 8
+}
+
+// StaticAddr returns the address of a static field's slot.
+func (rt *Runtime) StaticAddr(f *il.Field) uintptr { return rt.statics + uintptr(8*f.Slot) }
+
+// StringAddr returns the interned string object for s.
+func (rt *Runtime) StringAddr(s string) uintptr {
+	if p, ok := rt.strs[s]; ok {
+		return p
+	}
+	p, err := rt.newString(utf16Of(s))
+	if err != nil {
+		panic(err)
+	}
+	rt.strs[s] = p
+	return p
+}
+
+// BuiltinID returns the helper id of a base library method.
+func (rt *Runtime) BuiltinID(m *il.Method) uint64 {
+	if id, ok := rt.builtinID[m]; ok {
+		return id
+	}
+	id := uint64(len(rt.builtins))
+	rt.builtins = append(rt.builtins, m)
+	rt.builtinID[m] = id
+	return id
+}
+
+// alloc allocates a zeroed object of type t with room for n bytes after
+// the header.
+func (rt *Runtime) alloc(t *rtType, n int) (uintptr, error) {
+	p, err := rt.heap.alloc(8 + n)
+	if err != nil {
+		return 0, err
+	}
+	rt.setU64(p+ObjMT, uint64(t.mt))
+	return p, nil
+}
+
+func (rt *Runtime) newObject(c *il.Class) (uintptr, error) {
+	return rt.alloc(rt.classMT[c], 8*c.NumFields)
+}
+
+func (rt *Runtime) newString(u []uint16) (uintptr, error) {
+	p, err := rt.alloc(rt.classMT[rt.mod.Class(il.StringClass)], 8+2*len(u))
+	if err != nil {
+		return 0, err
+	}
+	rt.setU64(p+StrLen, uint64(len(u)))
+	if len(u) > 0 {
+		copy(unsafe.Slice((*uint16)(unsafe.Pointer(&rt.bytes(p+StrData, 2*len(u))[0])), len(u)), u)
+	}
+	return p, nil
+}
+
+// str returns the UTF-16 units of a string object (nil for null).
+func (rt *Runtime) str(p uintptr) []uint16 {
+	if p == 0 {
+		return nil
+	}
+	n := int(rt.u64(p + StrLen))
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint16)(unsafe.Pointer(&rt.bytes(p+StrData, 2*n)[0])), n)
+}
+
+// Run runs the entry point and returns its exit code.
+func (rt *Runtime) Run(ctx context.Context) (code int, err error) {
+	rt.ctx = ctx
+	defer func() {
+		if ferr := rt.out.finish(); err == nil && ferr != nil {
+			err = ferr
+		}
+	}()
+	entry := rt.mod.Entry
+	ret, err := rt.mach.Call(ctx, rt.cells.Get(entry.Index), nil, rt.handle)
+	if err != nil {
+		return 1, err
+	}
+	if entry.Ret.Kind == il.KI4 {
+		return int(int32(ret)), nil
+	}
+	return 0, nil
+}
+
+// handle services exits from native code.
+func (rt *Runtime) handle(m *Machine, code uint64) error {
+	switch code {
+	case ExitCompile:
+		return rt.compile(int(m.ExitArg()))
+	case HelperAlloc:
+		return rt.result(rt.alloc(rt.types[rt.u64(uintptr(m.Reg(CtxRDI))+MTTypeID)], 8*rt.numFields(uintptr(m.Reg(CtxRDI)))))
+	case HelperNewArr:
+		t := rt.types[rt.u64(uintptr(m.Reg(CtxRDI))+MTTypeID)]
+		n := int64(m.Reg(CtxRSI))
+		if n > int64(rt.opts.HeapBytes) {
+			return ErrHeapExhausted
+		}
+		p, err := rt.alloc(t, 8+int(n)*t.elemSize)
+		if err == nil {
+			rt.setU64(p+ArrLen, uint64(n))
+		}
+		return rt.result(p, err)
+	case HelperBox:
+		t := rt.types[rt.u64(uintptr(m.Reg(CtxRDI))+MTTypeID)]
+		p, err := rt.alloc(t, 8)
+		if err == nil {
+			rt.setU64(p+BoxValue, boxBits(t.prim, m.Reg(CtxRSI)))
+		}
+		return rt.result(p, err)
+	case HelperIsInst:
+		obj := uintptr(m.Reg(CtxRDI))
+		t := rt.types[rt.u64(uintptr(m.Reg(CtxRSI))+MTTypeID)]
+		if obj != 0 && rt.isInstance(obj, t) {
+			return rt.result(obj, nil)
+		}
+		return rt.result(0, nil)
+	case HelperTypeIs:
+		obj := rt.typeOf(uintptr(m.Reg(CtxRDI)))
+		t := rt.types[rt.u64(uintptr(m.Reg(CtxRSI))+MTTypeID)]
+		return rt.result(b2u(obj.kind == tkBox && obj.prim == t.prim), nil)
+	case HelperCanStore:
+		arr := rt.typeOf(uintptr(m.Reg(CtxRDI)))
+		et, err := rt.typeFor(arr.elem)
+		if err != nil {
+			return err
+		}
+		return rt.result(b2u(rt.isInstance(uintptr(m.Reg(CtxRSI)), et)), nil)
+	case HelperThrow:
+		return rt.unhandled(m, uintptr(m.Reg(CtxRDI)))
+	case HelperThrowNew:
+		exc, err := rt.newException(m)
+		if err != nil {
+			return err
+		}
+		return rt.unhandled(m, exc)
+	case HelperBuiltin:
+		return rt.builtin(m, rt.builtins[m.ExitArg()])
+	case HelperFRem:
+		a := math.Float64frombits(m.Reg(CtxXMM0))
+		b := math.Float64frombits(m.Reg(CtxXMM1))
+		m.SetReg(CtxXMM0, math.Float64bits(math.Mod(a, b)))
+		return nil
+	case HelperF2U8:
+		m.SetReg(CtxRAX, f2u64(math.Float64frombits(m.Reg(CtxXMM0))))
+		return nil
+	}
+	return fmt.Errorf("jitrt: unknown exit code %d at %#x", code, m.PC())
+}
+
+func (rt *Runtime) numFields(mt uintptr) int {
+	t := rt.types[rt.u64(mt+MTTypeID)]
+	return t.class.NumFields
+}
+
+// result stores a helper's pointer result in RAX.
+func (rt *Runtime) result(p uintptr, err error) error {
+	if err != nil {
+		return err
+	}
+	rt.mach.SetReg(CtxRAX, uint64(p))
+	return nil
+}
+
+func b2u(b bool) uintptr {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// boxBits normalizes a value for a box of primitive kind k.
+func boxBits(k il.Kind, v uint64) uint64 {
+	switch k {
+	case il.KBool, il.KU1:
+		return uint64(uint8(v))
+	case il.KI1:
+		return uint64(int64(int8(v)))
+	case il.KI2:
+		return uint64(int64(int16(v)))
+	case il.KU2, il.KChar:
+		return uint64(uint16(v))
+	case il.KI4:
+		return uint64(int64(int32(v)))
+	case il.KU4, il.KR4:
+		return uint64(uint32(v))
+	}
+	return v
+}
+
+// f2u64 is CoreCLR's x64 unchecked float to uint64 conversion: values
+// below 2^63 convert through int64, larger ones are offset by 2^63; NaN and
+// values of 2^64 and more give 0.
+func f2u64(f float64) uint64 {
+	const two63 = 9223372036854775808.0
+	f2i64 := func(f float64) int64 {
+		if f != f || f < -two63 || f >= two63 {
+			return math.MinInt64
+		}
+		return int64(f)
+	}
+	if f < two63 {
+		return uint64(f2i64(f))
+	}
+	return uint64(f2i64(f-two63)) + 1<<63
+}
+
+// isInstance reports whether non-null obj is an instance of type t.
+func (rt *Runtime) isInstance(obj uintptr, t *rtType) bool {
+	o := rt.typeOf(obj)
+	switch t.kind {
+	case tkString:
+		return o.kind == tkString
+	case tkClass:
+		if t.class.Name == il.ObjectClass {
+			return true
+		}
+		return o.kind == tkClass && o.class.IsSubclassOf(t.class)
+	case tkArray:
+		return o.kind == tkArray && arrayElemAssignable(o.elem, t.elem)
+	}
+	return o.kind == tkBox && o.prim == t.prim
+}
+
+// arrayElemAssignable reports whether an array of from may be used as an
+// array of to: reference covariance, and integer types of the same size
+// and signedness-insensitive kind (int32[] as uint32[]), as the CLR allows.
+func arrayElemAssignable(from, to *il.Type) bool {
+	if from.IsRef() && to.IsRef() {
+		switch to.Kind {
+		case il.KObject:
+			return true
+		case il.KString:
+			return from.Kind == il.KString
+		case il.KClass:
+			return from.Kind == il.KClass && from.Class.IsSubclassOf(to.Class)
+		case il.KArray:
+			return from.Kind == il.KArray && arrayElemAssignable(from.Elem, to.Elem)
+		}
+		return false
+	}
+	if from.IsRef() || to.IsRef() {
+		return false
+	}
+	return signless(from.Kind) == signless(to.Kind)
+}
+
+func signless(k il.Kind) il.Kind {
+	switch k {
+	case il.KU1:
+		return il.KI1
+	case il.KU2:
+		return il.KI2
+	case il.KU4:
+		return il.KI4
+	case il.KU8:
+		return il.KI8
+	case il.KU:
+		return il.KI
+	}
+	return k
+}
+
+// compile compiles method i, installs it and patches its cell and vtable
+// slots; the prestub then jumps to the new code.
+func (rt *Runtime) compile(i int) error {
+	m := rt.methods[i]
+	c, err := rt.opts.Compile(rt, m)
+	if err != nil {
+		return err
+	}
+	addr, err := rt.code.Install(c.Code)
+	if err != nil {
+		return err
+	}
+	rt.cells.Set(i, addr)
+	for _, slot := range rt.vtableRefs[m] {
+		rt.setU64(slot, uint64(addr))
+	}
+	r := codeRange{start: addr, end: addr + uintptr(len(c.Code)), method: m, sites: c.Sites}
+	k := sort.Search(len(rt.codeMap), func(j int) bool { return rt.codeMap[j].start > addr })
+	rt.codeMap = append(rt.codeMap, codeRange{})
+	copy(rt.codeMap[k+1:], rt.codeMap[k:])
+	rt.codeMap[k] = r
+	return nil
+}
+
+// methodAt returns the compiled method containing pc.
+func (rt *Runtime) methodAt(pc uintptr) *codeRange {
+	k := sort.Search(len(rt.codeMap), func(j int) bool { return rt.codeMap[j].end > pc })
+	if k < len(rt.codeMap) && rt.codeMap[k].start <= pc {
+		return &rt.codeMap[k]
+	}
+	return nil
+}
+
+// stackTrace walks the managed frames from an exit (RBP chain) and names
+// their methods, innermost first.
+func (rt *Runtime) stackTrace(m *Machine) []string {
+	var trace []string
+	pc, bp := m.PC(), uintptr(m.Reg(CtxRBP))
+	lo, hi := m.StackBounds()
+	for i := 0; i < 1<<20; i++ {
+		r := rt.methodAt(pc - 1)
+		if r == nil || bp < lo || bp+16 > hi {
+			break
+		}
+		trace = append(trace, r.method.TraceName())
+		pc, bp = uintptr(m.ReadStack(bp+8)), uintptr(m.ReadStack(bp))
+	}
+	return trace
+}
+
+// unhandled ends the run with the report of an exception no handler
+// catches (the JIT does not compile handlers yet, so every throw is one).
+func (rt *Runtime) unhandled(m *Machine, exc uintptr) error {
+	trace := rt.stackTrace(m)
+	t := rt.typeOf(exc)
+	msg, err := rt.message(exc)
+	if err != nil {
+		return err
+	}
+	return &UnhandledException{Type: t.name, Message: msg, Trace: trace}
+}
+
+// message returns an exception's Message, calling a managed get_Message
+// override if the class has one.
+func (rt *Runtime) message(exc uintptr) (string, error) {
+	t := rt.typeOf(exc)
+	if t.kind != tkClass || !t.class.IsSubclassOf(rt.mod.Class(il.ExceptionClass)) {
+		return "", nil
+	}
+	if impl := t.class.VTable[rt.getMessage]; !impl.Builtin {
+		s, err := rt.callVirtual(exc, rt.getMessage)
+		return goString(rt.str(s)), err
+	}
+	s, err := rt.excMessage(exc)
+	return goString(rt.str(s)), err
+}
+
+// newException creates the exception a HelperThrowNew asks for.
+func (rt *Runtime) newException(m *Machine) (uintptr, error) {
+	t := rt.types[rt.u64(uintptr(m.Reg(CtxRDI))+MTTypeID)]
+	exc, err := rt.newObject(t.class)
+	if err != nil {
+		return 0, err
+	}
+	msg, _ := il.DefaultMessage(t.class.Name)
+	if t.class.Name == "System.InvalidCastException" && m.Reg(CtxRDX) != 0 {
+		from := rt.typeOf(uintptr(m.Reg(CtxRSI)))
+		to := rt.types[rt.u64(uintptr(m.Reg(CtxRDX))+MTTypeID)]
+		msg = fmt.Sprintf("Unable to cast object of type '%s' to type '%s'.", from.name, to.name)
+	}
+	s, err := rt.newString(utf16Of(msg))
+	if err != nil {
+		return 0, err
+	}
+	rt.setU64(exc+ObjFields, uint64(s))
+	return exc, nil
+}
+
+// callVirtual calls virtual slot of obj from Go (a nested native call)
+// and returns RAX.
+func (rt *Runtime) callVirtual(obj uintptr, slot int) (uintptr, error) {
+	target := uintptr(rt.u64(uintptr(rt.u64(obj+ObjMT)) + MTVTable + uintptr(MTSlotSize*slot)))
+	ret, err := rt.mach.Call(rt.ctx, target, []uint64{uint64(obj)}, rt.handle)
+	return uintptr(ret), err
+}
