@@ -25,6 +25,9 @@ func compileMethod(mod *il.Module, asm *amd64.Assembler) jitrt.CompileFunc {
 			return nil, err
 		}
 		c := &jitrt.Compiled{Code: code.Code}
+		for _, r := range code.CellRefs {
+			c.CellRefs = append(c.CellRefs, jitrt.CellRef{Offset: r.Offset, Cell: r.Cell})
+		}
 		for _, s := range code.Sites {
 			c.Sites = append(c.Sites, jitrt.Site{Offset: s.Offset, ILOffset: s.ILOffset})
 		}

@@ -34,12 +34,21 @@ type Site struct {
 	ILOffset int
 }
 
+// CellRef is a `CALL [RIP+disp32]` to a call cell whose 4-byte
+// displacement at Offset must be set when the code's address is known:
+// disp = Cell - (address of Offset + 4).
+type CellRef struct {
+	Offset int
+	Cell   uintptr
+}
+
 // Code is one compiled method.
 type Code struct {
 	Code         []byte
 	Sites        []Site // sorted by Offset
-	BlockOffsets []int  // native offset of each IR block
-	FrameSize    int    // bytes below the saved RBP
+	CellRefs     []CellRef
+	BlockOffsets []int // native offset of each IR block
+	FrameSize    int   // bytes below the saved RBP
 	PrologSize   int
 }
 
@@ -79,13 +88,43 @@ func classify(kinds []ir.Kind) ([]argLoc, int) {
 }
 
 type gen struct {
-	a      *Assembler
-	f      *ir.Func
-	env    Env
-	blocks []Label
-	marks  []MarkID
-	markIL []int
-	frame  int
+	a         *Assembler
+	f         *ir.Func
+	env       Env
+	blocks    []Label
+	marks     []MarkID
+	markIL    []int
+	frame     int
+	cellMarks []MarkID // marks just after each CALL [RIP+disp32] to a cell
+	cells     []uintptr
+
+	// consts holds the value of temporaries defined once, by a constant
+	// that fits an immediate; uses read the immediate instead of the slot.
+	consts map[ir.Value]int64
+	uses   []int // number of uses of each register
+	// hold is the register whose value the previous IR instruction left
+	// in RAX (NoValue if none); avail is hold as seen by the current
+	// instruction until its first load into RAX.
+	hold, avail ir.Value
+	// fused is the OpCmp whose result only feeds the block's OpIf: it is
+	// emitted as compare-and-branch by the terminator.
+	fused *ir.Instr
+	// argRegs maps arguments to the registers that still hold them, from
+	// the prolog until the entry block first clobbers an argument register.
+	argRegs map[ir.Value]Reg
+	// slotless marks constants no instruction reads from a slot: their
+	// definitions emit nothing.
+	slotless map[ir.Value]bool
+	// elide marks temporaries whose only use is the next instruction,
+	// which takes them from RAX: their slot is never written.
+	elide map[ir.Value]bool
+	// into maps elided integer results that the next instruction (a
+	// call) passes in a register to that register: they are computed
+	// there directly.
+	into map[ir.Value]Reg
+	// computed is the result the previous instruction left in its into
+	// register.
+	computed ir.Value
 }
 
 // Generate compiles an IR function to machine code. Every virtual register
@@ -93,7 +132,8 @@ type gen struct {
 // into scratch registers (RAX, RCX, RDX, XMM0, XMM1), compute, and store.
 func Generate(f *ir.Func, env Env, a *Assembler) (code *Code, err error) {
 	a.Reset()
-	g := &gen{a: a, f: f, env: env}
+	g := &gen{a: a, f: f, env: env, hold: ir.NoValue, avail: ir.NoValue}
+	g.analyze()
 	defer func() {
 		if r := recover(); r != nil {
 			code, err = nil, fmt.Errorf("%s: code generation failed: %v", f.Method.FullName(), r)
@@ -115,11 +155,40 @@ func Generate(f *ir.Func, env Env, a *Assembler) (code *Code, err error) {
 	g.frame = (8*len(f.Kinds) + 8*out + 15) &^ 15
 	prologEnd := g.prolog()
 	blockMarks := make([]MarkID, len(f.Blocks))
+	var entryArgRegs map[ir.Value]Reg // argument registers at the end of the entry block
 	for i, b := range f.Blocks {
 		a.Bind(g.blocks[i])
 		blockMarks[i] = a.Mark()
+		g.hold = ir.NoValue // a branch target: RAX holds nothing known
+		switch {
+		case i == 0 && len(b.Preds) == 0:
+		case len(b.Preds) == 1 && b.Preds[0].ID == 0 && len(f.Blocks[0].Preds) == 0:
+			g.argRegs = entryArgRegs // reached only from the entry block
+		default:
+			g.argRegs = nil
+		}
+		g.fused = g.fusable(b)
+		g.findElidable(b)
 		for _, in := range b.Instrs {
+			if in == g.fused {
+				continue
+			}
+			if !keepsArgRegs(in) {
+				g.argRegs = nil
+			}
+			g.avail, g.hold = g.hold, ir.NoValue
+			computed := g.computed
 			g.instr(in)
+			if g.computed == computed {
+				g.computed = ir.NoValue
+			}
+		}
+		g.avail, g.hold = g.hold, ir.NoValue
+		if i == 0 {
+			entryArgRegs = g.argRegs
+			if t := b.Term.Op; t != ir.OpIf && t != ir.OpJump {
+				entryArgRegs = nil
+			}
 		}
 		g.term(b, i)
 	}
@@ -134,7 +203,196 @@ func Generate(f *ir.Func, env Env, a *Assembler) (code *Code, err error) {
 	for _, m := range blockMarks {
 		code.BlockOffsets = append(code.BlockOffsets, blob.Marks[m])
 	}
+	for i, m := range g.cellMarks {
+		code.CellRefs = append(code.CellRefs, CellRef{Offset: blob.Marks[m] - 4, Cell: g.cells[i]})
+	}
 	return code, nil
+}
+
+// analyze counts register uses and finds single-definition constants.
+func (g *gen) analyze() {
+	f := g.f
+	g.uses = make([]int, len(f.Kinds))
+	defs := make([]int, len(f.Kinds))
+	g.consts = map[ir.Value]int64{}
+	for _, b := range f.Blocks {
+		for _, in := range append(append([]*ir.Instr(nil), b.Instrs...), b.Term) {
+			for _, v := range in.Args {
+				g.uses[v]++
+			}
+			for _, d := range []ir.Value{in.Dst, in.Dst2} {
+				if d != ir.NoValue {
+					defs[d]++
+				}
+			}
+			if in.Op == ir.OpConst && (in.Kind == ir.I32 || in.Kind == ir.I64 && in.Aux.Int == int64(int32(in.Aux.Int))) {
+				g.consts[in.Dst] = in.Aux.Int
+			}
+		}
+	}
+	for v := range g.consts {
+		if defs[v] != 1 || int(v) < f.NumArgs+f.NumLocals {
+			delete(g.consts, v)
+		}
+	}
+	// A constant needs its slot only if some use reads the slot directly.
+	g.slotless = map[ir.Value]bool{}
+	for v := range g.consts {
+		g.slotless[v] = true
+	}
+	for _, b := range f.Blocks {
+		for _, in := range append(append([]*ir.Instr(nil), b.Instrs...), b.Term) {
+			for k, v := range in.Args {
+				if g.slotless[v] && readsSlot(in, k) {
+					delete(g.slotless, v)
+				}
+			}
+		}
+	}
+}
+
+// readsSlot reports whether instruction in reads operand k from its slot
+// directly (rather than through load or src, which handle constants).
+func readsSlot(in *ir.Instr, k int) bool {
+	switch in.Op {
+	case ir.OpIf, ir.OpSwitch, ir.OpConv, ir.OpBox:
+		return true
+	case ir.OpDiv, ir.OpDivUn, ir.OpRem, ir.OpRemUn, ir.OpAddOvf, ir.OpSubOvf, ir.OpMulOvf:
+		return k == 1 || in.Kind.IsFloat()
+	case ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpCmp:
+		return in.Kind.IsFloat()
+	}
+	return false
+}
+
+// fusable returns the block's last instruction if it is an integer or
+// reference comparison whose only use is the block's OpIf.
+func (g *gen) fusable(b *ir.Block) *ir.Instr {
+	if b.Term.Op != ir.OpIf || len(b.Instrs) == 0 {
+		return nil
+	}
+	last := b.Instrs[len(b.Instrs)-1]
+	if last.Op != ir.OpCmp || last.Dst != b.Term.Args[0] || g.uses[last.Dst] != 1 || last.Kind.IsFloat() {
+		return nil
+	}
+	return last
+}
+
+// Producers whose last action is storing their (integer or reference)
+// result from RAX, and consumers that read an operand through load.
+var (
+	raxProducers = map[ir.Op]bool{
+		ir.OpAdd: true, ir.OpSub: true, ir.OpMul: true, ir.OpAnd: true, ir.OpOr: true, ir.OpXor: true,
+		ir.OpShl: true, ir.OpShr: true, ir.OpShrUn: true, ir.OpNeg: true, ir.OpNot: true, ir.OpDiv: true, ir.OpDivUn: true,
+		ir.OpCmp: true, ir.OpLdField: true, ir.OpLdStatic: true, ir.OpArrLen: true, ir.OpCall: true, ir.OpCallVirt: true,
+		ir.OpCopy: true, ir.OpAlloc: true, ir.OpIsInst: true, ir.OpNewArr: true, ir.OpStr: true,
+	}
+	commutative = map[ir.Op]bool{ir.OpAdd: true, ir.OpMul: true, ir.OpAnd: true, ir.OpOr: true, ir.OpXor: true}
+)
+
+// findElidable decides which results of block b need no slot: a
+// temporary used once, by the next instruction, which reads it through
+// load while RAX still holds it.
+func (g *gen) findElidable(b *ir.Block) {
+	g.elide = map[ir.Value]bool{}
+	g.into = map[ir.Value]Reg{}
+	f := g.f
+	for i, in := range b.Instrs {
+		d := in.Dst
+		if d == ir.NoValue || in.Dst2 != ir.NoValue || !raxProducers[in.Op] || int(d) < f.NumArgs+f.NumLocals ||
+			g.uses[d] != 1 || f.Kinds[d].IsFloat() || in.Kind.IsFloat() || in.Op == ir.OpOr && in.Kind == 0 {
+			continue
+		}
+		if in == g.fused {
+			continue
+		}
+		var next *ir.Instr
+		if i+1 < len(b.Instrs) {
+			next = b.Instrs[i+1]
+		} else {
+			next = b.Term
+		}
+		if next == g.fused {
+			if next.Args[0] == d && next.Args[1] != d {
+				g.elide[d] = true
+			}
+			continue
+		}
+		if g.consumes(next, d) {
+			g.elide[d] = true
+			if intOps[in.Op][0] != 0 && (next.Op == ir.OpCall || next.Op == ir.OpCallVirt) {
+				locs, _ := classify(g.kinds(next.Args))
+				for k, a := range next.Args {
+					if a == d {
+						g.into[d] = locs[k].reg
+					}
+				}
+			}
+		}
+	}
+}
+
+// consumes reports whether instruction in reads d (used once) through
+// load into a register before anything else writes RAX.
+func (g *gen) consumes(in *ir.Instr, d ir.Value) bool {
+	args := in.Args
+	switch in.Op {
+	case ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpAnd, ir.OpOr, ir.OpXor, ir.OpShl, ir.OpShr, ir.OpShrUn:
+		if in.Kind.IsFloat() {
+			return false
+		}
+		return args[0] == d || commutative[in.Op] && args[1] == d
+	case ir.OpCmp:
+		return !in.Kind.IsFloat() && args[0] == d
+	case ir.OpNeg, ir.OpNot, ir.OpCopy:
+		return !in.Kind.IsFloat() && args[0] == d
+	case ir.OpRet:
+		return len(args) == 1 && args[0] == d
+	case ir.OpLdField, ir.OpArrLen, ir.OpThrow:
+		return args[0] == d
+	case ir.OpStField:
+		return args[1] == d
+	case ir.OpCall, ir.OpCallVirt:
+		if in.Aux.Method.Builtin && in.Aux.Method.Owner.Name == il.ObjectClass && in.Aux.Method.Name == ".ctor" {
+			return false
+		}
+		// Stack arguments are moved through RAX first: only calls without
+		// them may take d from RAX.
+		locs, ns := classify(g.kinds(args))
+		if ns > 0 {
+			return false
+		}
+		for k, a := range args {
+			if a == d {
+				return !locs[k].reg.IsXMM()
+			}
+		}
+	}
+	return false
+}
+
+// keepsArgRegs reports whether instruction in leaves the argument
+// registers alone and stores to no argument (it only uses RAX).
+func keepsArgRegs(in *ir.Instr) bool {
+	switch in.Op {
+	case ir.OpConst, ir.OpStr, ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpAnd, ir.OpOr, ir.OpXor, ir.OpNeg, ir.OpNot:
+	case ir.OpCmp:
+		if in.Kind.IsFloat() {
+			return false
+		}
+	default:
+		return false
+	}
+	return !in.Kind.IsFloat()
+}
+
+// src returns an operand for reading v: its constant as an immediate, or
+// its slot.
+func (g *gen) src(v ir.Value) Operand {
+	if c, ok := g.consts[v]; ok {
+		return Imm(c)
+	}
+	return g.slot(v)
 }
 
 func (g *gen) kinds(vs []ir.Value) []ir.Kind {
@@ -149,6 +407,35 @@ func (g *gen) slot(v ir.Value) Operand { return Mem(RBP, int32(-8*(int(v)+1))) }
 
 // load moves register v's slot into reg (XMM for floats).
 func (g *gen) load(v ir.Value, reg Reg) {
+	if g.avail == v && v != ir.NoValue {
+		if reg == RAX {
+			g.avail = ir.NoValue
+			return // the previous instruction left v in RAX
+		}
+		if reg.IsGPR() {
+			g.a.I(MOVQ, R(RAX), R(reg))
+			return
+		}
+	}
+	if reg == RAX {
+		g.avail = ir.NoValue
+	}
+	if r, ok := g.argRegs[v]; ok && reg == RAX {
+		if g.f.Kinds[v] == ir.I32 {
+			g.a.I(MOVL, R(r), R(RAX))
+		} else {
+			g.a.I(MOVQ, R(r), R(RAX))
+		}
+		return
+	}
+	if c, ok := g.consts[v]; ok && !g.f.Kinds[v].IsFloat() {
+		if g.f.Kinds[v] == ir.I32 {
+			g.a.I(MOVL, Imm(int64(int32(c))), R(reg))
+		} else {
+			g.a.I(MOVQ, Imm(c), R(reg))
+		}
+		return
+	}
 	switch g.f.Kinds[v] {
 	case ir.I32:
 		g.a.I(MOVL, g.slot(v), R(reg))
@@ -163,6 +450,12 @@ func (g *gen) load(v ir.Value, reg Reg) {
 
 // store moves reg into register v's slot.
 func (g *gen) store(reg Reg, v ir.Value) {
+	if reg == RAX && !g.f.Kinds[v].IsFloat() {
+		g.hold = v
+		if g.elide[v] {
+			return
+		}
+	}
 	switch g.f.Kinds[v] {
 	case ir.I32:
 		g.a.I(MOVL, R(reg), g.slot(v))
@@ -191,10 +484,12 @@ func (g *gen) exit(code int, arg uint64, hasArg bool, ilOffset int) {
 	g.site(ilOffset)
 }
 
-// poll decrements the poll counter and exits to Go when it runs out.
+// poll exits to Go when the runtime asks for it (CtxPoll at or below
+// zero, see jitrt.PollInterval). It only reads memory, so polls add no
+// dependency chain between calls or loop iterations.
 func (g *gen) poll() {
 	ok := g.a.NewLabel()
-	g.a.I(SUBQ, Imm(1), Mem(R15, jitrt.CtxPoll))
+	g.a.I(CMPQ, Mem(R15, jitrt.CtxPoll), Imm(0))
 	g.a.Jump(JGT, ok)
 	g.a.I(CALL, Mem(R15, jitrt.CtxPollStub))
 	g.a.Bind(ok)
@@ -204,21 +499,32 @@ func (g *gen) prolog() MarkID {
 	a, f := g.a, g.f
 	a.I(PUSHQ, R(RBP))
 	a.I(MOVQ, R(RSP), R(RBP))
-	// Check the stack before allocating the frame, so that frames of any
+	// Small frames are checked after allocation (the runtime keeps a
+	// reserve below the limit); large ones before, so that frames of any
 	// size stay above the limit (RAX is free: arguments are in RDI...).
 	ok := a.NewLabel()
-	a.I(LEAQ, Mem(RSP, int32(-g.frame)), R(RAX))
-	a.I(CMPQ, R(RAX), Mem(R15, jitrt.CtxStackLimit))
-	a.Jump(JCC, ok)
-	a.I(CALL, Mem(R15, jitrt.CtxOverflowStub))
-	a.Bind(ok)
-	if g.frame > 0 {
+	if g.frame < 4096 {
+		if g.frame > 0 {
+			a.I(SUBQ, Imm(int64(g.frame)), R(RSP))
+		}
+		a.I(CMPQ, R(RSP), Mem(R15, jitrt.CtxStackLimit))
+		a.Jump(JCC, ok)
+		a.I(CALL, Mem(R15, jitrt.CtxOverflowStub))
+		a.Bind(ok)
+	} else {
+		a.I(LEAQ, Mem(RSP, int32(-g.frame)), R(RAX))
+		a.I(CMPQ, R(RAX), Mem(R15, jitrt.CtxStackLimit))
+		a.Jump(JCC, ok)
+		a.I(CALL, Mem(R15, jitrt.CtxOverflowStub))
+		a.Bind(ok)
 		a.I(SUBQ, Imm(int64(g.frame)), R(RSP))
 	}
-	g.poll()
+	// No poll here: a poll request also fails the stack check above
+	// (jitrt.PollInterval).
 	args := make([]ir.Kind, f.NumArgs)
 	copy(args, f.Kinds[:f.NumArgs])
 	locs, _ := classify(args)
+	g.argRegs = map[ir.Value]Reg{}
 	for i, l := range locs {
 		v := ir.Value(i)
 		if l.stack >= 0 {
@@ -227,6 +533,9 @@ func (g *gen) prolog() MarkID {
 			continue
 		}
 		g.store(l.reg, v)
+		if l.reg.IsGPR() {
+			g.argRegs[v] = l.reg
+		}
 	}
 	if f.NumLocals > 0 {
 		a.I(XORL, R(RAX), R(RAX))
@@ -260,7 +569,32 @@ func (g *gen) term(b *ir.Block, i int) {
 		}
 	case ir.OpIf:
 		v := t.Args[0]
-		if g.f.Kinds[v] == ir.I32 {
+		jt := JNE // jump to "then" when this holds
+		if c := g.fused; c != nil {
+			x, y := c.Args[0], c.Args[1]
+			cmp := CMPQ
+			if g.f.Kinds[x] == ir.I32 {
+				cmp = CMPL
+			}
+			_, yConst := g.consts[y]
+			_, xConst := g.consts[x]
+			r, inReg := g.argRegs[x]
+			switch {
+			case g.avail == x:
+				a.I(cmp, R(RAX), g.src(y))
+			case inReg:
+				a.I(cmp, R(r), g.src(y))
+			case yConst && !xConst:
+				a.I(cmp, g.slot(x), g.src(y))
+			default:
+				g.load(x, RAX)
+				a.I(cmp, R(RAX), g.src(y))
+			}
+			jt = map[ir.Cond]Op{
+				ir.Eq: JEQ, ir.Ne: JNE, ir.Lt: JLT, ir.Le: JLE, ir.Gt: JGT, ir.Ge: JGE,
+				ir.LtUn: JCS, ir.LeUn: JLS, ir.GtUn: JHI, ir.GeUn: JCC,
+			}[c.Aux.Cond]
+		} else if g.f.Kinds[v] == ir.I32 {
 			a.I(CMPL, g.slot(v), Imm(0))
 		} else {
 			a.I(CMPQ, g.slot(v), Imm(0))
@@ -268,11 +602,11 @@ func (g *gen) term(b *ir.Block, i int) {
 		then, els := b.Succs[0], b.Succs[1]
 		switch {
 		case next(els):
-			a.Jump(JNE, g.blocks[then.ID])
+			a.Jump(jt, g.blocks[then.ID])
 		case next(then):
-			a.Jump(JEQ, g.blocks[els.ID])
+			a.Jump(Cond(jt-JEQ).Not().Jcc(), g.blocks[els.ID])
 		default:
-			a.Jump(JNE, g.blocks[then.ID])
+			a.Jump(jt, g.blocks[then.ID])
 			a.Jump(JMP, g.blocks[els.ID])
 		}
 	case ir.OpSwitch:
@@ -334,6 +668,9 @@ func (g *gen) instr(in *ir.Instr) {
 	}
 	switch in.Op {
 	case ir.OpConst:
+		if g.slotless[in.Dst] {
+			return
+		}
 		switch k {
 		case ir.I32:
 			a.I(MOVL, Imm(int64(int32(in.Aux.Int))), g.slot(in.Dst))
@@ -370,8 +707,26 @@ func (g *gen) instr(in *ir.Instr) {
 			g.divide(in)
 			return
 		}
-		g.load(in.Args[0], RAX)
-		a.I(pick(intOps[in.Op]), g.slot(in.Args[1]), R(RAX))
+		x, y := in.Args[0], in.Args[1]
+		if commutative[in.Op] && y == g.avail && x != y {
+			x, y = y, x
+		}
+		if t, ok := g.into[in.Dst]; ok && t != RAX && y != g.avail {
+			// Compute straight into the argument register of the next call.
+			if r, held := g.argRegs[x]; !held || r != t {
+				g.load(x, t)
+			}
+			a.I(pick(intOps[in.Op]), g.src(y), R(t))
+			for v, r := range g.argRegs {
+				if r == t {
+					delete(g.argRegs, v)
+				}
+			}
+			g.computed = in.Dst
+			return
+		}
+		g.load(x, RAX)
+		a.I(pick(intOps[in.Op]), g.src(y), R(RAX))
 		g.store(RAX, in.Dst)
 	case ir.OpDivUn, ir.OpRem, ir.OpRemUn:
 		if k.IsFloat() {
@@ -380,8 +735,8 @@ func (g *gen) instr(in *ir.Instr) {
 		}
 		g.divide(in)
 	case ir.OpShl, ir.OpShr, ir.OpShrUn:
+		g.load(in.Args[1], RCX)
 		g.load(in.Args[0], RAX)
-		a.I(MOVL, g.slot(in.Args[1]), R(RCX))
 		ops := map[ir.Op][2]Op{ir.OpShl: {SHLL, SHLQ}, ir.OpShr: {SARL, SARQ}, ir.OpShrUn: {SHRL, SHRQ}}[in.Op]
 		a.I(pick(ops), R(RCX), R(RAX))
 		g.store(RAX, in.Dst)
@@ -654,9 +1009,9 @@ func (g *gen) compare(in *ir.Instr) {
 	if !k.IsFloat() {
 		g.load(x, RAX)
 		if k == ir.I32 {
-			a.I(CMPL, R(RAX), g.slot(y))
+			a.I(CMPL, R(RAX), g.src(y))
 		} else {
-			a.I(CMPQ, R(RAX), g.slot(y))
+			a.I(CMPQ, R(RAX), g.src(y))
 		}
 		cond := map[ir.Cond]Op{
 			ir.Eq: SETEQ, ir.Ne: SETNE, ir.Lt: SETLT, ir.Le: SETLE, ir.Gt: SETGT, ir.Ge: SETGE,

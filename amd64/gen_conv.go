@@ -146,7 +146,7 @@ func (g *gen) call(in *ir.Instr) {
 		}
 	}
 	for i, l := range locs {
-		if l.stack < 0 {
+		if l.stack < 0 && !(in.Args[i] == g.computed && g.into[in.Args[i]] == l.reg) {
 			g.load(in.Args[i], l.reg)
 		}
 	}
@@ -158,8 +158,11 @@ func (g *gen) call(in *ir.Instr) {
 	case callee.Builtin:
 		g.exit(jitrt.HelperBuiltin, g.env.BuiltinID(callee), true, in.ILOffset)
 	default:
-		a.I(MOVQ, Imm(int64(g.env.CellAddr(callee))), R(RAX))
-		a.I(CALL, Mem(RAX, 0))
+		// CALL [RIP+disp32] to the callee's cell; the displacement is set
+		// at install time (Code.CellRefs).
+		a.Bytes(0xFF, 0x15, 0, 0, 0, 0)
+		g.cellMarks = append(g.cellMarks, a.Mark())
+		g.cells = append(g.cells, g.env.CellAddr(callee))
 		g.site(in.ILOffset)
 	}
 	if in.Dst != ir.NoValue {

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sync/atomic"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -41,6 +43,8 @@ type Machine struct {
 	stackLo uintptr // lowest usable stack address
 	stackHi uintptr // high end of the stack (exclusive), 16-byte aligned
 	budget  uint64
+	limit   uint64      // the real CtxStackLimit
+	pollReq atomic.Bool // the ticker poisoned CtxStackLimit to request a poll
 	depth   int // Calls in progress (nested Calls come from exit handlers)
 	xmm0    uint64
 	closed  bool
@@ -124,7 +128,8 @@ func NewMachine(cfg MachineConfig) (*Machine, error) {
 		budget:  cfg.PollBudget,
 	}
 	m.SetReg(CtxPoll, m.budget)
-	m.SetReg(CtxStackLimit, uint64(m.stackLo)+uint64(cfg.StackReserve))
+	m.limit = uint64(m.stackLo) + uint64(cfg.StackReserve)
+	m.SetReg(CtxStackLimit, m.limit)
 	m.SetReg(CtxExitStub, uint64(cfg.Heap.exitStub))
 	m.SetReg(CtxPollStub, uint64(cfg.Heap.pollStub))
 	m.SetReg(CtxOverflowStub, uint64(cfg.Heap.overflowStub))
@@ -270,6 +275,8 @@ func (m *Machine) Call(ctx context.Context, entry uintptr, intArgs []uint64, h E
 	} else {
 		sp = m.stackHi
 		m.SetReg(CtxPoll, m.budget)
+		stop := m.startPollTicker()
+		defer stop()
 	}
 	for off := execStart; off < execEnd; off += 8 {
 		m.SetReg(off, 0)
@@ -300,8 +307,18 @@ func (m *Machine) run(ctx context.Context, h ExitHandler) (uint64, error) {
 				return 0, fmt.Errorf("jitrt: native call interrupted: %w", err)
 			}
 			runtime.Gosched()
-			m.SetReg(CtxPoll, m.budget)
+			atomic.StoreUint64((*uint64)(unsafe.Add(m.ctx, CtxPoll)), m.budget)
 		case ExitStackOverflow:
+			if m.pollReq.Swap(false) {
+				// A poll request, not an overflow: the ticker poisoned the
+				// limit so that the next prolog's stack check exits.
+				atomic.StoreUint64((*uint64)(unsafe.Add(m.ctx, CtxStackLimit)), m.limit)
+				if err := ctx.Err(); err != nil {
+					return 0, fmt.Errorf("jitrt: native call interrupted: %w", err)
+				}
+				runtime.Gosched()
+				continue
+			}
 			return 0, &StackOverflowError{PC: m.PC(), SP: m.SP()}
 		case ExitNone:
 			return 0, fmt.Errorf("jitrt: native code exited without an exit code (pc %#x)", m.PC())
@@ -312,6 +329,48 @@ func (m *Machine) run(ctx context.Context, h ExitHandler) (uint64, error) {
 			if err := h(m, code); err != nil {
 				return 0, err
 			}
+		}
+	}
+}
+
+// PollInterval is how often a running top-level Call asks native code to
+// poll, by storing 0 to CtxPoll and, as Go does with a goroutine's stack
+// guard, by raising CtxStackLimit above any stack address. Loops may
+// therefore just test CtxPoll (`CMPQ [R15+CtxPoll], 0; JLE poll`) instead
+// of decrementing it, which keeps hot paths free of a read-modify-write
+// chain through memory; prologs need no poll of their own, since their
+// stack check fails into the overflow stub and the Call loop, seeing the
+// request, restores the limit and services it as a poll. Code that
+// decrements CtxPoll still exits at least every PollBudget polls.
+const PollInterval = 2 * time.Millisecond
+
+// startPollTicker starts a goroutine that requests a poll every
+// PollInterval until the returned function is called.
+func (m *Machine) startPollTicker() (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	poll := (*uint64)(unsafe.Add(m.ctx, CtxPoll))
+	limit := (*uint64)(unsafe.Add(m.ctx, CtxStackLimit))
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(PollInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				m.pollReq.Store(true)
+				atomic.StoreUint64(limit, ^uint64(0))
+				atomic.StoreUint64(poll, 0)
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+		if m.pollReq.Swap(false) {
+			atomic.StoreUint64(limit, m.limit)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package jitrt
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -16,8 +17,16 @@ import (
 
 // Compiled is a method's machine code as the code generator produced it.
 type Compiled struct {
-	Code  []byte
-	Sites []Site // call and exit sites, sorted by offset
+	Code     []byte
+	Sites    []Site    // call and exit sites, sorted by offset
+	CellRefs []CellRef // RIP-relative references to call cells
+}
+
+// CellRef asks the installer to point the 4-byte RIP-relative
+// displacement at Offset (the last 4 bytes of an instruction) to Cell.
+type CellRef struct {
+	Offset int
+	Cell   uintptr
 }
 
 // Site maps the return address of a call or exit (an offset in the
@@ -668,7 +677,33 @@ func (rt *Runtime) compile(i int) error {
 	if err != nil {
 		return err
 	}
-	addr, err := rt.code.Install(c.Code)
+	addr, err := rt.code.InstallFunc(len(c.Code), func(addr uintptr, buf []byte) error {
+		copy(buf, c.Code)
+		for _, r := range c.CellRefs {
+			// A call to the method itself, or to one already compiled,
+			// becomes a direct call: NOP; CALL rel32 (same length, so the
+			// return address does not move). Others go through the cell.
+			j := rt.cellIndex(r.Cell)
+			target, compiled := rt.cells.Get(j), rt.cells.Get(j) != rt.cells.Prestub(j)
+			if j == i {
+				target, compiled = addr, true
+			}
+			if compiled && r.Offset >= 2 && buf[r.Offset-2] == 0xFF && buf[r.Offset-1] == 0x15 {
+				disp := int64(target) - int64(addr+uintptr(r.Offset)+4)
+				if disp == int64(int32(disp)) {
+					buf[r.Offset-2], buf[r.Offset-1] = 0x90, 0xE8
+					binary.LittleEndian.PutUint32(buf[r.Offset:], uint32(int32(disp)))
+					continue
+				}
+			}
+			disp := int64(r.Cell) - int64(addr+uintptr(r.Offset)+4)
+			if disp != int64(int32(disp)) {
+				return fmt.Errorf("jitrt: call cell %#x out of reach of code at %#x", r.Cell, addr)
+			}
+			binary.LittleEndian.PutUint32(buf[r.Offset:], uint32(int32(disp)))
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
@@ -682,6 +717,11 @@ func (rt *Runtime) compile(i int) error {
 	copy(rt.codeMap[k+1:], rt.codeMap[k:])
 	rt.codeMap[k] = r
 	return nil
+}
+
+// cellIndex returns the method index of a call cell address.
+func (rt *Runtime) cellIndex(cell uintptr) int {
+	return int((cell - rt.cells.CellAddr(0)) / 8)
 }
 
 // methodAt returns the compiled method containing pc.
