@@ -45,7 +45,7 @@ type Machine struct {
 	budget  uint64
 	limit   uint64      // the real CtxStackLimit
 	pollReq atomic.Bool // the ticker poisoned CtxStackLimit to request a poll
-	depth   int // Calls in progress (nested Calls come from exit handlers)
+	depth   int         // Calls in progress (nested Calls come from exit handlers)
 	xmm0    uint64
 	closed  bool
 }
