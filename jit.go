@@ -2,7 +2,6 @@ package miniil
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
@@ -43,13 +42,8 @@ func runJIT(ctx context.Context, mod *il.Module, out io.Writer) (int, error) {
 	}
 	defer rt.Close()
 	code, err := rt.Run(ctx)
-	var ue *jitrt.UnhandledException
-	var so *jitrt.StackOverflowError
-	switch {
-	case errors.As(err, &ue):
-		return 134, &ManagedException{Type: ue.Type, Message: ue.Message, StackTrace: ue.Trace}
-	case errors.As(err, &so):
-		return 134, &StackOverflowError{}
+	if err = convertError(err); err != nil && ExitCode(err) == 134 {
+		code = 134
 	}
 	return code, err
 }

@@ -20,6 +20,7 @@ import (
 
 	"miniil/il"
 	"miniil/interp"
+	"miniil/jitrt"
 )
 
 // Engine selects how a program runs.
@@ -180,12 +181,16 @@ func (p *Program) Run(ctx context.Context, cfg Config) (code int, err error) {
 func convertError(err error) error {
 	var ue *interp.UnhandledException
 	var so *interp.StackOverflowError
+	var jue *jitrt.UnhandledException
+	var jso *jitrt.StackOverflowError
 	switch {
 	case err == nil:
 		return nil
 	case errors.As(err, &ue):
 		return &ManagedException{Type: ue.Type, Message: ue.Message, StackTrace: ue.Trace}
-	case errors.As(err, &so):
+	case errors.As(err, &jue):
+		return &ManagedException{Type: jue.Type, Message: jue.Message, StackTrace: jue.Trace}
+	case errors.As(err, &so), errors.As(err, &jso):
 		return &StackOverflowError{}
 	}
 	return err

@@ -143,3 +143,62 @@ func testStackOverflow(t *testing.T, eng miniil.Engine) {
 		t.Fatalf("got code %d, error %v; want 134 and a StackOverflowError", code, err)
 	}
 }
+
+const callable = `.assembly t {}
+.method public static int32 Add(int32 a, int32 b) cil managed { .maxstack 2 ldarg.0 ldarg.1 add ret }
+.method public static float64 Half(float64 x) cil managed { .maxstack 2 ldarg.0 ldc.r8 0.5 mul ret }
+.method public static int64 Mix(int32 a, float32 f, int64 b, bool neg) cil managed {
+  .maxstack 2
+  ldarg.0 conv.i8 ldarg.1 conv.i8 add ldarg.2 add
+  ldarg.3 brfalse.s P
+  neg
+P: ret
+}
+.method public static string Greet(string who) cil managed {
+  .maxstack 2
+  ldstr "hello, " ldarg.0 call string [mscorlib]System.String::Concat(string, string) ret
+}
+.method public static uint32 Big() cil managed { .maxstack 1 ldc.i4.m1 ret }
+.method public static void Boom() cil managed { .maxstack 1 newobj instance void [mscorlib]System.NotImplementedException::.ctor() throw }
+.method public static void main() cil managed { .entrypoint .maxstack 1 ret }`
+
+func TestCall(t *testing.T) { forEngines(t, testCall) }
+
+func testCall(t *testing.T, eng miniil.Engine) {
+	p, err := miniil.Load("call.il", []byte(callable))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := miniil.Config{Engine: eng}
+	tests := []struct {
+		method string
+		args   []any
+		want   any
+		err    string
+	}{
+		{"Add", []any{int32(2), 40}, int32(42), ""},
+		{"Add", []any{int32(-2147483648), int32(-1)}, int32(2147483647), ""},
+		{"Half", []any{5.0}, 2.5, ""},
+		{"Mix", []any{3, float32(2.9), int64(10), true}, int64(-15), ""},
+		{"Mix", []any{3, float32(2.9), int64(10), false}, int64(15), ""},
+		{"Greet", []any{"world"}, "hello, world", ""},
+		{"Big", nil, uint32(4294967295), ""},
+		{"Boom", nil, nil, "System.NotImplementedException"},
+		{"Add", []any{1}, nil, "takes 2 argument(s)"},
+		{"Add", []any{int64(1) << 40, 1}, nil, "does not fit"},
+		{"Add", []any{"x", 1}, nil, "cannot be passed"},
+		{"Nope", nil, nil, "no method named Nope"},
+	}
+	for _, tt := range tests {
+		got, err := p.Call(context.Background(), cfg, tt.method, tt.args...)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%s%v: error %v, want one containing %q", tt.method, tt.args, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("%s%v = %v (%T), %v; want %v (%T)", tt.method, tt.args, got, got, err, tt.want, tt.want)
+		}
+	}
+}

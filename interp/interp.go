@@ -157,26 +157,7 @@ func Run(ctx context.Context, m *il.Module, opts Options) (exitCode int, err err
 	if m == nil || m.Entry == nil {
 		return -1, errors.New("interp: module has no entry point")
 	}
-	if opts.Stdout == nil {
-		opts.Stdout = io.Discard
-	}
-	s := &state{
-		ctx:      ctx,
-		mod:      m,
-		out:      newOutWriter(opts.Stdout),
-		maxDepth: opts.MaxCallDepth,
-		budget:   pollInterval,
-		byIL:     map[*il.Method]*dmethod{},
-		classes:  map[*il.Class]*rtClass{},
-		typeIdx:  map[*il.Type]int{},
-		strIdx:   map[string]int{},
-		traces:   map[any][]*dmethod{},
-		implicit: map[string]*rtClass{},
-		empty:    &managedString{},
-	}
-	if s.maxDepth <= 0 {
-		s.maxDepth = DefaultMaxCallDepth
-	}
+	s := newState(ctx, m, opts)
 	defer func() {
 		if r := recover(); r != nil {
 			exitCode, err = -1, fmt.Errorf("interp: internal error: %v", r)
@@ -199,6 +180,31 @@ func Run(ctx context.Context, m *il.Module, opts Options) (exitCode int, err err
 		return int(int32(s.result.n)), nil
 	}
 	return 0, nil
+}
+
+// newState prepares an interpreter state for module m.
+func newState(ctx context.Context, m *il.Module, opts Options) *state {
+	if opts.Stdout == nil {
+		opts.Stdout = io.Discard
+	}
+	s := &state{
+		ctx:      ctx,
+		mod:      m,
+		out:      newOutWriter(opts.Stdout),
+		maxDepth: opts.MaxCallDepth,
+		budget:   pollInterval,
+		byIL:     map[*il.Method]*dmethod{},
+		classes:  map[*il.Class]*rtClass{},
+		typeIdx:  map[*il.Type]int{},
+		strIdx:   map[string]int{},
+		traces:   map[any][]*dmethod{},
+		implicit: map[string]*rtClass{},
+		empty:    &managedString{},
+	}
+	if s.maxDepth <= 0 {
+		s.maxDepth = DefaultMaxCallDepth
+	}
+	return s
 }
 
 func (s *state) exit(err error) (int, error) {

@@ -245,6 +245,12 @@ const (
 // *StackOverflowError; every other nonzero code goes to h, and h's non-nil
 // error is returned.
 func (m *Machine) Call(ctx context.Context, entry uintptr, intArgs []uint64, h ExitHandler) (uint64, error) {
+	return m.CallArgs(ctx, entry, intArgs, nil, h)
+}
+
+// CallArgs is Call with floating-point arguments too: floatArgs (float64
+// bits, or float32 bits in the low half) go in XMM0..XMM7.
+func (m *Machine) CallArgs(ctx context.Context, entry uintptr, intArgs, floatArgs []uint64, h ExitHandler) (uint64, error) {
 	if m.closed {
 		return 0, ErrClosed
 	}
@@ -283,6 +289,12 @@ func (m *Machine) Call(ctx context.Context, entry uintptr, intArgs []uint64, h E
 	}
 	for i, v := range intArgs {
 		m.SetReg(argSlots[i], v)
+	}
+	if len(floatArgs) > 8 {
+		return 0, fmt.Errorf("jitrt: %d floating-point arguments, at most 8 supported", len(floatArgs))
+	}
+	for i, v := range floatArgs {
+		m.SetReg(CtxXMM0+8*i, v)
 	}
 	sp -= 8 // sp+8 is 16-byte aligned, as after a CALL
 	m.WriteStack(sp, uint64(m.heap.returnStub))

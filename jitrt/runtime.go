@@ -805,3 +805,77 @@ func (rt *Runtime) callVirtual(obj uintptr, slot int) (uintptr, error) {
 	ret, err := rt.mach.Call(rt.ctx, target, []uint64{uint64(obj)}, rt.handle)
 	return uintptr(ret), err
 }
+
+// Call runs static method meth and returns its result, with arguments and
+// result in the normalized Go form of interp.Call: int64 for integer and
+// bool types, float64 for float types, string, nil for null or void.
+func (rt *Runtime) Call(ctx context.Context, meth *il.Method, args []any) (result any, err error) {
+	rt.ctx = ctx
+	defer func() {
+		if ferr := rt.out.finish(); err == nil && ferr != nil {
+			err = ferr
+		}
+	}()
+	if !meth.Static || meth.Builtin {
+		return nil, fmt.Errorf("jitrt: %s is not a static method of the program", meth.FullName())
+	}
+	if len(args) != len(meth.Params) {
+		return nil, fmt.Errorf("jitrt: %s takes %d argument(s), got %d", meth.FullName(), len(meth.Params), len(args))
+	}
+	var ints, floats []uint64
+	for i, a := range args {
+		t := meth.Params[i].Type
+		switch x := a.(type) {
+		case int64:
+			ints = append(ints, boxBits(t.Kind, uint64(x)))
+		case float64:
+			if t.Kind == il.KR4 {
+				floats = append(floats, uint64(math.Float32bits(float32(x))))
+			} else {
+				floats = append(floats, math.Float64bits(x))
+			}
+		case string:
+			p, err := rt.newString(utf16Of(x))
+			if err != nil {
+				return nil, err
+			}
+			ints = append(ints, uint64(p))
+		case nil:
+			ints = append(ints, 0)
+		default:
+			return nil, fmt.Errorf("jitrt: argument %d has unsupported type %T", i+1, a)
+		}
+	}
+	ret, err := rt.mach.CallArgs(ctx, rt.cells.Get(meth.Index), ints, floats, rt.handle)
+	if err != nil {
+		return nil, err
+	}
+	switch k := meth.Ret.Kind; k {
+	case il.KVoid:
+		return nil, nil
+	case il.KR8:
+		return math.Float64frombits(rt.mach.ResultXMM0()), nil
+	case il.KR4:
+		return float64(math.Float32frombits(uint32(rt.mach.ResultXMM0()))), nil
+	case il.KString:
+		if ret == 0 {
+			return nil, nil
+		}
+		return goString(rt.str(uintptr(ret))), nil
+	default:
+		if meth.Ret.IsRef() {
+			if ret == 0 {
+				return nil, nil
+			}
+			return nil, fmt.Errorf("jitrt: %s returns an object of type %s; only primitives and strings can be returned to Go", meth.FullName(), rt.typeOf(uintptr(ret)).name)
+		}
+		v := boxBits(k, ret)
+		switch k {
+		case il.KI1, il.KI2, il.KI4:
+			return int64(int32(uint32(v))), nil
+		case il.KU4:
+			return int64(uint32(v)), nil
+		}
+		return int64(v), nil
+	}
+}

@@ -19,7 +19,6 @@ import (
 	"os/signal"
 
 	"miniil"
-	"miniil/il"
 )
 
 const usage = `miniil runs mini MSIL programs (ilasm syntax).
@@ -27,7 +26,7 @@ const usage = `miniil runs mini MSIL programs (ilasm syntax).
 Usage:
   miniil run [-engine=interp|jit] [-timeout=D] FILE   run FILE's entry point
   miniil check FILE...                                 parse and verify, print errors
-  miniil dump -il FILE                                 print a compilation stage
+  miniil dump -il|-ir|-asm [-method NAME] FILE         print a compilation stage
 
 Run 'miniil COMMAND -h' for a command's flags.
 `
@@ -189,13 +188,25 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 }
 
 func cmdDump(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("dump", "dump -il FILE", stdout)
+	fs := newFlags("dump", "dump -il|-ir|-asm [-method NAME] FILE", stdout)
 	ilFlag := fs.Bool("il", false, "print the parsed module with IL offsets and EH clause tables")
+	irFlag := fs.Bool("ir", false, "print each method's IR")
+	asmFlag := fs.Bool("asm", false, "print each method's IR, then its machine code with native offsets")
+	method := fs.String("method", "", "only this method (Name or Class::Name); -ir and -asm")
 	if code := parseFlags(fs, args, stderr); code >= 0 {
 		return code
 	}
-	if !*ilFlag {
-		fmt.Fprintln(stderr, "miniil dump: choose a stage to print: -il (see miniil dump -h)")
+	stage, n := miniil.StageIL, 0
+	for _, f := range []struct {
+		set   bool
+		stage miniil.Stage
+	}{{*ilFlag, miniil.StageIL}, {*irFlag, miniil.StageIR}, {*asmFlag, miniil.StageAsm}} {
+		if f.set {
+			stage, n = f.stage, n+1
+		}
+	}
+	if n != 1 {
+		fmt.Fprintln(stderr, "miniil dump: choose one stage to print: -il, -ir or -asm (see miniil dump -h)")
 		return 2
 	}
 	path, code := oneFile(fs, stderr)
@@ -206,7 +217,7 @@ func cmdDump(args []string, stdout, stderr io.Writer) int {
 	if code >= 0 {
 		return code
 	}
-	if err := il.Fprint(stdout, prog.Module(), il.PrintOptions{Offsets: true}); err != nil {
+	if err := prog.Dump(stdout, stage, *method); err != nil {
 		fmt.Fprintf(stderr, "miniil dump: %v\n", err)
 		return 1
 	}

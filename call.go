@@ -1,0 +1,284 @@
+package miniil
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"miniil/amd64"
+	"miniil/il"
+	"miniil/interp"
+	"miniil/ir"
+	"miniil/jitrt"
+	"miniil/reader"
+)
+
+// FindMethod returns the method named name: Class::Method, or Method alone
+// for a global method or when only one class declares that name.
+func (p *Program) FindMethod(name string) (*il.Method, error) {
+	var found []*il.Method
+	for _, m := range p.mod.AllMethods() {
+		if m.FullName() == name || m.Name == name {
+			found = append(found, m)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, fmt.Errorf("no method named %s", name)
+	case 1:
+		return found[0], nil
+	}
+	var names []string
+	for _, m := range found {
+		names = append(names, m.Signature())
+	}
+	return nil, fmt.Errorf("method name %s is ambiguous: %s", name, strings.Join(names, ", "))
+}
+
+// Call runs the static method name with Go arguments and returns its
+// result as a Go value. Arguments must match the parameters: int32 (or
+// int, if it fits), int64, uint32, uint64, int8, int16, uint8, uint16,
+// bool, float32, float64, string, or nil for an object parameter. The
+// result has the Go type of the return type (int32, int64, bool, float64,
+// string, ...), or is nil for void or a null reference. Methods returning
+// other objects give an error.
+func (p *Program) Call(ctx context.Context, cfg Config, name string, args ...any) (result any, err error) {
+	defer recoverInternal("call", &err)
+	m, err := p.FindMethod(name)
+	if err != nil {
+		return nil, err
+	}
+	if !m.Static {
+		return nil, fmt.Errorf("%s is an instance method; only static methods can be called from Go", m.FullName())
+	}
+	if len(args) != len(m.Params) {
+		return nil, fmt.Errorf("%s takes %d argument(s), got %d", m.Signature(), len(m.Params), len(args))
+	}
+	norm := make([]any, len(args))
+	for i, a := range args {
+		if norm[i], err = normalizeArg(a, m.Params[i].Type); err != nil {
+			return nil, fmt.Errorf("argument %d of %s: %w", i+1, m.FullName(), err)
+		}
+	}
+	out := cfg.Stdout
+	if out == nil {
+		out = io.Discard
+	}
+	var res any
+	switch cfg.Engine {
+	case Interp:
+		res, err = interp.Call(ctx, p.mod, m, norm, interp.Options{Stdout: out, MaxCallDepth: cfg.MaxCallDepth})
+	case JIT:
+		var rt *jitrt.Runtime
+		rt, err = jitrt.NewRuntime(p.mod, jitrt.Options{Stdout: out, Compile: compileMethod(p.mod, amd64.NewAssembler())})
+		if err != nil {
+			return nil, err
+		}
+		defer rt.Close()
+		res, err = rt.Call(ctx, m, norm)
+	default:
+		return nil, fmt.Errorf("unknown engine %v", cfg.Engine)
+	}
+	if err != nil {
+		return nil, convertError(err)
+	}
+	return goResult(res, m.Ret), nil
+}
+
+// normalizeArg converts a Go argument to the engines' normalized form
+// (int64, float64, string or nil), checking it against parameter type t.
+func normalizeArg(a any, t *il.Type) (any, error) {
+	var n int64
+	var isInt bool
+	switch x := a.(type) {
+	case int:
+		n, isInt = int64(x), true
+	case int8:
+		n, isInt = int64(x), true
+	case int16:
+		n, isInt = int64(x), true
+	case int32:
+		n, isInt = int64(x), true
+	case int64:
+		n, isInt = x, true
+	case uint8:
+		n, isInt = int64(x), true
+	case uint16:
+		n, isInt = int64(x), true
+	case uint32:
+		n, isInt = int64(x), true
+	case uint64:
+		if t.Kind != il.KU8 && t.Kind != il.KU && x > math.MaxInt64 {
+			return nil, fmt.Errorf("%d does not fit in %s", x, t)
+		}
+		n, isInt = int64(x), true
+	case bool:
+		if t.Kind != il.KBool {
+			return nil, fmt.Errorf("a bool cannot be passed as %s", t)
+		}
+		if x {
+			return int64(1), nil
+		}
+		return int64(0), nil
+	case float32:
+		if t.Kind != il.KR4 && t.Kind != il.KR8 {
+			return nil, fmt.Errorf("a float32 cannot be passed as %s", t)
+		}
+		return float64(x), nil
+	case float64:
+		if t.Kind != il.KR4 && t.Kind != il.KR8 {
+			return nil, fmt.Errorf("a float64 cannot be passed as %s", t)
+		}
+		return x, nil
+	case string:
+		if t.Kind != il.KString && t.Kind != il.KObject {
+			return nil, fmt.Errorf("a string cannot be passed as %s", t)
+		}
+		return x, nil
+	case nil:
+		if !t.IsRef() {
+			return nil, fmt.Errorf("nil cannot be passed as %s", t)
+		}
+		return nil, nil
+	default:
+		return nil, fmt.Errorf("Go type %T is not supported (use integers, bool, floats or string)", a)
+	}
+	if !isInt {
+		return nil, errors.New("unreachable")
+	}
+	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
+	switch t.Kind {
+	case il.KI1:
+		lo, hi = math.MinInt8, math.MaxInt8
+	case il.KU1:
+		lo, hi = 0, math.MaxUint8
+	case il.KI2:
+		lo, hi = math.MinInt16, math.MaxInt16
+	case il.KU2, il.KChar:
+		lo, hi = 0, math.MaxUint16
+	case il.KI4:
+		lo, hi = math.MinInt32, math.MaxInt32
+	case il.KU4:
+		lo, hi = 0, math.MaxUint32
+	case il.KI8, il.KI, il.KU8, il.KU:
+	default:
+		return nil, fmt.Errorf("an integer cannot be passed as %s", t)
+	}
+	if (t.Kind != il.KU8 && t.Kind != il.KU) && (n < lo || n > hi) {
+		return nil, fmt.Errorf("%d does not fit in %s", n, t)
+	}
+	return n, nil
+}
+
+// goResult converts a normalized result to the Go type of t.
+func goResult(v any, t *il.Type) any {
+	n, isInt := v.(int64)
+	f, isFloat := v.(float64)
+	switch {
+	case t.Kind == il.KBool && isInt:
+		return n != 0
+	case t.Kind == il.KI1 && isInt:
+		return int8(n)
+	case t.Kind == il.KU1 && isInt:
+		return uint8(n)
+	case t.Kind == il.KI2 && isInt:
+		return int16(n)
+	case (t.Kind == il.KU2 || t.Kind == il.KChar) && isInt:
+		return uint16(n)
+	case t.Kind == il.KI4 && isInt:
+		return int32(n)
+	case t.Kind == il.KU4 && isInt:
+		return uint32(n)
+	case (t.Kind == il.KU8 || t.Kind == il.KU) && isInt:
+		return uint64(n)
+	case t.Kind == il.KR4 && isFloat:
+		return float32(f)
+	}
+	return v
+}
+
+// Stage names a compilation stage for Dump.
+type Stage int
+
+// Stages that Dump prints.
+const (
+	StageIL  Stage = iota // the parsed module with IL offsets and EH clauses
+	StageIR               // the IR of each method
+	StageAsm              // IR, then machine code with native offsets
+)
+
+// Dump prints a stage's output for every method, or for the method named
+// method (see FindMethod) when it is not empty. Methods the JIT cannot
+// compile yet are listed with the reason.
+func (p *Program) Dump(w io.Writer, stage Stage, method string) (err error) {
+	defer recoverInternal("dump", &err)
+	if stage == StageIL {
+		return il.Fprint(w, p.mod, il.PrintOptions{Offsets: true})
+	}
+	methods := p.mod.AllMethods()
+	if method != "" {
+		m, err := p.FindMethod(method)
+		if err != nil {
+			return err
+		}
+		methods = []*il.Method{m}
+	}
+	var rt *jitrt.Runtime
+	asm := amd64.NewAssembler()
+	if stage == StageAsm {
+		// Machine code embeds real addresses: lay out a runtime (nothing
+		// runs).
+		rt, err = jitrt.NewRuntime(p.mod, jitrt.Options{Compile: compileMethod(p.mod, asm)})
+		if err != nil {
+			return err
+		}
+		defer rt.Close()
+	}
+	for i, m := range methods {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		f, err := reader.Import(p.mod, m)
+		if err != nil {
+			fmt.Fprintf(w, "; %s: %v\n", m.FullName(), err)
+			continue
+		}
+		if err := ir.Fprint(w, f); err != nil {
+			return err
+		}
+		if stage != StageAsm {
+			continue
+		}
+		code, err := amd64.Generate(f, rt, asm)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "; machine code: %d bytes, frame %d bytes, prolog %d bytes\n", len(code.Code), code.FrameSize, code.PrologSize)
+		lines, err := amd64.Disassemble(code.Code, 0)
+		if err != nil {
+			return err
+		}
+		starts := map[int][]int{}
+		for b, off := range code.BlockOffsets {
+			starts[off] = append(starts[off], b)
+		}
+		sites := map[int]int{}
+		for _, s := range code.Sites {
+			sites[s.Offset] = s.ILOffset
+		}
+		for _, l := range lines {
+			for _, b := range starts[l.Offset] {
+				fmt.Fprintf(w, "b%d:\n", b)
+			}
+			fmt.Fprintf(w, "  %04x  %-24x %s", l.Offset, l.Bytes, l.Text)
+			if il, ok := sites[l.Offset+len(l.Bytes)]; ok && il >= 0 {
+				fmt.Fprintf(w, "    ; IL_%04x", il)
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	return nil
+}
