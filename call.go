@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"miniil/amd64"
+	"miniil/ehclauses"
+	"miniil/funclet"
 	"miniil/il"
 	"miniil/interp"
 	"miniil/ir"
@@ -205,9 +207,11 @@ type Stage int
 
 // Stages that Dump prints.
 const (
-	StageIL  Stage = iota // the parsed module with IL offsets and EH clauses
-	StageIR               // the IR of each method
-	StageAsm              // IR, then machine code with native offsets
+	StageIL       Stage = iota // the parsed module with IL offsets and EH clauses
+	StageIR                    // the IR of each method, in code order
+	StageFunclets              // the funclet layout and native code ranges
+	StageEH                    // the native EH clause table
+	StageAsm                   // IR, then machine code with native offsets
 )
 
 // Dump prints a stage's output for every method, or for the method named
@@ -228,7 +232,7 @@ func (p *Program) Dump(w io.Writer, stage Stage, method string) (err error) {
 	}
 	var rt *jitrt.Runtime
 	asm := amd64.NewAssembler()
-	if stage == StageAsm {
+	if stage != StageIR {
 		// Machine code embeds real addresses: lay out a runtime (nothing
 		// runs).
 		rt, err = jitrt.NewRuntime(p.mod, jitrt.Options{Compile: compileMethod(p.mod, asm)})
@@ -241,20 +245,50 @@ func (p *Program) Dump(w io.Writer, stage Stage, method string) (err error) {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
+		if m.Builtin {
+			continue
+		}
 		f, err := reader.Import(p.mod, m)
 		if err != nil {
 			fmt.Fprintf(w, "; %s: %v\n", m.FullName(), err)
 			continue
 		}
-		if err := ir.Fprint(w, f); err != nil {
+		lay, err := funclet.Build(f) // code order, as generated
+		if err != nil {
 			return err
 		}
-		if stage != StageAsm {
+		if stage == StageIR || stage == StageAsm {
+			if err := ir.Fprint(w, f); err != nil {
+				return err
+			}
+		}
+		if stage == StageIR {
 			continue
 		}
 		code, err := amd64.Generate(f, rt, asm)
 		if err != nil {
 			return err
+		}
+		switch stage {
+		case StageFunclets:
+			funclet.Fprint(w, f, lay)
+			for k, fc := range code.Funclets {
+				fmt.Fprintf(w, "  #%d code [%04x, %04x), frame %d bytes\n", k, fc.Start, fc.End, fc.FrameSize)
+			}
+			if len(code.Funclets) > 1 {
+				fmt.Fprintf(w, "  PSPSym at [rsp+%#x] in every frame\n", code.PSPOffset)
+			}
+			continue
+		case StageEH:
+			cs, err := ehclauses.Build(m, f, code)
+			if err != nil {
+				return err
+			}
+			ehclauses.Fprint(w, m, cs)
+			if err := ehclauses.Validate(m, f, code, cs); err != nil {
+				fmt.Fprintf(w, "  INVALID: %v\n", err)
+			}
+			continue
 		}
 		fmt.Fprintf(w, "; machine code: %d bytes, frame %d bytes, prolog %d bytes\n", len(code.Code), code.FrameSize, code.PrologSize)
 		lines, err := amd64.Disassemble(code.Code, 0)

@@ -6,7 +6,9 @@ import (
 	"io"
 
 	"miniil/amd64"
+	"miniil/ehclauses"
 	"miniil/il"
+	"miniil/ir"
 	"miniil/jitrt"
 	"miniil/reader"
 )
@@ -27,11 +29,36 @@ func compileMethod(mod *il.Module, asm *amd64.Assembler) jitrt.CompileFunc {
 		for _, r := range code.CellRefs {
 			c.CellRefs = append(c.CellRefs, jitrt.CellRef{Offset: r.Offset, Cell: r.Cell})
 		}
+		clauses, err := ehclauses.Build(m, f, code)
+		if err != nil {
+			return nil, err
+		}
+		for _, cl := range clauses {
+			c.Clauses = append(c.Clauses, jitrt.EHClause{
+				Kind: jitrt.EHKind(cl.Kind), TryStart: cl.TryStart, TryEnd: cl.TryEnd,
+				HandlerStart: cl.HandlerStart, HandlerEnd: cl.HandlerEnd, FilterStart: cl.FilterStart, CatchType: cl.CatchType,
+			})
+		}
+		for k, fc := range code.Funclets {
+			c.Funclets = append(c.Funclets, jitrt.FuncletInfo{
+				Start: fc.Start, End: fc.End, FrameSize: fc.FrameSize, InFilter: inFilter(code.Layout.Funcs[k].Region),
+			})
+		}
 		for _, s := range code.Sites {
 			c.Sites = append(c.Sites, jitrt.Site{Offset: s.Offset, ILOffset: s.ILOffset})
 		}
 		return c, nil
 	}
+}
+
+// inFilter reports whether a funclet's region is a filter or lies in one.
+func inFilter(r *ir.Region) bool {
+	for ; r != nil; r = r.Parent {
+		if r.Kind == ir.RegionFilter {
+			return true
+		}
+	}
+	return false
 }
 
 // runJIT runs the program's entry point on the JIT.

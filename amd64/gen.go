@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"miniil/funclet"
 	"miniil/il"
 	"miniil/ir"
 	"miniil/jitrt"
@@ -47,9 +48,26 @@ type Code struct {
 	Code         []byte
 	Sites        []Site // sorted by Offset
 	CellRefs     []CellRef
-	BlockOffsets []int // native offset of each IR block
-	FrameSize    int   // bytes below the saved RBP
+	BlockOffsets []int // native offset of each IR block (in layout order)
+	FrameSize    int   // bytes below the saved RBP in the main body's frame
 	PrologSize   int
+	// Funclets gives the code range of the main body (first) and of each
+	// funclet, in code order.
+	Funclets []FuncletCode
+	// PSPOffset is the RSP-relative offset of the PSPSym slot, the same
+	// in every frame of the method (meaningful when there are funclets).
+	PSPOffset int
+	Layout    *funclet.Layout
+}
+
+// FuncletCode is the native code range [Start, End) of the main body or
+// of one funclet, and the size of its frame below the saved RBP.
+type FuncletCode struct {
+	Kind      funclet.Kind
+	Clause    int // IL clause index (-1 for the main body)
+	Start     int
+	End       int
+	FrameSize int
 }
 
 // Argument registers of the managed calling convention (SysV order).
@@ -88,15 +106,22 @@ func classify(kinds []ir.Kind) ([]argLoc, int) {
 }
 
 type gen struct {
-	a         *Assembler
-	f         *ir.Func
-	env       Env
-	blocks    []Label
-	marks     []MarkID
-	markIL    []int
-	frame     int
-	cellMarks []MarkID // marks just after each CALL [RIP+disp32] to a cell
-	cells     []uintptr
+	a      *Assembler
+	f      *ir.Func
+	env    Env
+	blocks []Label
+	marks  []MarkID
+	markIL []int
+	frame  int
+	// Funclets.
+	lay           *funclet.Layout
+	cur           *funclet.Funclet // the funclet being emitted
+	funcletLabels []Label          // start of each funclet (its prolog)
+	funcletStart  map[int]bool     // IDs of blocks that start a funclet
+	fsize         int              // frame size of every funclet
+	pspOff        int              // RSP-relative offset of the PSPSym
+	cellMarks     []MarkID         // marks just after each CALL [RIP+disp32] to a cell
+	cells         []uintptr
 
 	// consts holds the value of temporaries defined once, by a constant
 	// that fits an immediate; uses read the immediate instead of the slot.
@@ -130,15 +155,30 @@ type gen struct {
 // Generate compiles an IR function to machine code. Every virtual register
 // lives in a frame slot at RBP-8*(v+1); instructions load their operands
 // into scratch registers (RAX, RCX, RDX, XMM0, XMM1), compute, and store.
+//
+// Methods with exception handlers are laid out by package funclet: the
+// main body, then one funclet per handler. Every frame of such a method
+// has the PSPSym slot at RSP+PSPOffset holding the main body's InitialSP;
+// a funclet is called with RDI = the establisher frame (the RSP of any
+// frame of the same method invocation) and, for catch and filter funclets,
+// RSI = the exception object. Its prolog copies the PSPSym and points RBP
+// at the main body's frame, so the method's registers live at the same RBP
+// offsets in every funclet. A catch funclet returns the continuation
+// address in RAX, a filter its verdict.
 func Generate(f *ir.Func, env Env, a *Assembler) (code *Code, err error) {
 	a.Reset()
-	g := &gen{a: a, f: f, env: env, hold: ir.NoValue, avail: ir.NoValue}
-	g.analyze()
+	g := &gen{a: a, f: f, env: env, hold: ir.NoValue, avail: ir.NoValue, computed: ir.NoValue}
 	defer func() {
 		if r := recover(); r != nil {
 			code, err = nil, fmt.Errorf("%s: code generation failed: %v", f.Method.FullName(), r)
 		}
 	}()
+	lay, err := funclet.Build(f)
+	if err != nil {
+		return nil, err
+	}
+	g.lay = lay
+	g.analyze()
 	g.blocks = make([]Label, len(f.Blocks))
 	for i := range f.Blocks {
 		g.blocks[i] = a.NewLabel()
@@ -152,11 +192,73 @@ func Generate(f *ir.Func, env Env, a *Assembler) (code *Code, err error) {
 			}
 		}
 	}
-	g.frame = (8*len(f.Kinds) + 8*out + 15) &^ 15
-	prologEnd := g.prolog()
+	hasEH := len(lay.Funcs) > 1
+	g.pspOff = 8 * out
+	psp := 0
+	if hasEH {
+		psp = 8
+	}
+	g.frame = (8*len(f.Kinds) + 8*out + psp + 15) &^ 15
+	g.fsize = (8*out + 8 + 15) &^ 15
+	g.funcletLabels = make([]Label, len(lay.Funcs))
+	g.funcletStart = map[int]bool{}
+	for k, fn := range lay.Funcs {
+		g.funcletLabels[k] = a.NewLabel()
+		g.funcletStart[fn.Blocks[0].ID] = true
+	}
 	blockMarks := make([]MarkID, len(f.Blocks))
 	var entryArgRegs map[ir.Value]Reg // argument registers at the end of the entry block
-	for i, b := range f.Blocks {
+	var prologEnd MarkID
+	funcStarts := make([]MarkID, len(lay.Funcs))
+	for k, fn := range lay.Funcs {
+		g.cur = fn
+		a.Bind(g.funcletLabels[k])
+		funcStarts[k] = a.Mark()
+		if k == 0 {
+			prologEnd = g.prolog(hasEH)
+		} else {
+			g.funcletProlog()
+		}
+		for _, b := range fn.Blocks {
+			entryArgRegs = g.block(b, entryArgRegs, blockMarks)
+		}
+	}
+	end := a.Mark()
+	blob, err := a.Assemble()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f.Method.FullName(), err)
+	}
+	code = &Code{Code: blob.Code, FrameSize: g.frame, PrologSize: blob.Marks[prologEnd], PSPOffset: g.pspOff, Layout: lay}
+	for k, fn := range lay.Funcs {
+		fc := FuncletCode{Kind: fn.Kind, Clause: fn.Clause, Start: blob.Marks[funcStarts[k]], FrameSize: g.frame}
+		if k+1 < len(lay.Funcs) {
+			fc.End = blob.Marks[funcStarts[k+1]]
+		} else {
+			fc.End = blob.Marks[end]
+		}
+		if k > 0 {
+			fc.FrameSize = g.fsize
+		}
+		code.Funclets = append(code.Funclets, fc)
+	}
+	for i, m := range g.marks {
+		code.Sites = append(code.Sites, Site{Offset: blob.Marks[m], ILOffset: g.markIL[i]})
+	}
+	for _, m := range blockMarks {
+		code.BlockOffsets = append(code.BlockOffsets, blob.Marks[m])
+	}
+	for i, m := range g.cellMarks {
+		code.CellRefs = append(code.CellRefs, CellRef{Offset: blob.Marks[m] - 4, Cell: g.cells[i]})
+	}
+	return code, nil
+}
+
+// block emits one block; entryArgRegs carries the argument registers known
+// at the end of the entry block.
+func (g *gen) block(b *ir.Block, entryArgRegs map[ir.Value]Reg, blockMarks []MarkID) map[ir.Value]Reg {
+	a, f := g.a, g.f
+	i := b.ID
+	{
 		a.Bind(g.blocks[i])
 		blockMarks[i] = a.Mark()
 		g.hold = ir.NoValue // a branch target: RAX holds nothing known
@@ -192,21 +294,7 @@ func Generate(f *ir.Func, env Env, a *Assembler) (code *Code, err error) {
 		}
 		g.term(b, i)
 	}
-	blob, err := a.Assemble()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", f.Method.FullName(), err)
-	}
-	code = &Code{Code: blob.Code, FrameSize: g.frame, PrologSize: blob.Marks[prologEnd]}
-	for i, m := range g.marks {
-		code.Sites = append(code.Sites, Site{Offset: blob.Marks[m], ILOffset: g.markIL[i]})
-	}
-	for _, m := range blockMarks {
-		code.BlockOffsets = append(code.BlockOffsets, blob.Marks[m])
-	}
-	for i, m := range g.cellMarks {
-		code.CellRefs = append(code.CellRefs, CellRef{Offset: blob.Marks[m] - 4, Cell: g.cells[i]})
-	}
-	return code, nil
+	return entryArgRegs
 }
 
 // analyze counts register uses and finds single-definition constants.
@@ -495,7 +583,7 @@ func (g *gen) poll() {
 	g.a.Bind(ok)
 }
 
-func (g *gen) prolog() MarkID {
+func (g *gen) prolog(hasEH bool) MarkID {
 	a, f := g.a, g.f
 	a.I(PUSHQ, R(RBP))
 	a.I(MOVQ, R(RSP), R(RBP))
@@ -521,6 +609,9 @@ func (g *gen) prolog() MarkID {
 	}
 	// No poll here: a poll request also fails the stack check above
 	// (jitrt.PollInterval).
+	if hasEH {
+		a.I(MOVQ, R(RSP), Mem(RSP, int32(g.pspOff))) // PSPSym = InitialSP
+	}
 	args := make([]ir.Kind, f.NumArgs)
 	copy(args, f.Kinds[:f.NumArgs])
 	locs, _ := classify(args)
@@ -552,6 +643,41 @@ func (g *gen) epilog() {
 	g.a.I(RET)
 }
 
+// funcletProlog starts a funclet: RDI is the establisher frame (whose
+// PSPSym holds the main body's InitialSP), RSI the exception object of a
+// catch or filter funclet.
+func (g *gen) funcletProlog() {
+	a := g.a
+	a.I(PUSHQ, R(RBP))
+	a.I(SUBQ, Imm(int64(g.fsize)), R(RSP))
+	ok := a.NewLabel()
+	a.I(CMPQ, R(RSP), Mem(R15, jitrt.CtxStackLimit))
+	a.Jump(JCC, ok)
+	a.I(CALL, Mem(R15, jitrt.CtxOverflowStub))
+	a.Bind(ok)
+	a.I(MOVQ, Mem(RDI, int32(g.pspOff)), R(RAX))
+	a.I(MOVQ, R(RAX), Mem(RSP, int32(g.pspOff)))
+	a.I(LEAQ, Mem(RAX, int32(g.frame)), R(RBP))
+	g.argRegs = nil
+}
+
+// funcletEpilog returns from a funclet.
+func (g *gen) funcletEpilog() {
+	g.a.I(ADDQ, Imm(int64(g.fsize)), R(RSP))
+	g.a.I(POPQ, R(RBP))
+	g.a.I(RET)
+}
+
+// funcletOf returns the label of the funclet of clause c with kind k.
+func (g *gen) funcletOf(c int, k funclet.Kind) Label {
+	for i, fn := range g.lay.Funcs {
+		if fn.Clause == c && fn.Kind == k {
+			return g.funcletLabels[i]
+		}
+	}
+	panic(fmt.Sprintf("no %s funclet for clause %d", k, c))
+}
+
 // term emits block b's terminator; i is its layout index.
 func (g *gen) term(b *ir.Block, i int) {
 	a, t := g.a, b.Term
@@ -561,7 +687,7 @@ func (g *gen) term(b *ir.Block, i int) {
 			break
 		}
 	}
-	next := func(s *ir.Block) bool { return s.ID == i+1 }
+	next := func(s *ir.Block) bool { return s.ID == i+1 && !g.funcletStart[s.ID] }
 	switch t.Op {
 	case ir.OpJump:
 		if !next(b.Succs[0]) {
@@ -632,6 +758,24 @@ func (g *gen) term(b *ir.Block, i int) {
 		g.load(t.Args[0], RDI)
 		g.exit(jitrt.HelperThrow, 0, false, t.ILOffset)
 		a.I(INT3)
+	case ir.OpRethrow:
+		g.exit(jitrt.HelperRethrow, 0, false, t.ILOffset)
+		a.I(INT3)
+	case ir.OpCallFinally:
+		a.I(MOVQ, R(RSP), R(RDI))
+		a.Jump(CALL, g.funcletOf(int(t.Aux.Int), funclet.Finally))
+		g.site(t.ILOffset)
+		if !next(b.Succs[0]) {
+			a.Jump(JMP, g.blocks[b.Succs[0].ID])
+		}
+	case ir.OpCatchRet:
+		a.I(LEAQ, LabelAddr(g.blocks[b.Succs[0].ID]), R(RAX))
+		g.funcletEpilog()
+	case ir.OpEndFinally:
+		g.funcletEpilog()
+	case ir.OpEndFilter:
+		g.load(t.Args[0], RAX)
+		g.funcletEpilog()
 	case ir.OpThrowHelper:
 		a.I(MOVQ, Imm(int64(g.env.ClassMT(t.Aux.Class))), R(RDI))
 		if t.Aux.Type != nil {
@@ -828,6 +972,8 @@ func (g *gen) instr(in *ir.Instr) {
 		g.store(RAX, in.Dst)
 	case ir.OpCall, ir.OpCallVirt:
 		g.call(in)
+	case ir.OpCatchArg:
+		a.I(MOVQ, R(RSI), g.slot(in.Dst))
 	default:
 		panic(fmt.Sprintf("unknown instruction %s", in.Op))
 	}

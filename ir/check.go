@@ -27,8 +27,10 @@ func Check(f *Func) error {
 			want = 1
 		case OpIf:
 			want = 2
-		case OpRet, OpThrow, OpThrowHelper:
+		case OpRet, OpThrow, OpThrowHelper, OpEndFinally, OpEndFilter, OpRethrow:
 			want = 0
+		case OpCallFinally, OpCatchRet:
+			want = 1
 		case OpSwitch:
 			if len(b.Succs) < 1 {
 				return bad(b, "switch without a default successor")

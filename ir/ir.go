@@ -141,6 +141,10 @@ const (
 	OpCall     // Dst = Aux.Method(Args...) (Dst NoValue for void)
 	OpCallVirt // like OpCall, dispatched through the vtable of Args[0]
 
+	// OpCatchArg: Dst = the exception object a catch or filter funclet
+	// receives (its first instruction).
+	OpCatchArg
+
 	// Terminators.
 	OpJump   // goto Succs[0]
 	OpIf     // if Args[0] != 0 goto Succs[0] else Succs[1]
@@ -150,6 +154,12 @@ const (
 	// OpThrowHelper raises an implicit exception of class Aux.Class; for
 	// InvalidCastException Args hold the object and Aux.Type is the target.
 	OpThrowHelper
+	// Exception-handling terminators.
+	OpCallFinally // call the finally funclet of clause Aux.Int, then goto Succs[0]
+	OpCatchRet    // return from a catch funclet, resuming at Succs[0] (in the parent)
+	OpEndFinally  // return from a finally or fault funclet
+	OpEndFilter   // return Args[0] from a filter funclet
+	OpRethrow     // rethrow the exception of the running catch
 
 	numOps
 )
@@ -164,7 +174,8 @@ var opNames = [numOps]string{
 	OpLdField: "ldfield", OpStField: "stfield", OpLdStatic: "ldstatic", OpStStatic: "ststatic",
 	OpAlloc: "alloc", OpIsInst: "isinst", OpBox: "box", OpUnbox: "unbox", OpTypeIs: "typeis",
 	OpNewArr: "newarr", OpArrLen: "arrlen", OpLdElem: "ldelem", OpStElem: "stelem", OpCanStore: "canstore",
-	OpCall: "call", OpCallVirt: "callvirt",
+	OpCall: "call", OpCallVirt: "callvirt", OpCatchArg: "catcharg",
+	OpCallFinally: "callfinally", OpCatchRet: "catchret", OpEndFinally: "endfinally", OpEndFilter: "endfilter", OpRethrow: "rethrow",
 	OpJump: "jump", OpIf: "if", OpSwitch: "switch", OpRet: "ret", OpThrow: "throw", OpThrowHelper: "throwhelper",
 }
 
@@ -232,15 +243,70 @@ type Block struct {
 	Term     *Instr
 	Succs    []*Block
 	Preds    []*Block
-	ILOffset int  // IL offset where the block starts (-1 for reader-made blocks)
-	Cold     bool // a throw block: laid out after the hot code
+	ILOffset int     // IL offset where the block starts (-1 for reader-made blocks)
+	Cold     bool    // a throw block: laid out after the hot code of its region
+	Region   *Region // innermost EH region containing the block (nil: none)
+}
+
+// RegionKind is the kind of an exception-handling region.
+type RegionKind uint8
+
+// Region kinds.
+const (
+	RegionTry           RegionKind = iota // a protected block
+	RegionCatch                           // a catch handler
+	RegionFilter                          // the filter part of a filter clause
+	RegionFilterHandler                   // the handler part of a filter clause
+	RegionFinally                         // a finally handler
+	RegionFault                           // a fault handler
+)
+
+func (k RegionKind) String() string {
+	return [...]string{"try", "catch", "filter", "filter-handler", "finally", "fault"}[k]
+}
+
+// Region is a try body, handler or filter. Regions nest: Parent is the
+// innermost region containing this one. Clause is the index of the IL
+// clause (Method.EH) the region belongs to (for a try shared by several
+// clauses, the first of them).
+type Region struct {
+	ID     int
+	Kind   RegionKind
+	Parent *Region
+	Clause int
+	Entry  *Block // for handlers and filters: the funclet's entry block
+}
+
+// IsHandler reports whether the region is code that runs as a funclet.
+func (r *Region) IsHandler() bool { return r.Kind != RegionTry }
+
+// Funclet returns the innermost handler or filter region containing r
+// (r itself if it is one), or nil for code of the main body.
+func (r *Region) Funclet() *Region {
+	for ; r != nil; r = r.Parent {
+		if r.IsHandler() {
+			return r
+		}
+	}
+	return nil
+}
+
+// Contains reports whether r is o or encloses it.
+func (r *Region) Contains(o *Region) bool {
+	for ; o != nil; o = o.Parent {
+		if o == r {
+			return true
+		}
+	}
+	return false
 }
 
 // Func is a method in IR form. Blocks[0] is the entry.
 type Func struct {
-	Method *il.Method
-	Blocks []*Block
-	Kinds  []Kind // kind of each virtual register
+	Method  *il.Method
+	Blocks  []*Block
+	Regions []*Region // every EH region, outer ones before the ones they contain
+	Kinds   []Kind    // kind of each virtual register
 	// NumArgs and NumLocals give the register ranges: arguments are
 	// 0..NumArgs-1, locals NumArgs..NumArgs+NumLocals-1, then temporaries.
 	NumArgs   int

@@ -43,6 +43,9 @@ func Fprint(w io.Writer, f *Func) error {
 		if blk.Cold {
 			b.WriteString(" ; cold")
 		}
+		if r := blk.Region; r != nil {
+			fmt.Fprintf(&b, " ; region %s#%d", r.Kind, r.ID)
+		}
 		if len(blk.Preds) > 0 {
 			b.WriteString(" ; preds")
 			for _, p := range blk.Preds {
@@ -118,6 +121,8 @@ func (f *Func) Format(in *Instr, blk *Block) string {
 		}
 	case OpStr:
 		arg(strconv.Quote(in.Aux.Str))
+	case OpCallFinally:
+		arg(fmt.Sprintf("clause %d", in.Aux.Int))
 	}
 	for _, a := range in.Args {
 		arg(a.String())

@@ -38,7 +38,14 @@ const (
 	// HelperF2U8: XMM0 = float64; RAX = CoreCLR's unchecked conversion to
 	// uint64.
 	HelperF2U8
+	// HelperRethrow: rethrow the exception of the catch funclet that makes
+	// the exit. Does not return.
+	HelperRethrow
 )
+
+// ExitFuncletReturn is the exit of the stub that a funclet invoked by the
+// exception dispatcher returns to; RAX holds the funclet's result.
+const ExitFuncletReturn = 5
 
 // Object layout. Every object starts with its method table address.
 // Instance fields take 8 bytes each in slot order (Field.Slot); a field of

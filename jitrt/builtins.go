@@ -56,7 +56,7 @@ func (rt *Runtime) builtin(m *Machine, meth *il.Method) error {
 		switch {
 		case meth.Name == "get_Length":
 			if a[0] == 0 {
-				return rt.throwNew(m, "System.NullReferenceException")
+				return rt.throwNewAt(m, "System.NullReferenceException")
 			}
 			return ret(uintptr(rt.u64(uintptr(a[0])+StrLen)), nil)
 		case meth.Name == "op_Equality":
@@ -81,8 +81,14 @@ func (rt *Runtime) builtin(m *Machine, meth *il.Method) error {
 			return ret(rt.concat(parts...))
 		}
 	case owner == il.ObjectClass && meth.Name == "ToString":
+		// Object's own ToString (called directly, or inherited): the type
+		// name of a class instance; strings, boxes and arrays have their
+		// own text.
 		if a[0] == 0 {
-			return rt.throwNew(m, "System.NullReferenceException")
+			return rt.throwNewAt(m, "System.NullReferenceException")
+		}
+		if t := rt.typeOf(uintptr(a[0])); t.kind == tkClass {
+			return ret(rt.StringAddr(t.name), nil)
 		}
 		return ret(rt.toStringOf(uintptr(a[0])))
 	case owner == il.ObjectClass && meth.Name == ".ctor":
@@ -90,7 +96,7 @@ func (rt *Runtime) builtin(m *Machine, meth *il.Method) error {
 	default: // System.Exception and its subclasses
 		this := uintptr(a[0])
 		if this == 0 {
-			return rt.throwNew(m, "System.NullReferenceException")
+			return rt.throwNewAt(m, "System.NullReferenceException")
 		}
 		switch {
 		case meth.Name == ".ctor" && len(meth.Params) == 0:
@@ -122,18 +128,6 @@ func (rt *Runtime) builtin(m *Machine, meth *il.Method) error {
 		}
 	}
 	return fmt.Errorf("jitrt: base library method %s is not implemented", meth.Signature())
-}
-
-// throwNew raises a new base library exception from a helper (issue 3:
-// always unhandled).
-func (rt *Runtime) throwNew(m *Machine, class string) error {
-	exc, err := rt.newObject(rt.mod.Class(class))
-	if err != nil {
-		return err
-	}
-	msg, _ := il.DefaultMessage(class)
-	rt.setU64(exc+ObjFields, uint64(rt.StringAddr(msg)))
-	return rt.unhandled(m, exc)
 }
 
 // excMessage is System.Exception's get_Message.

@@ -44,6 +44,7 @@ type Machine struct {
 	stackHi uintptr // high end of the stack (exclusive), 16-byte aligned
 	budget  uint64
 	limit   uint64      // the real CtxStackLimit
+	outer   []exitState // the exits nested Calls were made from, innermost last
 	pollReq atomic.Bool // the ticker poisoned CtxStackLimit to request a poll
 	depth   int         // Calls in progress (nested Calls come from exit handlers)
 	xmm0    uint64
@@ -274,6 +275,12 @@ func (m *Machine) CallArgs(ctx context.Context, entry uintptr, intArgs, floatArg
 			m.SetReg(CtxExitCode, code)
 			m.SetReg(CtxExitArg, arg)
 		}()
+		m.outer = append(m.outer, exitState{
+			pc: uintptr(saved[(CtxPC-execStart)/8]),
+			sp: uintptr(saved[(CtxRSP-execStart)/8]),
+			bp: uintptr(saved[(CtxRBP-execStart)/8]),
+		})
+		defer func() { m.outer = m.outer[:len(m.outer)-1] }()
 		sp = uintptr(saved[(CtxRSP-execStart)/8]) &^ 15
 		if sp > m.stackHi || sp < m.stackLo+pageSize {
 			return 0, &StackOverflowError{PC: m.PC(), SP: sp}
@@ -386,3 +393,6 @@ func (m *Machine) startPollTicker() (stop func()) {
 		}
 	}
 }
+
+// exitState is where native code stood when it exited to Go.
+type exitState struct{ pc, sp, bp uintptr }

@@ -20,6 +20,40 @@ type Compiled struct {
 	Code     []byte
 	Sites    []Site    // call and exit sites, sorted by offset
 	CellRefs []CellRef // RIP-relative references to call cells
+	// Clauses is the native EH clause table, sorted inner first.
+	Clauses []EHClause
+	// Funclets lists the main body (first) and each funclet's code range.
+	Funclets []FuncletInfo
+}
+
+// EHKind is the kind of a native EH clause.
+type EHKind uint8
+
+// Clause kinds.
+const (
+	EHCatch EHKind = iota
+	EHFilter
+	EHFinally
+	EHFault
+)
+
+// EHClause is a native exception clause: half-open offsets into the
+// method's code.
+type EHClause struct {
+	Kind                     EHKind
+	TryStart, TryEnd         int
+	HandlerStart, HandlerEnd int
+	FilterStart              int
+	CatchType                *il.Type
+}
+
+// FuncletInfo is the code range of the main body or of a funclet, with its
+// frame size below the saved RBP. InFilter is true for a filter funclet and
+// for funclets nested in a filter: exceptions never escape them.
+type FuncletInfo struct {
+	Start, End int
+	FrameSize  int
+	InFilter   bool
 }
 
 // CellRef asks the installer to point the 4-byte RIP-relative
@@ -149,6 +183,9 @@ type Runtime struct {
 	ctx        context.Context
 	toString   int // vtable slots of Object.ToString and Exception.get_Message
 	getMessage int
+	// Exception dispatch (eh.go).
+	trackers      []*tracker
+	funcletReturn uintptr // the stub funclets invoked by the dispatcher return to
 }
 
 // codeRange is one installed method's code.
@@ -156,6 +193,19 @@ type codeRange struct {
 	start, end uintptr
 	method     *il.Method
 	sites      []Site
+	clauses    []EHClause
+	funclets   []FuncletInfo
+}
+
+// funcletAt returns the index of the funclet containing code offset off
+// (0: the main body).
+func (r *codeRange) funcletAt(off int) int {
+	for k, f := range r.funclets {
+		if f.Start <= off && off < f.End {
+			return k
+		}
+	}
+	return 0
 }
 
 // NewRuntime prepares a module for JIT execution: it maps the managed heap
@@ -198,6 +248,13 @@ func NewRuntime(mod *il.Module, opts Options) (rt *Runtime, err error) {
 		return nil, err
 	}
 	if rt.statics, err = rt.meta.alloc(8 * (len(mod.StaticFields()) + 1)); err != nil {
+		return nil, err
+	}
+	var stub asmbuf
+	stub.storeImm(CtxExitCode, ExitFuncletReturn)
+	stub.callMem(CtxExitStub)
+	stub.byte(0x0F, 0x0B) // ud2: never resumed
+	if rt.funcletReturn, err = rt.code.Install(stub.b); err != nil {
 		return nil, err
 	}
 	obj := mod.Class(il.ObjectClass)
@@ -535,15 +592,19 @@ func (rt *Runtime) handle(m *Machine, code uint64) error {
 		}
 		return rt.result(b2u(rt.isInstance(uintptr(m.Reg(CtxRSI)), et)), nil)
 	case HelperThrow:
-		return rt.unhandled(m, uintptr(m.Reg(CtxRDI)))
+		return rt.throw(m, uintptr(m.Reg(CtxRDI)))
 	case HelperThrowNew:
 		exc, err := rt.newException(m)
 		if err != nil {
 			return err
 		}
-		return rt.unhandled(m, exc)
+		return rt.throw(m, exc)
+	case HelperRethrow:
+		return rt.rethrow(m)
+	case ExitFuncletReturn:
+		return rt.funcletReturned(m)
 	case HelperBuiltin:
-		return rt.builtin(m, rt.builtins[m.ExitArg()])
+		return rt.resumeOuter(m, rt.builtin(m, rt.builtins[m.ExitArg()]))
 	case HelperFRem:
 		a := math.Float64frombits(m.Reg(CtxXMM0))
 		b := math.Float64frombits(m.Reg(CtxXMM1))
@@ -711,7 +772,7 @@ func (rt *Runtime) compile(i int) error {
 	for _, slot := range rt.vtableRefs[m] {
 		rt.setU64(slot, uint64(addr))
 	}
-	r := codeRange{start: addr, end: addr + uintptr(len(c.Code)), method: m, sites: c.Sites}
+	r := codeRange{start: addr, end: addr + uintptr(len(c.Code)), method: m, sites: c.Sites, clauses: c.Clauses, funclets: c.Funclets}
 	k := sort.Search(len(rt.codeMap), func(j int) bool { return rt.codeMap[j].start > addr })
 	rt.codeMap = append(rt.codeMap, codeRange{})
 	copy(rt.codeMap[k+1:], rt.codeMap[k:])
@@ -731,35 +792,6 @@ func (rt *Runtime) methodAt(pc uintptr) *codeRange {
 		return &rt.codeMap[k]
 	}
 	return nil
-}
-
-// stackTrace walks the managed frames from an exit (RBP chain) and names
-// their methods, innermost first.
-func (rt *Runtime) stackTrace(m *Machine) []string {
-	var trace []string
-	pc, bp := m.PC(), uintptr(m.Reg(CtxRBP))
-	lo, hi := m.StackBounds()
-	for i := 0; i < 1<<20; i++ {
-		r := rt.methodAt(pc - 1)
-		if r == nil || bp < lo || bp+16 > hi {
-			break
-		}
-		trace = append(trace, r.method.TraceName())
-		pc, bp = uintptr(m.ReadStack(bp+8)), uintptr(m.ReadStack(bp))
-	}
-	return trace
-}
-
-// unhandled ends the run with the report of an exception no handler
-// catches (the JIT does not compile handlers yet, so every throw is one).
-func (rt *Runtime) unhandled(m *Machine, exc uintptr) error {
-	trace := rt.stackTrace(m)
-	t := rt.typeOf(exc)
-	msg, err := rt.message(exc)
-	if err != nil {
-		return err
-	}
-	return &UnhandledException{Type: t.name, Message: msg, Trace: trace}
 }
 
 // message returns an exception's Message, calling a managed get_Message

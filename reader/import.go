@@ -11,6 +11,7 @@ import (
 func (r *reader) importBlock(start int, b *ir.Block) {
 	m := r.m
 	r.cur = b
+	r.region = b.Region
 	r.stack = append([]ir.Value(nil), r.entry[b]...)
 	for i := start; i < len(m.Code); i++ {
 		in := m.Code[i]
@@ -201,10 +202,8 @@ func (r *reader) instr(idx int, in *il.Instr) bool {
 			if c == il.Div || c == il.Rem {
 				// MinValue / -1 overflows (and so does MinValue % -1 on x64).
 				isM1 := r.cmp(ir.Eq, b, r.minusOne(k))
-				slow := r.f.NewBlock(-1)
-				r.done[slow] = true
-				next := r.f.NewBlock(-1)
-				r.done[next] = true
+				slow := r.newBlock()
+				next := r.newBlock()
 				r.terminate(ir.OpIf, []ir.Value{isM1}, ir.Aux{}, slow, next)
 				r.cur = slow
 				min := int64(math.MinInt32)
@@ -418,10 +417,8 @@ func (r *reader) stelem(et *il.Type) {
 	arr, idx := r.arrayAccess()
 	if et.IsRef() {
 		// Store check, skipped for null.
-		skip := r.f.NewBlock(-1)
-		r.done[skip] = true
-		chk := r.f.NewBlock(-1)
-		r.done[chk] = true
+		skip := r.newBlock()
+		chk := r.newBlock()
 		r.terminate(ir.OpIf, []ir.Value{v}, ir.Aux{}, chk, skip)
 		r.cur = chk
 		ok := r.value(ir.OpCanStore, ir.I32, ir.Aux{}, arr, v)

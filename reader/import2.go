@@ -53,6 +53,18 @@ func (r *reader) instr2(idx int, in *il.Instr) bool {
 		r.nullCheck(v)
 		r.terminate(ir.OpThrow, []ir.Value{v}, ir.Aux{})
 		return true
+	case il.Rethrow:
+		r.terminate(ir.OpRethrow, nil, ir.Aux{})
+		return true
+	case il.Leave, il.LeaveS:
+		r.leave(in.Target())
+		return true
+	case il.Endfinally:
+		r.terminate(ir.OpEndFinally, nil, ir.Aux{})
+		return true
+	case il.Endfilter:
+		r.terminate(ir.OpEndFilter, []ir.Value{r.pop()}, ir.Aux{})
+		return true
 	case il.Call, il.Callvirt, il.Newobj:
 		r.call(c, in.Method.Method)
 	case il.Ldfld:
@@ -122,9 +134,8 @@ func (r *reader) instr2(idx int, in *il.Instr) bool {
 // castFailBlock returns a cold block throwing InvalidCastException for a
 // failed cast of obj to t (the message names both types).
 func (r *reader) castFailBlock(obj ir.Value, t *il.Type) *ir.Block {
-	b := r.f.NewBlock(-1)
+	b := r.newBlock()
 	b.Cold = true
-	r.done[b] = true
 	b.Term = &ir.Instr{Op: ir.OpThrowHelper, Dst: ir.NoValue, Dst2: ir.NoValue, Args: []ir.Value{obj},
 		Aux: ir.Aux{Class: r.mod.Class("System.InvalidCastException"), Type: t}, ILOffset: r.ilOff}
 	return b
@@ -133,10 +144,8 @@ func (r *reader) castFailBlock(obj ir.Value, t *il.Type) *ir.Block {
 // castCheck throws InvalidCastException unless obj is null or an instance
 // of t.
 func (r *reader) castCheck(obj ir.Value, t *il.Type) {
-	chk := r.f.NewBlock(-1)
-	r.done[chk] = true
-	join := r.f.NewBlock(-1)
-	r.done[join] = true
+	chk := r.newBlock()
+	join := r.newBlock()
 	r.terminate(ir.OpIf, []ir.Value{obj}, ir.Aux{}, chk, join)
 	r.cur = chk
 	res := r.value(ir.OpIsInst, ir.Ref, ir.Aux{Type: t}, obj)
@@ -195,6 +204,9 @@ func (r *reader) finish() {
 		}
 	}
 	visit(f.Blocks[0])
+	for _, b := range r.handlerRoot {
+		visit(b)
+	}
 	var hot, cold []*ir.Block
 	for _, b := range f.Blocks {
 		if !reach[b] {

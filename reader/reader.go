@@ -20,9 +20,6 @@ func Import(mod *il.Module, m *il.Method) (f *ir.Func, err error) {
 	if m.Builtin {
 		return nil, fmt.Errorf("%s is a base library method; it has no IL", m.FullName())
 	}
-	if len(m.EH) > 0 {
-		return nil, fmt.Errorf("method %s has exception handlers, which the JIT does not compile yet", m.FullName())
-	}
 	// A float64 reaching a block whose entry stack was first seen holding
 	// a float32 at the same depth forces that entry to float64; the method
 	// is then imported again. Each round forces at least one more entry,
@@ -53,14 +50,21 @@ type reader struct {
 	leader   map[*ir.Block]int // the inverse of blockAt
 	forceF64 map[[2]int]bool   // (leader index, depth) whose entry is float64
 	restart  bool              // an entry had to be forced: import again
-	entry    map[*ir.Block][]ir.Value
-	spills   map[[2]int]ir.Value // (depth, kind) -> spill temporary
-	work     []int
-	done     map[*ir.Block]bool
-	cur      *ir.Block
-	stack    []ir.Value
-	ilOff    int
-	throwBlk map[string]*ir.Block // exception class -> shared throw block
+
+	region      *ir.Region   // region of the instruction being imported
+	instrRegion []*ir.Region // innermost region of each IL instruction
+	regionRange map[*ir.Region][2]int
+	handlerOf   map[int]*ir.Region       // clause index -> its handler region
+	filterOf    map[int]*ir.Region       // clause index -> its filter region
+	handlerRoot map[*ir.Region]*ir.Block // entry block of each handler and filter region
+	entry       map[*ir.Block][]ir.Value
+	spills      map[[2]int]ir.Value // (depth, kind) -> spill temporary
+	work        []int
+	done        map[*ir.Block]bool
+	cur         *ir.Block
+	stack       []ir.Value
+	ilOff       int
+	throwBlk    map[throwKey]*ir.Block // shared throw blocks
 }
 
 func (r *reader) run() {
@@ -69,9 +73,18 @@ func (r *reader) run() {
 	r.entry = map[*ir.Block][]ir.Value{}
 	r.spills = map[[2]int]ir.Value{}
 	r.done = map[*ir.Block]bool{}
-	r.throwBlk = map[string]*ir.Block{}
+	r.throwBlk = map[throwKey]*ir.Block{}
+	r.buildRegions()
 	leader := make([]bool, len(m.Code)+1)
 	leader[0] = true
+	for _, c := range m.EH {
+		for _, i := range []int{c.TryStart, c.TryEnd, c.HandlerStart, c.HandlerEnd} {
+			leader[i] = true
+		}
+		if c.Kind == il.EHFilter {
+			leader[c.FilterStart] = true
+		}
+	}
 	for i, in := range m.Code {
 		for _, t := range in.Targets {
 			leader[t] = true
@@ -84,11 +97,13 @@ func (r *reader) run() {
 	for i := range m.Code {
 		if leader[i] {
 			r.blockAt[i] = r.f.NewBlock(m.Code[i].Offset)
+			r.blockAt[i].Region = r.instrRegion[i]
 			r.leader[r.blockAt[i]] = i
 		}
 	}
 	r.entry[r.blockAt[0]] = nil
 	r.work = []int{0}
+	r.handlerEntries()
 	for len(r.work) > 0 {
 		i := r.work[len(r.work)-1]
 		r.work = r.work[:len(r.work)-1]
@@ -241,16 +256,31 @@ func (r *reader) toI64(v ir.Value) ir.Value {
 	return v
 }
 
-// throwBlock returns the shared cold block that throws a new instance of
-// the named base library exception.
+// throwKey identifies a shared throw block: one per exception class and
+// region, so the throw stays inside the protected regions of its site.
+type throwKey struct {
+	class  string
+	region *ir.Region
+}
+
+// throwBlock returns the shared cold block of the current region that
+// throws a new instance of the named base library exception.
 func (r *reader) throwBlock(class string) *ir.Block {
-	if b := r.throwBlk[class]; b != nil {
+	k := throwKey{class, r.region}
+	if b := r.throwBlk[k]; b != nil {
 		return b
 	}
-	b := r.f.NewBlock(-1)
+	b := r.newBlock()
 	b.Cold = true
 	b.Term = &ir.Instr{Op: ir.OpThrowHelper, Dst: ir.NoValue, Dst2: ir.NoValue, Aux: ir.Aux{Class: r.mod.Class(class)}, ILOffset: -1}
-	r.throwBlk[class] = b
+	r.throwBlk[k] = b
+	return b
+}
+
+// newBlock makes a reader block in the current region.
+func (r *reader) newBlock() *ir.Block {
+	b := r.f.NewBlock(-1)
+	b.Region = r.region
 	r.done[b] = true
 	return b
 }
@@ -264,16 +294,14 @@ func (r *reader) check(cond ir.Value, class string) {
 // branchOut ends the current block with "if cond goto target" and
 // continues in a fresh block (which only this block reaches).
 func (r *reader) branchOut(cond ir.Value, target *ir.Block) {
-	next := r.f.NewBlock(-1)
-	r.done[next] = true
+	next := r.newBlock()
 	r.terminate(ir.OpIf, []ir.Value{cond}, ir.Aux{}, target, next)
 	r.cur = next
 }
 
 // nullCheck throws NullReferenceException when ref is null.
 func (r *reader) nullCheck(ref ir.Value) {
-	next := r.f.NewBlock(-1)
-	r.done[next] = true
+	next := r.newBlock()
 	r.terminate(ir.OpIf, []ir.Value{ref}, ir.Aux{}, next, r.throwBlock("System.NullReferenceException"))
 	r.cur = next
 }

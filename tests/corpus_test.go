@@ -65,17 +65,6 @@ func corpus(t testing.TB) []string {
 // engines are the engines every corpus program must run on.
 var engines = []miniil.Engine{miniil.Interp, miniil.JIT}
 
-// hasHandlers reports whether any method of the program has exception
-// handlers, which the JIT does not compile yet.
-func hasHandlers(p *miniil.Program) bool {
-	for _, m := range p.Module().AllMethods() {
-		if len(m.EH) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // TestCorpus runs every corpus program on every engine and compares
 // standard output and exit code with the golden.
 func TestCorpus(t *testing.T) {
@@ -89,9 +78,6 @@ func TestCorpus(t *testing.T) {
 		}
 		for _, eng := range engines {
 			t.Run(name+"/"+eng.String(), func(t *testing.T) {
-				if eng == miniil.JIT && hasHandlers(prog) {
-					t.Skip("SKIP: the JIT does not compile exception handlers yet (issue 4)")
-				}
 				var out bytes.Buffer
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 				defer cancel()
@@ -109,4 +95,13 @@ func TestCorpus(t *testing.T) {
 			})
 		}
 	}
+}
+
+func mustRead(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -26,7 +26,8 @@ const usage = `miniil runs mini MSIL programs (ilasm syntax).
 Usage:
   miniil run [-engine=interp|jit] [-timeout=D] FILE   run FILE's entry point
   miniil check FILE...                                 parse and verify, print errors
-  miniil dump -il|-ir|-asm [-method NAME] FILE         print a compilation stage
+  miniil dump -il|-ir|-funclets|-eh|-asm [-method NAME] FILE
+                                                       print a compilation stage
 
 Run 'miniil COMMAND -h' for a command's flags.
 `
@@ -188,9 +189,11 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 }
 
 func cmdDump(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("dump", "dump -il|-ir|-asm [-method NAME] FILE", stdout)
+	fs := newFlags("dump", "dump -il|-ir|-funclets|-eh|-asm [-method NAME] FILE", stdout)
 	ilFlag := fs.Bool("il", false, "print the parsed module with IL offsets and EH clause tables")
-	irFlag := fs.Bool("ir", false, "print each method's IR")
+	irFlag := fs.Bool("ir", false, "print each method's IR, in code order")
+	funcletsFlag := fs.Bool("funclets", false, "print each method's funclet layout and native code ranges")
+	ehFlag := fs.Bool("eh", false, "print each method's native EH clause table (sorted, with duplicates)")
 	asmFlag := fs.Bool("asm", false, "print each method's IR, then its machine code with native offsets")
 	method := fs.String("method", "", "only this method (Name or Class::Name); -ir and -asm")
 	if code := parseFlags(fs, args, stderr); code >= 0 {
@@ -200,13 +203,14 @@ func cmdDump(args []string, stdout, stderr io.Writer) int {
 	for _, f := range []struct {
 		set   bool
 		stage miniil.Stage
-	}{{*ilFlag, miniil.StageIL}, {*irFlag, miniil.StageIR}, {*asmFlag, miniil.StageAsm}} {
+	}{{*ilFlag, miniil.StageIL}, {*irFlag, miniil.StageIR}, {*funcletsFlag, miniil.StageFunclets},
+		{*ehFlag, miniil.StageEH}, {*asmFlag, miniil.StageAsm}} {
 		if f.set {
 			stage, n = f.stage, n+1
 		}
 	}
 	if n != 1 {
-		fmt.Fprintln(stderr, "miniil dump: choose one stage to print: -il, -ir or -asm (see miniil dump -h)")
+		fmt.Fprintln(stderr, "miniil dump: choose one stage to print: -il, -ir, -funclets, -eh or -asm (see miniil dump -h)")
 		return 2
 	}
 	path, code := oneFile(fs, stderr)

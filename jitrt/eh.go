@@ -1,0 +1,353 @@
+package jitrt
+
+import (
+	"errors"
+	"fmt"
+
+	"miniil/il"
+)
+
+// Exception dispatch: CoreCLR's two-pass model over funclets, as an
+// explicit state machine. Every dispatch is a tracker on a stack; the
+// machine state is only ever changed by exit handlers, which either resume
+// native code (to run a funclet, or to continue after a catch) or end the
+// run. Funclets run on the native stack below the throw site, called with
+// RDI = the establisher frame and RSI = the exception, and return to a
+// stub that exits with ExitFuncletReturn, so no Go frame waits for them.
+
+// frame is one managed frame seen by a stack walk. pc is a return address
+// (of the call to the next frame or to an exit stub).
+type frame struct {
+	pc, sp, bp uintptr
+	code       *codeRange
+	funclet    int // index in code.funclets (0: the main body)
+	seg        int // 0: the current native call; n: n nested calls out
+}
+
+// offset is the code offset of the frame's call site (pc-1 lies inside
+// the call instruction, so a call at the end of a try still counts).
+func (f *frame) offset() int { return int(f.pc-f.code.start) - 1 }
+
+// runKind says which funclet a tracker is running.
+type runKind uint8
+
+const (
+	runNone runKind = iota
+	runFilter
+	runFinally // finally or fault, in the second pass
+	runCatch   // catch or filter handler
+)
+
+// tracker is one exception dispatch.
+type tracker struct {
+	exc     uintptr
+	frames  []frame // from the throw site outward, as far as the dispatch may go
+	ended   endKind // why the walk stopped after frames
+	throwSP uintptr // funclets run below this
+	trace   []string
+
+	second  bool // in the second pass
+	swallow bool // second pass up to a filter that the exception escapes
+	fi, ci  int  // next frame and clause to examine
+	hf, hc  int  // handling frame and clause (second pass)
+
+	running   runKind
+	runFrame  int     // frame whose funclet runs
+	funcletSP uintptr // RSP of the running funclet's frame
+}
+
+// endKind says why a stack walk stopped.
+type endKind uint8
+
+const (
+	endTop    endKind = iota // no more managed frames: the exception is unhandled
+	endFilter                // a filter's frame: exceptions escaping it are swallowed
+)
+
+// resumeAt asks the exit handlers of enclosing native calls to abandon
+// the calls (levels of them) and resume native code at pc with sp and bp:
+// a handler was found in a frame outside the managed code that the
+// runtime called (from a base library method such as Console.WriteLine).
+type resumeAt struct {
+	pc, sp, bp uintptr
+	levels     int
+}
+
+func (r *resumeAt) Error() string {
+	return fmt.Sprintf("jitrt: resuming %d native call(s) out at %#x", r.levels, r.pc)
+}
+
+// walk collects the frames an exception thrown at (pc, sp, bp) travels
+// through. The caller of any frame is found through RBP: funclets run with
+// their method's main RBP, so the frame after a funclet is the caller of
+// its main body (the main body's own frame is skipped: the duplicate
+// clauses of the funclet already cover the regions enclosing it). Where
+// managed code was called by the runtime (a nested native call), the walk
+// continues at the exit that the runtime was serving.
+func (rt *Runtime) walk(pc, sp, bp uintptr) ([]frame, endKind) {
+	var frames []frame
+	lo, hi := rt.mach.StackBounds()
+	seg := 0
+	for len(frames) < 1<<20 {
+		r := rt.methodAt(pc - 1)
+		if r == nil {
+			outer := rt.mach.outer
+			if seg >= len(outer) {
+				return frames, endTop
+			}
+			o := outer[len(outer)-1-seg]
+			seg++
+			pc, sp, bp = o.pc, o.sp, o.bp
+			continue
+		}
+		f := frame{pc: pc, sp: sp, bp: bp, code: r, seg: seg}
+		f.funclet = r.funcletAt(f.offset())
+		frames = append(frames, f)
+		if r.funclets[f.funclet].InFilter {
+			return frames, endFilter
+		}
+		if bp < lo || bp+16 > hi {
+			break
+		}
+		pc, sp, bp = uintptr(rt.mach.ReadStack(bp+8)), bp+16, uintptr(rt.mach.ReadStack(bp))
+	}
+	return frames, endTop
+}
+
+func traceOf(frames []frame) []string {
+	var t []string
+	for _, f := range frames {
+		t = append(t, f.code.method.TraceName())
+	}
+	return t
+}
+
+// throw starts dispatching exc, thrown at the current exit.
+func (rt *Runtime) throw(m *Machine, exc uintptr) error {
+	frames, ended := rt.walk(m.PC(), m.SP(), uintptr(m.Reg(CtxRBP)))
+	t := &tracker{exc: exc, frames: frames, ended: ended, throwSP: m.SP(), trace: traceOf(frames)}
+	rt.trackers = append(rt.trackers, t)
+	return rt.firstPass(m, t)
+}
+
+// rethrow rethrows the exception of the catch funclet making the exit.
+func (rt *Runtime) rethrow(m *Machine) error {
+	for i := len(rt.trackers) - 1; i >= 0; i-- {
+		old := rt.trackers[i]
+		if old.running != runCatch || old.funcletSP != m.SP() {
+			continue
+		}
+		frames, ended := rt.walk(m.PC(), m.SP(), uintptr(m.Reg(CtxRBP)))
+		t := &tracker{exc: old.exc, frames: frames, ended: ended, throwSP: m.SP()}
+		// The trace keeps the original frames up to the catching one, then
+		// the frames above it (CoreCLR preserves the trace on rethrow).
+		t.trace = append(append([]string(nil), old.trace[:min(old.hf+1, len(old.trace))]...), traceOf(frames[min(1, len(frames)):])...)
+		rt.trackers = append(rt.trackers, t)
+		return rt.firstPass(m, t)
+	}
+	return errors.New("jitrt: rethrow outside a running catch handler")
+}
+
+// firstPass looks for a handler, running filters, from the tracker's scan
+// position. It returns after starting a filter funclet (native code then
+// runs it), after starting the second pass, or with the run's end.
+func (rt *Runtime) firstPass(m *Machine, t *tracker) error {
+	for ; t.fi < len(t.frames); t.fi, t.ci = t.fi+1, 0 {
+		f := &t.frames[t.fi]
+		for ; t.ci < len(f.code.clauses); t.ci++ {
+			c := &f.code.clauses[t.ci]
+			if !c.covers(f.offset()) {
+				continue
+			}
+			switch c.Kind {
+			case EHCatch:
+				ct, err := rt.typeFor(c.CatchType)
+				if err != nil {
+					return err
+				}
+				if rt.isInstance(t.exc, ct) {
+					return rt.startSecondPass(m, t, t.fi, t.ci)
+				}
+			case EHFilter:
+				t.running, t.runFrame = runFilter, t.fi
+				return rt.invoke(m, t, f, c.FilterStart)
+			}
+		}
+	}
+	return rt.noHandler(m, t)
+}
+
+// noHandler ends a first pass that found no handler.
+func (rt *Runtime) noHandler(m *Machine, t *tracker) error {
+	if t.ended == endFilter {
+		// The exception escapes a filter: the filter's frame acts as a
+		// catch-all. Finally blocks up to it run, then the exception is
+		// swallowed and the filter counts as false.
+		t.swallow = true
+		last := len(t.frames) - 1
+		return rt.startSecondPass(m, t, last, len(t.frames[last].code.clauses))
+	}
+	rt.pop(t)
+	// Unhandled: no second pass runs (CoreCLR on Linux).
+	msg, err := rt.message(t.exc)
+	if err != nil {
+		return err
+	}
+	rt.trackers = nil
+	return &UnhandledException{Type: rt.typeOf(t.exc).name, Message: msg, Trace: t.trace}
+}
+
+// startSecondPass records the handler and runs the finally and fault
+// funclets between the throw site and it.
+func (rt *Runtime) startSecondPass(m *Machine, t *tracker, hf, hc int) error {
+	t.second, t.hf, t.hc = true, hf, hc
+	t.fi, t.ci = 0, 0
+	return rt.secondPass(m, t)
+}
+
+func (rt *Runtime) secondPass(m *Machine, t *tracker) error {
+	for ; t.fi <= t.hf; t.fi, t.ci = t.fi+1, 0 {
+		f := &t.frames[t.fi]
+		for ; t.ci < len(f.code.clauses); t.ci++ {
+			if t.fi == t.hf && t.ci >= t.hc {
+				break
+			}
+			c := &f.code.clauses[t.ci]
+			if (c.Kind == EHFinally || c.Kind == EHFault) && c.covers(f.offset()) {
+				t.running, t.runFrame = runFinally, t.fi
+				t.ci++
+				return rt.invoke(m, t, f, c.HandlerStart)
+			}
+		}
+		if t.fi == t.hf {
+			break
+		}
+	}
+	if t.swallow {
+		rt.pop(t)
+		for i := len(rt.trackers) - 1; i >= 0; i-- {
+			if owner := rt.trackers[i]; owner.running == runFilter {
+				owner.running = runNone
+				owner.ci++
+				return rt.firstPass(m, owner)
+			}
+		}
+		return errors.New("jitrt: exception escaped a filter that is not running")
+	}
+	// Every inner finally ran: call the catch (or filter handler) funclet.
+	f := &t.frames[t.hf]
+	c := &f.code.clauses[t.hc]
+	t.running, t.runFrame = runCatch, t.hf
+	return rt.invoke(m, t, f, c.HandlerStart)
+}
+
+// funcletReturned continues the dispatch whose funclet just returned.
+func (rt *Runtime) funcletReturned(m *Machine) error {
+	var t *tracker
+	for i := len(rt.trackers) - 1; i >= 0 && t == nil; i-- {
+		if rt.trackers[i].running != runNone {
+			t = rt.trackers[i]
+		}
+	}
+	if t == nil {
+		return errors.New("jitrt: a funclet returned with no dispatch running it")
+	}
+	result := m.Reg(CtxRAX)
+	kind := t.running
+	t.running = runNone
+	switch kind {
+	case runFilter:
+		if int32(result) != 0 {
+			return rt.startSecondPass(m, t, t.fi, t.ci)
+		}
+		t.ci++
+		return rt.firstPass(m, t)
+	case runFinally:
+		return rt.secondPass(m, t)
+	}
+	// The catch returned its continuation: resume in the handling frame
+	// and discard every frame below it, with the dispatches they held.
+	f := t.frames[t.hf]
+	rt.pop(t)
+	kept := rt.trackers[:0]
+	for _, o := range rt.trackers {
+		if o.running != runNone && o.funcletSP >= f.sp {
+			kept = append(kept, o)
+		}
+	}
+	rt.trackers = kept
+	if f.seg > 0 {
+		return &resumeAt{pc: uintptr(result), sp: f.sp, bp: f.bp, levels: f.seg}
+	}
+	m.SetPC(uintptr(result))
+	m.SetSP(f.sp)
+	m.SetReg(CtxRBP, uint64(f.bp))
+	return nil
+}
+
+// invoke makes native code call a funclet of frame f at code offset off
+// when the exit handler returns: below the throw site, with the
+// establisher frame in RDI and the exception in RSI, returning to the
+// funclet-return stub.
+func (rt *Runtime) invoke(m *Machine, t *tracker, f *frame, off int) error {
+	k := f.code.funcletAt(off)
+	sp := (t.throwSP-256)&^15 - 8 // as after a CALL: sp+8 is 16-byte aligned
+	m.WriteStack(sp, uint64(rt.funcletReturn))
+	m.SetSP(sp)
+	m.SetPC(f.code.start + uintptr(off))
+	m.SetReg(CtxRDI, uint64(f.sp))
+	m.SetReg(CtxRSI, uint64(t.exc))
+	m.SetReg(CtxRBP, uint64(f.bp))
+	t.funcletSP = sp - 8 - uintptr(f.code.funclets[k].FrameSize)
+	return nil
+}
+
+// pop removes tracker t from the stack.
+func (rt *Runtime) pop(t *tracker) {
+	for i := len(rt.trackers) - 1; i >= 0; i-- {
+		if rt.trackers[i] == t {
+			rt.trackers = append(rt.trackers[:i], rt.trackers[i+1:]...)
+			return
+		}
+	}
+}
+
+func (c *EHClause) covers(off int) bool { return c.TryStart <= off && off < c.TryEnd }
+
+// throwNewAt raises a new base library exception of the named class at the
+// current exit (implicit exceptions raised inside helpers).
+func (rt *Runtime) throwNewAt(m *Machine, class string) error {
+	exc, err := rt.newObject(rt.mod.Class(class))
+	if err != nil {
+		return err
+	}
+	msg, _ := il.DefaultMessage(class)
+	rt.setU64(exc+ObjFields, uint64(rt.StringAddr(msg)))
+	return rt.throw(m, exc)
+}
+
+// resumeOuter serves a resume request coming out of a nested native call
+// that a base library method made: one level is abandoned per exit
+// handler, and the one it was addressed to resumes there.
+func (rt *Runtime) resumeOuter(m *Machine, err error) error {
+	var r *resumeAt
+	if !errors.As(err, &r) {
+		return err
+	}
+	if r.levels > 1 {
+		r.levels--
+		return r
+	}
+	m.SetPC(r.pc)
+	m.SetSP(r.sp)
+	m.SetReg(CtxRBP, uint64(r.bp))
+	return nil
+}
+
+func (k runKind) String() string {
+	return [...]string{"none", "filter", "finally", "catch"}[k]
+}
+
+func (t *tracker) String() string {
+	return fmt.Sprintf("tracker{exc %#x, %d frames, pass %v, running %s}", t.exc, len(t.frames), t.second, t.running)
+}

@@ -1,0 +1,453 @@
+// Command bench runs the benchmark programs in tests/bench under the
+// miniil JIT, the miniil interpreter and Mono, side by side, and prints a
+// Markdown table of the best wall-clock times and their ratios.
+//
+//	go run ./tests/bench [-n 5] [-filter REGEXP] [-engines jit,interp,mono]
+//
+// Every run is a fresh process, so start-up is included for every engine
+// alike: miniil is built once into a temporary directory and executed, and
+// each program is assembled once with ilasm for Mono. Start-up is measured
+// with empty.il and reported; a second table subtracts it. The runs of one
+// program are interleaved (jit, interp, mono, jit, ...) so that drifting
+// machine load hits every engine alike. Outputs (standard output and exit
+// code) must agree across engines; a mismatch is reported loudly and makes
+// the command exit with status 1.
+//
+// Progress goes to standard error, the tables to standard output.
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+)
+
+// startupProgram is the empty program whose run time is start-up.
+const startupProgram = "empty"
+
+var engineNames = []string{"jit", "interp", "mono"}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// result is what one run of a program produced.
+type result struct {
+	stdout string
+	exit   int
+	stderr string
+}
+
+// same reports whether two runs printed the same output and exit code
+// (standard error is not compared: runtimes word their errors
+// differently).
+func (r result) same(o result) bool { return r.stdout == o.stdout && r.exit == o.exit }
+
+func (r result) String() string {
+	return fmt.Sprintf("%sexit=%d", r.stdout, r.exit)
+}
+
+// measure is an engine's best time on a program and the output of its
+// first run.
+type measure struct {
+	best time.Duration
+	out  result
+	runs int
+}
+
+// bench holds everything measured for one program.
+type bench struct {
+	name     string
+	il       string // source path
+	exe      string // ilasm output, for mono
+	m        map[string]*measure
+	mismatch []string // engines whose output differs from the reference
+	ref      string   // the engine whose output is the reference
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	n := fs.Int("n", 5, "runs per engine and program; the best time counts")
+	filter := fs.String("filter", "", "run only programs whose name matches this regular expression")
+	enginesFlag := fs.String("engines", strings.Join(engineNames, ","), "comma-separated engines to run: jit, interp, mono")
+	timeout := fs.Duration("timeout", 10*time.Minute, "time limit for one run")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *n < 1 {
+		fmt.Fprintln(stderr, "bench: -n must be at least 1")
+		return 2
+	}
+	re, err := regexp.Compile(*filter)
+	if err != nil {
+		fmt.Fprintf(stderr, "bench: -filter: %v\n", err)
+		return 2
+	}
+	engines, err := parseEngines(*enginesFlag)
+	if err != nil {
+		fmt.Fprintf(stderr, "bench: -engines: %v\n", err)
+		return 2
+	}
+
+	root, err := moduleRoot()
+	if err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return 1
+	}
+	benchDir := filepath.Join(root, "tests", "bench")
+	progs, err := programs(benchDir, re)
+	if err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return 1
+	}
+	if len(progs) == 1 { // only the start-up program
+		fmt.Fprintf(stderr, "bench: no program in %s matches -filter %q\n", benchDir, *filter)
+		return 2
+	}
+
+	tmp, err := os.MkdirTemp("", "miniil-bench-")
+	if err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return 1
+	}
+	defer os.RemoveAll(tmp)
+
+	var notes []string
+	var miniilBin, monoBin string
+	if contains(engines, "jit") || contains(engines, "interp") {
+		miniilBin = filepath.Join(tmp, "miniil")
+		fmt.Fprintln(stderr, "building miniil ...")
+		build := exec.Command("go", "build", "-o", miniilBin, "./cmd/miniil")
+		build.Dir = root
+		if out, err := build.CombinedOutput(); err != nil {
+			fmt.Fprintf(stderr, "bench: go build ./cmd/miniil: %v\n%s", err, out)
+			return 1
+		}
+	}
+	if contains(engines, "mono") {
+		ilasm, err1 := exec.LookPath("ilasm")
+		mono, err2 := exec.LookPath("mono")
+		if err1 != nil || err2 != nil {
+			fmt.Fprintln(stderr, "mono: not installed (need mono and ilasm on PATH); skipping the mono column")
+			notes = append(notes, "mono: not installed; no Mono column.")
+			engines = remove(engines, "mono")
+		} else {
+			monoBin = mono
+			for _, p := range progs {
+				p.exe = filepath.Join(tmp, p.name+".exe")
+				asm := exec.Command(ilasm, p.il, "-output:"+p.exe)
+				if out, err := asm.CombinedOutput(); err != nil {
+					fmt.Fprintf(stderr, "bench: ilasm %s: %v\n%s", p.il, err, out)
+					return 1
+				}
+			}
+		}
+	}
+	if len(engines) == 0 {
+		fmt.Fprintln(stderr, "bench: no engine left to run")
+		return 1
+	}
+
+	command := func(engine string, p *bench) []string {
+		switch engine {
+		case "mono":
+			return []string{monoBin, p.exe}
+		default:
+			return []string{miniilBin, "run", "-engine=" + engine, p.il}
+		}
+	}
+
+	for _, p := range progs {
+		for i := 1; i <= *n; i++ {
+			for _, e := range engines {
+				argv := command(e, p)
+				d, res, err := runOnce(argv, *timeout)
+				if err != nil {
+					fmt.Fprintf(stderr, "bench: %s: %s: %v\n", p.name, e, err)
+					return 1
+				}
+				fmt.Fprintf(stderr, "%s: %s %d/%d %s\n", p.name, e, i, *n, fmtDur(d))
+				m := p.m[e]
+				if m == nil {
+					m = &measure{best: d, out: res}
+					p.m[e] = m
+				} else if !res.same(m.out) {
+					p.flag(e + fmt.Sprintf(" (run %d differs from its run 1)", i))
+				}
+				m.best = min(m.best, d)
+				m.runs++
+			}
+		}
+		p.compare(engines)
+		for _, e := range p.mismatch {
+			fmt.Fprintf(stderr, "bench: MISMATCH on %s: %s differs from %s\n", p.name, e, p.ref)
+		}
+	}
+
+	startup := progs[0]
+	report(stdout, engines, progs, startup, *n, notes)
+	for _, p := range progs {
+		if len(p.mismatch) > 0 {
+			return 1
+		}
+	}
+	return 0
+}
+
+// flag records an engine whose output is wrong.
+func (p *bench) flag(what string) {
+	if !contains(p.mismatch, what) {
+		p.mismatch = append(p.mismatch, what)
+	}
+}
+
+// compare checks every engine's output against the reference: Mono when
+// it ran, otherwise the interpreter, otherwise the JIT.
+func (p *bench) compare(engines []string) {
+	for _, r := range []string{"mono", "interp", "jit"} {
+		if p.m[r] != nil {
+			p.ref = r
+			break
+		}
+	}
+	want := p.m[p.ref].out
+	for _, e := range engines {
+		if e != p.ref && !p.m[e].out.same(want) {
+			p.flag(e)
+		}
+	}
+}
+
+// runOnce runs argv as a fresh process and returns its wall-clock time
+// and output. A non-zero exit is a result, not an error.
+func runOnce(argv []string, timeout time.Duration) (time.Duration, result, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	var out, errOut bytes.Buffer
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Stdout = &out
+	cmd.Stderr = &errOut
+	start := time.Now()
+	err := cmd.Run()
+	d := time.Since(start)
+	res := result{stdout: out.String(), stderr: errOut.String()}
+	var ee *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		return d, res, fmt.Errorf("timed out after %v", timeout)
+	case errors.As(err, &ee):
+		res.exit = ee.ExitCode()
+	case err != nil:
+		return d, res, err
+	}
+	return d, res, nil
+}
+
+// report prints the Markdown tables and any mismatch.
+func report(w io.Writer, engines []string, progs []*bench, startup *bench, n int, notes []string) {
+	fmt.Fprintf(w, "Best wall-clock time of %d runs per engine, each a fresh process (start-up included).\n\n", n)
+	table(w, engines, progs, nil)
+	fmt.Fprintf(w, "\nThe same with start-up (the %s.il row above) subtracted:\n\n", startupProgram)
+	table(w, engines, progs[1:], startup)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Ratios are slower/faster, so always >= 1; the words give the direction (jit/mono: the JIT against Mono; interp/jit: the JIT against the interpreter).")
+	for _, s := range notes {
+		fmt.Fprintln(w, s)
+	}
+	bad := false
+	for _, p := range progs {
+		if len(p.mismatch) == 0 {
+			continue
+		}
+		if !bad {
+			fmt.Fprintln(w, "\n!!!!!!!! OUTPUT MISMATCH !!!!!!!!")
+			bad = true
+		}
+		fmt.Fprintf(w, "\n%s: %s differ(s) from %s.\n", p.name, strings.Join(p.mismatch, ", "), p.ref)
+		for _, e := range engines {
+			fmt.Fprintf(w, "--- %s:\n%s\n", e, indent(p.m[e].out.String()+stderrTail(p.m[e].out)))
+		}
+	}
+	if !bad {
+		fmt.Fprintln(w, "All engines printed the same output and exit code for every program.")
+	}
+}
+
+// table prints one Markdown table. With sub set, the sub program's time
+// on each engine is subtracted from every time.
+func table(w io.Writer, engines []string, progs []*bench, sub *bench) {
+	head := []string{"program"}
+	head = append(head, engines...)
+	hasJM := contains(engines, "jit") && contains(engines, "mono")
+	hasIJ := contains(engines, "jit") && contains(engines, "interp")
+	if hasJM {
+		head = append(head, "jit/mono")
+	}
+	if hasIJ {
+		head = append(head, "interp/jit")
+	}
+	fmt.Fprintf(w, "| %s |\n", strings.Join(head, " | "))
+	fmt.Fprintf(w, "|%s\n", strings.Repeat("---|", len(head)))
+	for _, p := range progs {
+		t := map[string]time.Duration{}
+		row := []string{p.name}
+		if p.name == startupProgram {
+			row[0] = p.name + " (start-up)"
+		}
+		if len(p.mismatch) > 0 {
+			row[0] += " **MISMATCH**"
+		}
+		for _, e := range engines {
+			d := p.m[e].best
+			if sub != nil {
+				d -= sub.m[e].best
+			}
+			t[e] = d
+			row = append(row, fmtDur(d))
+		}
+		if hasJM {
+			row = append(row, ratio(t["jit"], t["mono"], "", " than Mono"))
+		}
+		if hasIJ {
+			row = append(row, ratio(t["jit"], t["interp"], "JIT ", " than interp"))
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+	}
+}
+
+// ratio describes a against b as slower/faster, so the number is
+// always >= 1: prefix+"1.13x slower"+suffix when a takes longer,
+// prefix+"1.25x faster"+suffix when it takes less.
+func ratio(a, b time.Duration, prefix, suffix string) string {
+	const tiny = 500 * time.Microsecond
+	if a < tiny || b < tiny {
+		return "n/a (too short)"
+	}
+	if a > b {
+		return fmt.Sprintf("%s%.2fx slower%s", prefix, float64(a)/float64(b), suffix)
+	}
+	return fmt.Sprintf("%s%.2fx faster%s", prefix, float64(b)/float64(a), suffix)
+}
+
+func fmtDur(d time.Duration) string {
+	ms := float64(d) / float64(time.Millisecond)
+	switch {
+	case ms >= 100 || ms <= -100:
+		return fmt.Sprintf("%.0f ms", ms)
+	case ms >= 10 || ms <= -10:
+		return fmt.Sprintf("%.1f ms", ms)
+	}
+	return fmt.Sprintf("%.2f ms", ms)
+}
+
+func stderrTail(r result) string {
+	if r.stderr == "" {
+		return ""
+	}
+	lines := strings.Split(strings.TrimRight(r.stderr, "\n"), "\n")
+	if len(lines) > 5 {
+		lines = lines[:5]
+	}
+	return "\n(stderr) " + strings.Join(lines, "\n(stderr) ")
+}
+
+func indent(s string) string {
+	return "    " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ")
+}
+
+// programs lists the benchmark programs, the start-up program first, then
+// the others that match re in name order.
+func programs(dir string, re *regexp.Regexp) ([]*bench, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.il"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	newBench := func(f string) *bench {
+		return &bench{name: strings.TrimSuffix(filepath.Base(f), ".il"), il: f, m: map[string]*measure{}}
+	}
+	var start *bench
+	var rest []*bench
+	for _, f := range files {
+		b := newBench(f)
+		switch {
+		case b.name == startupProgram:
+			start = b
+		case re.MatchString(b.name):
+			rest = append(rest, b)
+		}
+	}
+	if start == nil {
+		return nil, fmt.Errorf("%s is missing from %s", startupProgram+".il", dir)
+	}
+	return append([]*bench{start}, rest...), nil
+}
+
+// moduleRoot finds the directory of miniil's go.mod, from the working
+// directory upward.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && bytes.HasPrefix(bytes.TrimSpace(b), []byte("module miniil")) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("cannot find the miniil module (go.mod); run from inside the repository")
+		}
+		dir = parent
+	}
+}
+
+func parseEngines(s string) ([]string, error) {
+	var out []string
+	for _, e := range strings.Split(s, ",") {
+		e = strings.TrimSpace(e)
+		if e == "" {
+			continue
+		}
+		if !contains(engineNames, e) {
+			return nil, fmt.Errorf("unknown engine %q (want jit, interp or mono)", e)
+		}
+		if !contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no engine given")
+	}
+	return out, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func remove(list []string, s string) []string {
+	var out []string
+	for _, x := range list {
+		if x != s {
+			out = append(out, x)
+		}
+	}
+	return out
+}
