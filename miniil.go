@@ -27,15 +27,15 @@ import (
 type Engine int
 
 const (
+	// JIT compiles each method to amd64 code on first call and runs it
+	// natively (the default).
+	JIT Engine = iota
 	// Interp is the reference interpreter.
-	Interp Engine = iota
-	// JIT compiles each method to amd64 code on first call. It is not
-	// available yet; selecting it returns ErrEngineUnavailable.
-	JIT
+	Interp
 )
 
 // DefaultEngine is the engine used when Config.Engine is left zero.
-const DefaultEngine = Interp
+const DefaultEngine = JIT
 
 func (e Engine) String() string {
 	switch e {
@@ -57,10 +57,6 @@ func ParseEngine(name string) (Engine, error) {
 	}
 	return 0, fmt.Errorf("unknown engine %q (want interp or jit)", name)
 }
-
-// ErrEngineUnavailable is returned when the selected engine is not built
-// yet.
-var ErrEngineUnavailable = errors.New("the JIT engine is not available yet; run with -engine=interp")
 
 // Program is a loaded and verified program. It may be run any number of
 // times, also concurrently.

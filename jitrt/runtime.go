@@ -817,14 +817,14 @@ func (rt *Runtime) newException(m *Machine) (uintptr, error) {
 		return 0, err
 	}
 	msg, _ := il.DefaultMessage(t.class.Name)
+	s := rt.StringAddr(msg) // default messages are interned
 	if t.class.Name == "System.InvalidCastException" && m.Reg(CtxRDX) != 0 {
 		from := rt.typeOf(uintptr(m.Reg(CtxRSI)))
 		to := rt.types[rt.u64(uintptr(m.Reg(CtxRDX))+MTTypeID)]
 		msg = fmt.Sprintf("Unable to cast object of type '%s' to type '%s'.", from.name, to.name)
-	}
-	s, err := rt.newString(utf16Of(msg))
-	if err != nil {
-		return 0, err
+		if s, err = rt.newString(utf16Of(msg)); err != nil {
+			return 0, err
+		}
 	}
 	rt.setU64(exc+ObjFields, uint64(s))
 	return exc, nil

@@ -1,6 +1,6 @@
 // Command miniil runs, checks and dumps mini MSIL programs.
 //
-//	miniil run [-engine=interp] [-timeout=D] FILE   run a program
+//	miniil run [-engine=jit|interp] [-timeout=D] FILE   run a program
 //	miniil check FILE...                             parse and verify
 //	miniil dump -il FILE                             print a stage's output
 //
@@ -24,7 +24,7 @@ import (
 const usage = `miniil runs mini MSIL programs (ilasm syntax).
 
 Usage:
-  miniil run [-engine=interp|jit] [-timeout=D] FILE   run FILE's entry point
+  miniil run [-engine=jit|interp] [-timeout=D] FILE   run FILE's entry point (JIT by default)
   miniil check FILE...                                 parse and verify, print errors
   miniil dump -il|-ir|-funclets|-eh|-asm [-method NAME] FILE
                                                        print a compilation stage
@@ -127,8 +127,8 @@ func oneFile(fs *command, stderr io.Writer) (string, int) {
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("run", "run [-engine=interp|jit] [-timeout=D] FILE", stdout)
-	engine := fs.String("engine", miniil.DefaultEngine.String(), "execution engine: interp or jit")
+	fs := newFlags("run", "run [-engine=jit|interp] [-timeout=D] FILE", stdout)
+	engine := fs.String("engine", miniil.DefaultEngine.String(), "execution engine: jit (native code) or interp (reference interpreter)")
 	timeout := fs.Duration("timeout", 0, "stop the program after this long (0: no limit)")
 	if code := parseFlags(fs, args, stderr); code >= 0 {
 		return code
