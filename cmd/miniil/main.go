@@ -1,8 +1,8 @@
 // Command miniil runs, checks and dumps mini MSIL programs.
 //
-//	miniil run [-engine=jit|interp] [-timeout=D] FILE   run a program
-//	miniil check FILE...                             parse and verify
-//	miniil dump -il FILE                             print a stage's output
+//	miniil run [-engine=jit|interp] [-timeout=D] FILE    run a program
+//	miniil check FILE...                                 parse and verify
+//	miniil dump -il|-ir|-funclets|-eh|-asm [-method M] FILE  print a stage's output
 //
 // Exit codes: run returns the program's exit code (134 for an unhandled
 // exception or stack overflow); check returns 1 when a program is invalid;
