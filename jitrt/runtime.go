@@ -911,3 +911,15 @@ func (rt *Runtime) Call(ctx context.Context, meth *il.Method, args []any) (resul
 		return int64(v), nil
 	}
 }
+
+// Stats reports the runtime's resource use.
+type Stats struct {
+	HeapBytes int // managed heap in use (objects are never freed yet)
+	Trackers  int // exception dispatches in progress
+	Methods   int // compiled methods
+}
+
+// Stats returns the runtime's current resource use.
+func (rt *Runtime) Stats() Stats {
+	return Stats{HeapBytes: rt.heap.top, Trackers: len(rt.trackers), Methods: len(rt.codeMap)}
+}

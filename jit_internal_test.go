@@ -1,0 +1,82 @@
+package miniil
+
+import (
+	"context"
+	"io"
+	"runtime"
+	"testing"
+
+	"miniil/amd64"
+	"miniil/il"
+	"miniil/jitrt"
+)
+
+const catchLoop = `.assembly t {}
+.method public static void thrower() cil managed {
+  .maxstack 1
+  newobj instance void [mscorlib]System.InvalidOperationException::.ctor()
+  throw
+}
+.method public static int32 main(int32 n) cil managed {
+  .maxstack 2
+  .locals init (int32 i, int32 caught)
+L: ldloc i ldarg n bge Done
+  .try {
+    .try { call void thrower() leave.s Next }
+    finally { ldloc caught ldc.i4.0 add stloc caught endfinally }
+  } catch [mscorlib]System.InvalidOperationException {
+    pop ldloc caught ldc.i4.1 add stloc caught leave.s Next
+  }
+Next: ldloc i ldc.i4.1 add stloc i br L
+Done: ldloc caught ret
+}
+.method public static void entry() cil managed { .entrypoint .maxstack 1 ret }`
+
+// TestCatchLoopMemory throws and catches 100,000 exceptions: every one
+// must be caught, no dispatch may be left behind, the managed heap may grow
+// only by the exception objects themselves (there is no collector yet),
+// and the Go heap must stay flat.
+func TestCatchLoopMemory(t *testing.T) {
+	mod, err := il.Load("loop.il", []byte(catchLoop))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := jitrt.NewRuntime(mod, jitrt.Options{Stdout: io.Discard, Compile: compileMethod(mod, amd64.NewAssembler())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	var main *il.Method
+	for _, m := range mod.Methods {
+		if m.Name == "main" {
+			main = m
+		}
+	}
+	run := func(n int64) {
+		got, err := rt.Call(context.Background(), main, []any{n})
+		if err != nil || got != n {
+			t.Fatalf("main(%d) = %v, %v; want %d", n, got, err, n)
+		}
+	}
+	run(1000) // compile everything
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	heap0 := rt.Stats().HeapBytes
+	const n = 100000
+	run(n)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	st := rt.Stats()
+	if st.Trackers != 0 {
+		t.Errorf("%d exception dispatches left behind", st.Trackers)
+	}
+	perThrow := float64(st.HeapBytes-heap0) / n
+	if perThrow > 32 {
+		t.Errorf("managed heap grew %.1f bytes per exception; an InvalidOperationException is 16", perThrow)
+	}
+	if growth := int64(after.HeapAlloc) - int64(before.HeapAlloc); growth > 1<<20 {
+		t.Errorf("Go heap grew by %d bytes over %d exceptions", growth, n)
+	}
+	t.Logf("%d exceptions: managed heap +%.1f bytes each, Go heap %d -> %d bytes", n, perThrow, before.HeapAlloc, after.HeapAlloc)
+}
