@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"miniil/il"
 )
@@ -21,7 +22,7 @@ var (
 // args reads a base library method's arguments (this first) from the
 // registers of a HelperBuiltin exit.
 func args(m *Machine, meth *il.Method) []uint64 {
-	var vs []uint64
+	vs := make([]uint64, 0, 4)
 	ni, nf := 0, 0
 	for i := 0; i < meth.NumArgs(); i++ {
 		t := meth.ArgType(i)
@@ -234,13 +235,25 @@ func formatPrim(k il.Kind, v uint64) string {
 	return strconv.FormatInt(int64(v), 10)
 }
 
-// concat allocates the concatenation of UTF-16 strings.
+// concat allocates the concatenation of UTF-16 strings, copying each part
+// once, straight into the new string.
 func (rt *Runtime) concat(parts ...[]uint16) (uintptr, error) {
-	var u []uint16
+	n := 0
 	for _, p := range parts {
-		u = append(u, p...)
+		n += len(p)
 	}
-	return rt.newString(u)
+	s, err := rt.alloc(rt.classMT[rt.mod.Class(il.StringClass)], 8+2*n)
+	if err != nil {
+		return 0, err
+	}
+	rt.setU64(s+StrLen, uint64(n))
+	if n > 0 {
+		dst := unsafe.Slice((*uint16)(unsafe.Pointer(&rt.bytes(s+StrData, 2*n)[0])), n)
+		for _, p := range parts {
+			dst = dst[copy(dst, p):]
+		}
+	}
+	return s, nil
 }
 
 func equalUnits(a, b []uint16) bool {
