@@ -34,9 +34,16 @@ func compileMethod(mod *il.Module, asm *amd64.Assembler) jitrt.CompileFunc {
 			return nil, err
 		}
 		for _, cl := range clauses {
+			tf := 0
+			for k, fc := range code.Funclets {
+				if fc.Start <= cl.OrigTryStart && cl.OrigTryStart < fc.End {
+					tf = k
+				}
+			}
 			c.Clauses = append(c.Clauses, jitrt.EHClause{
 				Kind: jitrt.EHKind(cl.Kind), TryStart: cl.TryStart, TryEnd: cl.TryEnd,
 				HandlerStart: cl.HandlerStart, HandlerEnd: cl.HandlerEnd, FilterStart: cl.FilterStart, CatchType: cl.CatchType,
+				TryFunclet: tf,
 			})
 		}
 		for k, fc := range code.Funclets {

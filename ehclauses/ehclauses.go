@@ -40,6 +40,9 @@ type Clause struct {
 	CatchType                *il.Type // Catch
 	Duplicate                bool     // a copy covering a nested handler funclet
 	ILClause                 int      // index of the IL clause (Method.EH)
+	// OrigTryStart is the start of the original clause's try range (for a
+	// duplicate, not its own): the code whose frame a catch resumes in.
+	OrigTryStart int
 }
 
 // Covers reports whether native offset pc is in the clause's try range.
@@ -111,7 +114,7 @@ func Build(m *il.Method, f *ir.Func, code *amd64.Code) ([]Clause, error) {
 			return nil, fmt.Errorf("%s: clause %d has no handler funclet", m.FullName(), ci)
 		}
 		cl := Clause{Kind: kindOf(c.Kind), TryStart: rg[0], TryEnd: rg[1], HandlerStart: hc.Start, HandlerEnd: hc.End,
-			CatchType: c.CatchType, ILClause: ci}
+			CatchType: c.CatchType, ILClause: ci, OrigTryStart: rg[0]}
 		if filter != nil {
 			fc, _ := funcletOf(filter)
 			cl.FilterStart = fc.Start

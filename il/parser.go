@@ -525,6 +525,19 @@ func (p *parser) body(m *Method) {
 		off += in.Size()
 	}
 	m.CodeSize = off
+	// Short branches encode an 8-bit displacement; ilasm silently
+	// miscompiles one that does not fit.
+	for _, in := range m.Code {
+		if in.Op.Info().Operand != OpShortBr {
+			continue
+		}
+		disp := m.Code[in.Targets[0]].Offset - (in.Offset + in.Size())
+		if disp < -128 || disp > 127 {
+			long := strings.TrimSuffix(in.Op.String(), ".s")
+			p.errorf(in.Pos, "%s %s: the target is %d bytes away, beyond the short form's reach (-128 to 127); use %s",
+				in.Op, in.TargetNames[0], disp, long)
+		}
+	}
 	at := func(i int) int {
 		if i < len(m.Code) {
 			return m.Code[i].Offset

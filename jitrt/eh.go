@@ -265,9 +265,14 @@ func (rt *Runtime) funcletReturned(m *Machine) error {
 	case runFinally:
 		return rt.secondPass(m, t)
 	}
-	// The catch returned its continuation: resume in the handling frame
-	// and discard every frame below it, with the dispatches they held.
-	f := t.frames[t.hf]
+	// The catch returned its continuation: resume in the frame of the
+	// code holding the clause's try (for a duplicate clause found in a
+	// nested funclet's frame, one of its physical parents) and discard
+	// every frame below it, with the dispatches they held.
+	f, err := rt.tryFrame(m, t.frames[t.hf], t.frames[t.hf].code.clauses[t.hc].TryFunclet)
+	if err != nil {
+		return err
+	}
 	rt.pop(t)
 	kept := rt.trackers[:0]
 	for _, o := range rt.trackers {
@@ -283,6 +288,37 @@ func (rt *Runtime) funcletReturned(m *Machine) error {
 	m.SetSP(f.sp)
 	m.SetReg(CtxRBP, uint64(f.bp))
 	return nil
+}
+
+// tryFrame climbs from frame f (of a funclet) to the frame of the same
+// method invocation whose code is funclet k: a funclet called on the
+// normal path (callfinally) was called by its parent, whose frame sits
+// right above its own; one invoked by the dispatcher has its establisher
+// frame recorded by the tracker that invoked it.
+func (rt *Runtime) tryFrame(m *Machine, f frame, k int) (frame, error) {
+	for steps := 0; f.funclet != k; steps++ {
+		if f.funclet == 0 || steps > 1000 {
+			return f, fmt.Errorf("jitrt: no frame of %s runs the code of its try (funclet %d)", f.code.method.FullName(), k)
+		}
+		size := uintptr(f.code.funclets[f.funclet].FrameSize)
+		ret := uintptr(m.ReadStack(f.sp + size + 8))
+		if ret == rt.funcletReturn {
+			var est *frame
+			for _, o := range rt.trackers {
+				if o.running != runNone && o.funcletSP == f.sp {
+					est = &o.frames[o.runFrame]
+				}
+			}
+			if est == nil {
+				return f, fmt.Errorf("jitrt: no dispatch invoked the funclet at sp %#x", f.sp)
+			}
+			f = *est
+			continue
+		}
+		f = frame{pc: ret, sp: f.sp + size + 16, bp: f.bp, code: f.code, seg: f.seg}
+		f.funclet = f.code.funcletAt(f.offset())
+	}
+	return f, nil
 }
 
 // invoke makes native code call a funclet of frame f at code offset off

@@ -45,6 +45,10 @@ type EHClause struct {
 	HandlerStart, HandlerEnd int
 	FilterStart              int
 	CatchType                *il.Type
+	// TryFunclet is the index (in Compiled.Funclets) of the code holding
+	// the clause's original try: a duplicate clause is found in a nested
+	// funclet's frame, but its catch resumes in this code's frame.
+	TryFunclet int
 }
 
 // FuncletInfo is the code range of the main body or of a funclet, with its

@@ -13,6 +13,11 @@
 // code) must agree across engines; a mismatch is reported loudly and makes
 // the command exit with status 1.
 //
+// The exception-handling programs (eh_*.il) get a third table, JIT against
+// Mono as the plain ratio JIT time / Mono time with start-up subtracted,
+// followed by the try/finally normal-path overhead of each engine:
+// eh_tryfinally.il against eh_notry.il, the same loop without the try.
+//
 // Progress goes to standard error, the tables to standard output.
 package main
 
@@ -265,6 +270,7 @@ func report(w io.Writer, engines []string, progs []*bench, startup *bench, n int
 	for _, s := range notes {
 		fmt.Fprintln(w, s)
 	}
+	ehReport(w, engines, progs[1:], startup)
 	bad := false
 	for _, p := range progs {
 		if len(p.mismatch) == 0 {
@@ -338,6 +344,74 @@ func ratio(a, b time.Duration, prefix, suffix string) string {
 		return fmt.Sprintf("%s%.2fx slower%s", prefix, float64(a)/float64(b), suffix)
 	}
 	return fmt.Sprintf("%s%.2fx faster%s", prefix, float64(b)/float64(a), suffix)
+}
+
+// ehPrefix names the exception-handling programs, which get a table of
+// their own; ehTryFinally and ehNoTry are the pair whose difference is
+// the cost of a try/finally on the normal (non-throwing) path.
+const (
+	ehPrefix     = "eh_"
+	ehTryFinally = "eh_tryfinally"
+	ehNoTry      = "eh_notry"
+)
+
+// ehReport prints, when eh_* programs ran, a third table comparing the
+// JIT with Mono on them as a plain ratio JIT time / Mono time (start-up
+// subtracted; above 1 means the JIT is slower), then the try/finally
+// normal-path overhead of every engine that ran both eh_tryfinally and
+// eh_notry.
+func ehReport(w io.Writer, engines []string, progs []*bench, startup *bench) {
+	var eh []*bench
+	byName := map[string]*bench{}
+	for _, p := range progs {
+		if strings.HasPrefix(p.name, ehPrefix) {
+			eh = append(eh, p)
+			byName[p.name] = p
+		}
+	}
+	if len(eh) == 0 {
+		return
+	}
+	net := func(p *bench, e string) time.Duration { return p.m[e].best - startup.m[e].best }
+	if contains(engines, "jit") && contains(engines, "mono") {
+		fmt.Fprintf(w, "\nException handling (%s*), start-up subtracted; the ratio is JIT time / Mono time (above 1: the JIT is slower):\n\n", ehPrefix)
+		fmt.Fprintln(w, "| program | jit | mono | JIT time / Mono time |")
+		fmt.Fprintln(w, "|---|---|---|---|")
+		for _, p := range eh {
+			name := p.name
+			if len(p.mismatch) > 0 {
+				name += " **MISMATCH**"
+			}
+			j, m := net(p, "jit"), net(p, "mono")
+			r := "n/a (too short)"
+			if tiny := 500 * time.Microsecond; len(p.mismatch) > 0 {
+				r = "n/a (output mismatch)"
+			} else if j >= tiny && m >= tiny {
+				r = fmt.Sprintf("%.2f", float64(j)/float64(m))
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", name, fmtDur(j), fmtDur(m), r)
+		}
+		fmt.Fprintln(w)
+	} else {
+		fmt.Fprint(w, "\n(No exception-handling table: it needs both the jit and mono engines.)\n\n")
+	}
+	tf, nt := byName[ehTryFinally], byName[ehNoTry]
+	if tf == nil || nt == nil {
+		return
+	}
+	for _, e := range engines {
+		a, b := net(tf, e), net(nt, e)
+		if b < 500*time.Microsecond {
+			fmt.Fprintf(w, "try/finally normal-path overhead: n/a on %s (%s too short)\n", e, ehNoTry)
+			continue
+		}
+		note := ""
+		if len(tf.mismatch) > 0 || len(nt.mismatch) > 0 {
+			note = "; OUTPUT MISMATCH, see below"
+		}
+		fmt.Fprintf(w, "try/finally normal-path overhead: %+.1f%% on %s (%s %s vs %s %s, start-up subtracted%s)\n",
+			100*(float64(a)/float64(b)-1), e, ehTryFinally, fmtDur(a), ehNoTry, fmtDur(b), note)
+	}
 }
 
 func fmtDur(d time.Duration) string {
