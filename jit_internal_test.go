@@ -32,12 +32,45 @@ Done: ldloc caught ret
 }
 .method public static void entry() cil managed { .entrypoint .maxstack 1 ret }`
 
+// rethrowLoop rethrows (or throws anew) from a catch, caught by an outer
+// catch of the same method: the continuation runs in the main body's frame.
+const rethrowLoop = `.assembly t {}
+.method public static int32 main(int32 n) cil managed {
+  .maxstack 2
+  .locals init (int32 i, int32 caught)
+L: ldloc i ldarg n bge Done
+  .try {
+    .try {
+      newobj instance void [mscorlib]System.InvalidOperationException::.ctor()
+      throw
+    } catch [mscorlib]System.InvalidOperationException {
+      pop
+      ldloc i ldc.i4.1 and brtrue.s New
+      rethrow
+    New:
+      newobj instance void [mscorlib]System.ArgumentException::.ctor()
+      throw
+    }
+  } catch [mscorlib]System.Exception {
+    pop ldloc caught ldc.i4.1 add stloc caught leave.s Next
+  }
+Next: ldloc i ldc.i4.1 add stloc i br L
+Done: ldloc caught ret
+}
+.method public static void entry() cil managed { .entrypoint .maxstack 1 ret }`
+
 // TestCatchLoopMemory throws and catches 100,000 exceptions: every one
 // must be caught, no dispatch may be left behind, the managed heap may grow
 // only by the exception objects themselves (there is no collector yet),
 // and the Go heap must stay flat.
 func TestCatchLoopMemory(t *testing.T) {
-	mod, err := il.Load("loop.il", []byte(catchLoop))
+	for name, src := range map[string]string{"throw-finally-catch": catchLoop, "rethrow-and-throw-from-catch": rethrowLoop} {
+		t.Run(name, func(t *testing.T) { testCatchLoopMemory(t, src) })
+	}
+}
+
+func testCatchLoopMemory(t *testing.T, src string) {
+	mod, err := il.Load("loop.il", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}

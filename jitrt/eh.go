@@ -44,7 +44,7 @@ type tracker struct {
 	frames  []frame // from the throw site outward, as far as the dispatch may go
 	ended   endKind // why the walk stopped after frames
 	throwSP uintptr // funclets run below this
-	trace   []string
+	trace   []*il.Method // for the unhandled report; names are made only then
 
 	second  bool // in the second pass
 	swallow bool // second pass up to a filter that the exception escapes
@@ -85,7 +85,7 @@ func (r *resumeAt) Error() string {
 // managed code was called by the runtime (a nested native call), the walk
 // continues at the exit that the runtime was serving.
 func (rt *Runtime) walk(pc, sp, bp uintptr) ([]frame, endKind) {
-	var frames []frame
+	frames := make([]frame, 0, 16)
 	lo, hi := rt.mach.StackBounds()
 	seg := 0
 	for len(frames) < 1<<20 {
@@ -114,10 +114,10 @@ func (rt *Runtime) walk(pc, sp, bp uintptr) ([]frame, endKind) {
 	return frames, endTop
 }
 
-func traceOf(frames []frame) []string {
-	var t []string
-	for _, f := range frames {
-		t = append(t, f.code.method.TraceName())
+func traceOf(frames []frame) []*il.Method {
+	t := make([]*il.Method, len(frames))
+	for i, f := range frames {
+		t[i] = f.code.method
 	}
 	return t
 }
@@ -141,7 +141,7 @@ func (rt *Runtime) rethrow(m *Machine) error {
 		t := &tracker{exc: old.exc, frames: frames, ended: ended, throwSP: m.SP()}
 		// The trace keeps the original frames up to the catching one, then
 		// the frames above it (CoreCLR preserves the trace on rethrow).
-		t.trace = append(append([]string(nil), old.trace[:min(old.hf+1, len(old.trace))]...), traceOf(frames[min(1, len(frames)):])...)
+		t.trace = append(append([]*il.Method(nil), old.trace[:min(old.hf+1, len(old.trace))]...), traceOf(frames[min(1, len(frames)):])...)
 		rt.trackers = append(rt.trackers, t)
 		return rt.firstPass(m, t)
 	}
@@ -194,7 +194,11 @@ func (rt *Runtime) noHandler(m *Machine, t *tracker) error {
 		return err
 	}
 	rt.trackers = nil
-	return &UnhandledException{Type: rt.typeOf(t.exc).name, Message: msg, Trace: t.trace}
+	trace := make([]string, len(t.trace))
+	for i, m := range t.trace {
+		trace[i] = m.TraceName()
+	}
+	return &UnhandledException{Type: rt.typeOf(t.exc).name, Message: msg, Trace: trace}
 }
 
 // startSecondPass records the handler and runs the finally and fault
