@@ -41,9 +41,9 @@ const (
 // tracker is one exception dispatch.
 type tracker struct {
 	exc     uintptr
-	frames  []frame // from the throw site outward, as far as the dispatch may go
-	ended   endKind // why the walk stopped after frames
-	throwSP uintptr // funclets run below this
+	frames  []frame      // from the throw site outward, as far as the dispatch may go
+	ended   endKind      // why the walk stopped after frames
+	throwSP uintptr      // funclets run below this
 	trace   []*il.Method // for the unhandled report; names are made only then
 
 	second  bool // in the second pass
