@@ -441,7 +441,7 @@ func (g *gen) consumes(in *ir.Instr, d ir.Value) bool {
 	case ir.OpStField:
 		return args[1] == d
 	case ir.OpCall, ir.OpCallVirt:
-		if in.Aux.Method.Builtin && in.Aux.Method.Owner.Name == il.ObjectClass && in.Aux.Method.Name == ".ctor" {
+		if m := in.Aux.Method; m.Builtin && (m.Owner.Name == il.ObjectClass && m.Name == ".ctor" || inlineExcCtor(m)) {
 			return false
 		}
 		// Stack arguments are moved through RAX first: only calls without
@@ -923,8 +923,23 @@ func (g *gen) instr(in *ir.Instr) {
 		a.I(MOVQ, Imm(int64(g.env.StaticAddr(in.Aux.Field))), R(RCX))
 		g.storeMem(in.Args[0], Mem(RCX, 0))
 	case ir.OpAlloc:
-		a.I(MOVQ, Imm(int64(g.env.ClassMT(in.Aux.Class))), R(RDI))
+		// Bump allocation inline; the heap is fresh zeroed memory. Only a
+		// full heap exits (HelperAlloc then reports it).
+		mt := int64(g.env.ClassMT(in.Aux.Class))
+		size := int32(8 + 8*in.Aux.Class.NumFields)
+		slow, done := a.NewLabel(), a.NewLabel()
+		a.I(MOVQ, Mem(R15, jitrt.CtxHeapTop), R(RAX))
+		a.I(LEAQ, Mem(RAX, size), R(RCX))
+		a.I(CMPQ, R(RCX), Mem(R15, jitrt.CtxHeapLimit))
+		a.Jump(JHI, slow)
+		a.I(MOVQ, R(RCX), Mem(R15, jitrt.CtxHeapTop))
+		a.I(MOVQ, Imm(mt), R(RCX))
+		a.I(MOVQ, R(RCX), Mem(RAX, jitrt.ObjMT))
+		a.Jump(JMP, done)
+		a.Bind(slow)
+		a.I(MOVQ, Imm(mt), R(RDI))
 		g.exit(jitrt.HelperAlloc, 0, false, in.ILOffset)
+		a.Bind(done)
 		g.store(RAX, in.Dst)
 	case ir.OpIsInst:
 		g.load(in.Args[0], RDI)

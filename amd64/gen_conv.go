@@ -131,6 +131,24 @@ func (g *gen) uint64ToF64(src ir.Value) {
 	a.Bind(done)
 }
 
+// inlineExcCtor reports whether m is a base library exception constructor
+// whose work (storing the message) the generated code does itself.
+func inlineExcCtor(m *il.Method) bool {
+	if !m.Builtin || m.Name != ".ctor" || m.Owner.Name == il.ObjectClass {
+		return false
+	}
+	switch m.Owner.Name {
+	case "System.ArgumentNullException", "System.ArgumentOutOfRangeException":
+		return len(m.Params) == 0 // .ctor(string) takes a parameter name
+	}
+	for c := m.Owner; c != nil; c = c.Base {
+		if c.Name == il.ExceptionClass {
+			return true
+		}
+	}
+	return false
+}
+
 // call emits OpCall and OpCallVirt.
 func (g *gen) call(in *ir.Instr) {
 	a := g.a
@@ -138,6 +156,36 @@ func (g *gen) call(in *ir.Instr) {
 	if callee.Builtin && callee.Owner.Name == il.ObjectClass && callee.Name == ".ctor" {
 		return // Object's constructor does nothing
 	}
+	if inlineExcCtor(callee) {
+		// Store the message (the class's interned default, or the
+		// argument) into the exception's _message slot; a null this takes
+		// the helper, which raises NullReferenceException.
+		slow, done := a.NewLabel(), a.NewLabel()
+		g.load(in.Args[0], RCX)
+		a.I(TESTQ, R(RCX), R(RCX))
+		a.Jump(JEQ, slow)
+		if len(callee.Params) == 1 {
+			g.load(in.Args[1], RAX)
+		} else if msg, ok := il.DefaultMessage(callee.Owner.Name); ok {
+			a.I(MOVQ, Imm(int64(g.env.StringAddr(msg))), R(RAX))
+		} else {
+			a.I(XORL, R(RAX), R(RAX))
+		}
+		a.I(MOVQ, R(RAX), Mem(RCX, jitrt.ObjFields))
+		a.Jump(JMP, done)
+		a.Bind(slow)
+		g.callGeneric(in)
+		a.Bind(done)
+		return
+	}
+	g.callGeneric(in)
+}
+
+// callGeneric emits a call: arguments in registers (and the stack), then
+// the vtable, the helper exit of a base library method, or the cell.
+func (g *gen) callGeneric(in *ir.Instr) {
+	a := g.a
+	callee := in.Aux.Method
 	locs, _ := classify(g.kinds(in.Args))
 	for i, l := range locs {
 		if l.stack >= 0 {

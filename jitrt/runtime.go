@@ -128,10 +128,15 @@ type rtType struct {
 }
 
 // arena is a bump allocator over an mmap'd region outside the Go heap.
+// top points at the address of the next allocation: for the managed heap
+// it is the context slot CtxHeapTop, shared with native code, which
+// allocates inline.
 type arena struct {
-	mem  []byte
-	base uintptr
-	top  int
+	mem   []byte
+	base  uintptr
+	top   *uint64
+	limit uintptr
+	own   uint64 // top's storage when no context holds it
 }
 
 func newArena(size int) (*arena, error) {
@@ -143,7 +148,11 @@ func newArena(size int) (*arena, error) {
 	// Bump allocation touches fresh memory all the time: transparent huge
 	// pages cut the page faults (advice only; ignored where unsupported).
 	_ = syscall.Madvise(mem, 14 /* MADV_HUGEPAGE */)
-	return &arena{mem: mem, base: uintptr(unsafe.Pointer(&mem[0])), top: 8}, nil
+	a := &arena{mem: mem, base: uintptr(unsafe.Pointer(&mem[0]))}
+	a.limit = a.base + uintptr(size)
+	a.own = uint64(a.base) + 8
+	a.top = &a.own
+	return a, nil
 }
 
 // ErrHeapExhausted reports that the managed heap is full (there is no
@@ -152,17 +161,25 @@ var ErrHeapExhausted = errors.New("managed heap exhausted (miniil has no garbage
 
 func (a *arena) alloc(n int) (uintptr, error) {
 	n = (n + 7) &^ 7
-	if a.top+n > len(a.mem) {
+	p := uintptr(*a.top)
+	if n < 0 || p+uintptr(n) > a.limit {
 		return 0, ErrHeapExhausted
 	}
-	p := a.base + uintptr(a.top)
-	a.top += n
+	*a.top = uint64(p + uintptr(n))
 	return p, nil
 }
 
 func (a *arena) contains(p uintptr, n int) bool {
-	return p >= a.base && p+uintptr(n) <= a.base+uintptr(a.top)
+	return p >= a.base && p+uintptr(n) <= uintptr(*a.top)
 }
+
+// Context slots of the managed heap's bump allocator (absolute addresses):
+// native code allocates inline, exiting with HelperAlloc only when the
+// heap is full.
+const (
+	CtxHeapTop   = CtxSpare0
+	CtxHeapLimit = CtxSpare1
+)
 
 // Runtime runs one module's JIT-compiled code.
 type Runtime struct {
@@ -247,6 +264,9 @@ func NewRuntime(mod *il.Module, opts Options) (rt *Runtime, err error) {
 	if rt.heap, err = newArena(opts.HeapBytes); err != nil {
 		return nil, err
 	}
+	rt.mach.SetReg(CtxHeapTop, *rt.heap.top)
+	rt.mach.SetReg(CtxHeapLimit, uint64(rt.heap.limit))
+	rt.heap.top = (*uint64)(rt.mach.slot(CtxHeapTop))
 	if rt.meta, err = newArena(64 << 20); err != nil {
 		return nil, err
 	}
@@ -928,5 +948,5 @@ type Stats struct {
 
 // Stats returns the runtime's current resource use.
 func (rt *Runtime) Stats() Stats {
-	return Stats{HeapBytes: rt.heap.top, Trackers: len(rt.trackers), Methods: len(rt.codeMap)}
+	return Stats{HeapBytes: int(uintptr(*rt.heap.top) - rt.heap.base), Trackers: len(rt.trackers), Methods: len(rt.codeMap)}
 }
