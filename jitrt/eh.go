@@ -84,8 +84,7 @@ func (r *resumeAt) Error() string {
 // clauses of the funclet already cover the regions enclosing it). Where
 // managed code was called by the runtime (a nested native call), the walk
 // continues at the exit that the runtime was serving.
-func (rt *Runtime) walk(pc, sp, bp uintptr) ([]frame, endKind) {
-	frames := make([]frame, 0, 16)
+func (rt *Runtime) walk(frames []frame, pc, sp, bp uintptr) ([]frame, endKind) {
 	lo, hi := rt.mach.StackBounds()
 	seg := 0
 	for len(frames) < 1<<20 {
@@ -114,19 +113,35 @@ func (rt *Runtime) walk(pc, sp, bp uintptr) ([]frame, endKind) {
 	return frames, endTop
 }
 
-func traceOf(frames []frame) []*il.Method {
-	t := make([]*il.Method, len(frames))
-	for i, f := range frames {
-		t[i] = f.code.method
+// appendTrace appends the methods of frames to a trace.
+func appendTrace(t []*il.Method, frames []frame) []*il.Method {
+	for _, f := range frames {
+		t = append(t, f.code.method)
 	}
+	return t
+}
+
+// newTracker starts a dispatch of exc thrown at the current exit,
+// reusing a finished tracker's memory.
+func (rt *Runtime) newTracker(m *Machine, exc uintptr) *tracker {
+	var t *tracker
+	if n := len(rt.freeTrackers); n > 0 {
+		t = rt.freeTrackers[n-1]
+		rt.freeTrackers = rt.freeTrackers[:n-1]
+		*t = tracker{frames: t.frames[:0], trace: t.trace[:0]}
+	} else {
+		t = &tracker{}
+	}
+	t.exc, t.throwSP = exc, m.SP()
+	t.frames, t.ended = rt.walk(t.frames, m.PC(), m.SP(), uintptr(m.Reg(CtxRBP)))
+	rt.trackers = append(rt.trackers, t)
 	return t
 }
 
 // throw starts dispatching exc, thrown at the current exit.
 func (rt *Runtime) throw(m *Machine, exc uintptr) error {
-	frames, ended := rt.walk(m.PC(), m.SP(), uintptr(m.Reg(CtxRBP)))
-	t := &tracker{exc: exc, frames: frames, ended: ended, throwSP: m.SP(), trace: traceOf(frames)}
-	rt.trackers = append(rt.trackers, t)
+	t := rt.newTracker(m, exc)
+	t.trace = appendTrace(t.trace, t.frames)
 	return rt.firstPass(m, t)
 }
 
@@ -137,12 +152,11 @@ func (rt *Runtime) rethrow(m *Machine) error {
 		if old.running != runCatch || old.funcletSP != m.SP() {
 			continue
 		}
-		frames, ended := rt.walk(m.PC(), m.SP(), uintptr(m.Reg(CtxRBP)))
-		t := &tracker{exc: old.exc, frames: frames, ended: ended, throwSP: m.SP()}
+		t := rt.newTracker(m, old.exc)
 		// The trace keeps the original frames up to the catching one, then
 		// the frames above it (CoreCLR preserves the trace on rethrow).
-		t.trace = append(append([]*il.Method(nil), old.trace[:min(old.hf+1, len(old.trace))]...), traceOf(frames[min(1, len(frames)):])...)
-		rt.trackers = append(rt.trackers, t)
+		t.trace = append(t.trace, old.trace[:min(old.hf+1, len(old.trace))]...)
+		t.trace = appendTrace(t.trace, t.frames[min(1, len(t.frames)):])
 		return rt.firstPass(m, t)
 	}
 	return errors.New("jitrt: rethrow outside a running catch handler")
@@ -161,11 +175,7 @@ func (rt *Runtime) firstPass(m *Machine, t *tracker) error {
 			}
 			switch c.Kind {
 			case EHCatch:
-				ct, err := rt.typeFor(c.CatchType)
-				if err != nil {
-					return err
-				}
-				if rt.isInstance(t.exc, ct) {
+				if rt.isInstance(t.exc, c.catchRT) {
 					return rt.startSecondPass(m, t, t.fi, t.ci)
 				}
 			case EHFilter:
@@ -193,7 +203,7 @@ func (rt *Runtime) noHandler(m *Machine, t *tracker) error {
 	if err != nil {
 		return err
 	}
-	rt.trackers = nil
+	rt.trackers, rt.freeTrackers = nil, nil
 	trace := make([]string, len(t.trace))
 	for i, m := range t.trace {
 		trace[i] = m.TraceName()
@@ -282,6 +292,8 @@ func (rt *Runtime) funcletReturned(m *Machine) error {
 	for _, o := range rt.trackers {
 		if o.running != runNone && o.funcletSP >= f.sp {
 			kept = append(kept, o)
+		} else {
+			rt.freeTrackers = append(rt.freeTrackers, o)
 		}
 	}
 	rt.trackers = kept
@@ -342,11 +354,13 @@ func (rt *Runtime) invoke(m *Machine, t *tracker, f *frame, off int) error {
 	return nil
 }
 
-// pop removes tracker t from the stack.
+// pop removes tracker t from the stack; its memory is reused by the next
+// dispatch.
 func (rt *Runtime) pop(t *tracker) {
 	for i := len(rt.trackers) - 1; i >= 0; i-- {
 		if rt.trackers[i] == t {
 			rt.trackers = append(rt.trackers[:i], rt.trackers[i+1:]...)
+			rt.freeTrackers = append(rt.freeTrackers, t)
 			return
 		}
 	}

@@ -49,6 +49,7 @@ type EHClause struct {
 	// the clause's original try: a duplicate clause is found in a nested
 	// funclet's frame, but its catch resumes in this code's frame.
 	TryFunclet int
+	catchRT    *rtType // the catch type's runtime type, set at install
 }
 
 // FuncletInfo is the code range of the main body or of a funclet, with its
@@ -209,6 +210,7 @@ type Runtime struct {
 	getMessage int
 	// Exception dispatch (eh.go).
 	trackers      []*tracker
+	freeTrackers  []*tracker
 	funcletReturn uintptr // the stub funclets invoked by the dispatcher return to
 }
 
@@ -798,6 +800,13 @@ func (rt *Runtime) compile(i int) error {
 	rt.cells.Set(i, addr)
 	for _, slot := range rt.vtableRefs[m] {
 		rt.setU64(slot, uint64(addr))
+	}
+	for k := range c.Clauses {
+		if cl := &c.Clauses[k]; cl.Kind == EHCatch {
+			if cl.catchRT, err = rt.typeFor(cl.CatchType); err != nil {
+				return err
+			}
+		}
 	}
 	r := codeRange{start: addr, end: addr + uintptr(len(c.Code)), method: m, sites: c.Sites, clauses: c.Clauses, funclets: c.Funclets}
 	k := sort.Search(len(rt.codeMap), func(j int) bool { return rt.codeMap[j].start > addr })
