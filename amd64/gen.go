@@ -134,6 +134,9 @@ type gen struct {
 	// fused is the OpCmp whose result only feeds the block's OpIf: it is
 	// emitted as compare-and-branch by the terminator.
 	fused *ir.Instr
+	// deferArgs moves the prolog's stores of register arguments into the
+	// entry block's successors that need them (see canDeferArgStores).
+	deferArgs bool
 	// argRegs maps arguments to the registers that still hold them, from
 	// the prolog until the entry block first clobbers an argument register.
 	argRegs map[ir.Value]Reg
@@ -208,6 +211,7 @@ func Generate(f *ir.Func, env Env, a *Assembler) (code *Code, err error) {
 	}
 	blockMarks := make([]MarkID, len(f.Blocks))
 	var entryArgRegs map[ir.Value]Reg // argument registers at the end of the entry block
+	g.deferArgs = !hasEH && g.canDeferArgStores()
 	var prologEnd MarkID
 	funcStarts := make([]MarkID, len(lay.Funcs))
 	for k, fn := range lay.Funcs {
@@ -266,6 +270,9 @@ func (g *gen) block(b *ir.Block, entryArgRegs map[ir.Value]Reg, blockMarks []Mar
 		case i == 0 && len(b.Preds) == 0:
 		case len(b.Preds) == 1 && b.Preds[0].ID == 0 && len(f.Blocks[0].Preds) == 0:
 			g.argRegs = entryArgRegs // reached only from the entry block
+			if g.deferArgs && !returnsOnly(b) {
+				g.storeArgs()
+			}
 		default:
 			g.argRegs = nil
 		}
@@ -459,6 +466,54 @@ func (g *gen) consumes(in *ir.Instr, d ir.Value) bool {
 	return false
 }
 
+// canDeferArgStores reports whether the prolog may leave register
+// arguments unstored: the entry block is reached by no branch, only reads
+// its arguments from their registers, ends in a plain branch, and each of
+// its successors is reached from it alone (so each can store the arguments
+// itself, see storeArgs). Methods with handlers never do this: a funclet
+// may read any slot at any time.
+func (g *gen) canDeferArgStores() bool {
+	b := g.f.Blocks[0]
+	if len(b.Preds) > 0 || b.Term.Op != ir.OpIf && b.Term.Op != ir.OpJump {
+		return false
+	}
+	for _, in := range b.Instrs {
+		if !keepsArgRegs(in) {
+			return false
+		}
+		for _, a := range in.Args[min(1, len(in.Args)):] {
+			if int(a) < g.f.NumArgs {
+				return false // a second operand is read from its slot
+			}
+		}
+	}
+	if b.Term.Op == ir.OpIf && g.fusable(b) == nil && int(b.Term.Args[0]) < g.f.NumArgs {
+		return false // the branch tests the argument's slot
+	}
+	for _, s := range b.Succs {
+		if len(s.Preds) != 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// returnsOnly reports whether block b only returns a value (loaded through
+// load, which reads an argument from its register): it needs no slots.
+func returnsOnly(b *ir.Block) bool {
+	return len(b.Instrs) == 0 && b.Term.Op == ir.OpRet
+}
+
+// storeArgs stores the register arguments the prolog left unstored.
+func (g *gen) storeArgs() {
+	locs, _ := classify(g.f.Kinds[:g.f.NumArgs])
+	for i, l := range locs {
+		if l.stack < 0 {
+			g.store(l.reg, ir.Value(i))
+		}
+	}
+}
+
 // keepsArgRegs reports whether instruction in leaves the argument
 // registers alone and stores to no argument (it only uses RAX).
 func keepsArgRegs(in *ir.Instr) bool {
@@ -623,7 +678,9 @@ func (g *gen) prolog(hasEH bool) MarkID {
 			a.I(MOVQ, R(RAX), g.slot(v))
 			continue
 		}
-		g.store(l.reg, v)
+		if !g.deferArgs {
+			g.store(l.reg, v)
+		}
 		if l.reg.IsGPR() {
 			g.argRegs[v] = l.reg
 		}
