@@ -535,6 +535,9 @@ func (g *gen) src(v ir.Value) Operand {
 	if c, ok := g.consts[v]; ok {
 		return Imm(c)
 	}
+	if r, ok := g.argRegs[v]; ok {
+		return R(r) // the argument's slot may not be stored yet
+	}
 	return g.slot(v)
 }
 

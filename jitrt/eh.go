@@ -199,16 +199,22 @@ func (rt *Runtime) noHandler(m *Machine, t *tracker) error {
 	}
 	rt.pop(t)
 	// Unhandled: no second pass runs (CoreCLR on Linux).
+	typ := rt.typeOf(t.exc).name
 	msg, err := rt.message(t.exc)
 	if err != nil {
 		return err
+	}
+	if et := rt.typeOf(t.exc); et.kind != tkClass || !et.class.IsSubclassOf(rt.mod.Class(il.ExceptionClass)) {
+		// CoreCLR wraps objects that are not exceptions.
+		typ = "System.Runtime.CompilerServices.RuntimeWrappedException"
+		msg = "An object that does not derive from System.Exception has been wrapped in a RuntimeWrappedException."
 	}
 	rt.trackers, rt.freeTrackers = nil, nil
 	trace := make([]string, len(t.trace))
 	for i, m := range t.trace {
 		trace[i] = m.TraceName()
 	}
-	return &UnhandledException{Type: rt.typeOf(t.exc).name, Message: msg, Trace: trace}
+	return &UnhandledException{Type: typ, Message: msg, Trace: trace}
 }
 
 // startSecondPass records the handler and runs the finally and fault
@@ -238,9 +244,13 @@ func (rt *Runtime) secondPass(m *Machine, t *tracker) error {
 		}
 	}
 	if t.swallow {
-		rt.pop(t)
+		// Every dispatch above the filter's owner ran inside the filter
+		// (this one, and any whose handler the escaping exception left):
+		// they end with it.
 		for i := len(rt.trackers) - 1; i >= 0; i-- {
 			if owner := rt.trackers[i]; owner.running == runFilter {
+				rt.freeTrackers = append(rt.freeTrackers, rt.trackers[i+1:]...)
+				rt.trackers = rt.trackers[:i+1]
 				owner.running = runNone
 				owner.ci++
 				return rt.firstPass(m, owner)

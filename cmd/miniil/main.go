@@ -28,6 +28,8 @@ Usage:
   miniil check FILE...                                 parse and verify, print errors
   miniil dump -il|-ir|-funclets|-eh|-asm [-method NAME] FILE
                                                        print a compilation stage
+  miniil fuzz -n N [-seed S] [-mono] [-out DIR] [-size small|medium|large] | -reduce FILE [-o OUT]
+                                                       differential fuzzing: JIT vs interp (vs mono)
 
 Run 'miniil COMMAND -h' for a command's flags.
 `
@@ -49,6 +51,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdCheck(args[1:], stdout, stderr)
 	case "dump":
 		return cmdDump(args[1:], stdout, stderr)
+	case "fuzz":
+		return cmdFuzz(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

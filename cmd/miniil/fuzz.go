@@ -1,0 +1,110 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"miniil/fuzz"
+)
+
+// cmdFuzz is the differential fuzzer:
+//
+//	miniil fuzz -n N [-seed S] [-mono] [-out DIR] [-size small|medium|large]
+//	miniil fuzz -reduce FILE [-o OUT] [-mono]
+//
+// A campaign generates N programs (seeds S, S+1, ...), runs each on the
+// JIT and the interpreter (and with -mono under ilasm+mono), saves every
+// mismatch under DIR/seed-S and ends with one line "N programs, M
+// mismatches" on stdout (exit 1 when M > 0). With -mono the generator
+// makes filters that cannot throw: Mono lets an exception escape a
+// filter, a deliberate difference (MINIIL.md); programs never use
+// floats or exception messages, the other differences.
+func cmdFuzz(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("fuzz", "fuzz -n N [-seed S] [-mono] [-out DIR] [-size small|medium|large] | fuzz -reduce FILE [-o OUT]", stdout)
+	n := fs.Int("n", 100, "number of programs to generate and compare")
+	seed := fs.Uint64("seed", 1, "seed of the first program (programs use S, S+1, ...)")
+	mono := fs.Bool("mono", false, "also compare against ilasm + mono (filters then never throw)")
+	outDir := fs.String("out", "fuzz-mismatches", "directory for mismatching programs and outputs")
+	size := fs.String("size", "medium", "program size: small, medium or large")
+	timeout := fs.Duration("timeout", 10*time.Second, "time limit per program and engine")
+	workers := fs.Int("workers", 0, "programs run in parallel (0: one per CPU)")
+	reduce := fs.String("reduce", "", "shrink the mismatching program FILE instead of running a campaign")
+	out := fs.String("o", "", "with -reduce: where to write the reduced program (default FILE.reduced.il)")
+	print := fs.Bool("print", false, "print the program for -seed and exit")
+	safeFilters := fs.Bool("safefilters", false, "generate filters that cannot throw (as -mono does) without running Mono")
+	inProcess := fs.Bool("inprocess", false, "run the engines in this process (faster; an engine crash ends the campaign)")
+	perturb := fs.String("perturb", "", "testing aid: append a line to the JIT's output when it contains this text")
+	if code := parseFlags(fs, args, stderr); code >= 0 {
+		return code
+	}
+	if fs.NArg() != 0 {
+		fmt.Fprintf(stderr, "miniil fuzz: unexpected argument %q (see miniil fuzz -h)\n", fs.Arg(0))
+		return 2
+	}
+	opts, err := fuzz.SizeOptions(*size)
+	if err != nil {
+		fmt.Fprintf(stderr, "miniil fuzz: %v\n", err)
+		return 2
+	}
+	opts.MonoSafe = *mono || *safeFilters
+	if *print {
+		fmt.Fprint(stdout, fuzz.GenerateIL(*seed, opts))
+		return 0
+	}
+	runner := &fuzz.Runner{Timeout: *timeout, Mono: *mono}
+	if !*inProcess {
+		// Engines run in a child process: a crash in generated code is
+		// then a reported mismatch, not the end of the campaign.
+		exe, err := os.Executable()
+		if err != nil {
+			fmt.Fprintf(stderr, "miniil fuzz: %v\n", err)
+			return 1
+		}
+		runner.Exec = exe
+	}
+	if *perturb != "" {
+		runner.Perturb = fuzz.PerturbToken("jit", *perturb)
+	}
+	if *reduce != "" {
+		return fuzzReduce(*reduce, *out, runner, stdout, stderr)
+	}
+	if *n < 0 {
+		fmt.Fprintln(stderr, "miniil fuzz: -n must not be negative")
+		return 2
+	}
+	c := &fuzz.Campaign{N: *n, Seed: *seed, Opts: opts, Runner: runner, OutDir: *outDir, Workers: *workers, Progress: stderr}
+	sum := c.Run()
+	fmt.Fprintf(stderr, "wall %v, cpu %v\n", sum.Wall.Round(time.Millisecond), sum.CPU.Round(time.Millisecond))
+	fmt.Fprintf(stdout, "%d programs, %d mismatches\n", sum.Programs, sum.Mismatches)
+	if sum.Mismatches > 0 {
+		return 1
+	}
+	return 0
+}
+
+func fuzzReduce(path, out string, runner *fuzz.Runner, stdout, stderr io.Writer) int {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "miniil fuzz: %v\n", unwrapPathError(err))
+		return 2
+	}
+	if out == "" {
+		out = strings.TrimSuffix(path, filepath.Ext(path)) + ".reduced.il"
+	}
+	red := &fuzz.Reducer{Runner: runner, Log: stderr}
+	res, err := red.Reduce(string(src))
+	if err != nil {
+		fmt.Fprintf(stderr, "miniil fuzz: %s: %v\n", path, err)
+		return 1
+	}
+	if err := os.WriteFile(out, []byte(res), 0o644); err != nil {
+		fmt.Fprintf(stderr, "miniil fuzz: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "reduced %s from %d to %d lines: %s\n", path, strings.Count(string(src), "\n"), strings.Count(res, "\n"), out)
+	return 0
+}

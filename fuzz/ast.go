@@ -1,0 +1,445 @@
+// Package fuzz is miniil's differential fuzzer: a random program
+// generator that builds an AST of nested regions and lowers it to valid
+// mini MSIL, a runner that compares the JIT, the interpreter and
+// optionally ilasm+mono on the generated programs, and a reducer that
+// shrinks a mismatching program while the mismatch persists.
+//
+// Generated programs are deterministic per seed, terminate quickly
+// (counted loops, an acyclic call graph, a static cost budget), never
+// let an exception go unhandled (a catch [mscorlib]System.Object around
+// the entry point's body), and print a checksum trace: every handler
+// entry prints its id, the exception's type and a running hash, so the
+// first differing line of two outputs shows where two engines diverge.
+//
+// Comparing with Mono: outputs agree except where MINIIL.md names a
+// difference. Programs never use floats (Mono prints float64
+// differently) nor exception messages, and nothing goes unhandled. The
+// remaining difference, an exception escaping a filter (Mono lets it
+// through), is avoided by Options.MonoSafe, which the runner's -mono
+// mode sets: nothing inside a filter can throw (no throw statements or
+// regions, only non-throwing expressions, calls only to methods that
+// cannot throw). MonoSafe also avoids the int64 constant -2^31, which
+// Mono 6.8 multiplies with the wrong sign.
+//
+// API: Generate(seed, Options) builds the AST, Program.IL lowers it;
+// Runner runs one program on every engine and Mismatch compares the
+// outcomes; Campaign runs many seeds; Reducer shrinks a mismatch.
+package fuzz
+
+// Type is the stack type of an expression or variable.
+type Type uint8
+
+const (
+	I4 Type = iota // int32
+	I8             // int64
+)
+
+func (t Type) il() string {
+	if t == I8 {
+		return "int64"
+	}
+	return "int32"
+}
+
+// VarKind says where a variable lives.
+type VarKind uint8
+
+const (
+	Local  VarKind = iota // an int32 (lN) or int64 (wN) local
+	Arg                   // a parameter (aN)
+	Static                // a global static field (sN int32, gN int64)
+)
+
+// Var is a readable and writable integer variable.
+type Var struct {
+	Kind  VarKind
+	Index int
+	T     Type
+}
+
+// Program is the AST of one generated program. Methods[0] is the root
+// that the entry point calls inside its catch-all; a method only calls
+// methods with a larger index (the call graph is acyclic).
+type Program struct {
+	Seed    uint64
+	Opts    Options
+	Methods []*Method
+	// Simplifications only the reducer sets:
+	NoCatchAll  bool // no catch-all around the entry point's body
+	NoMix       bool // no running hash: Mix prints or drops its value, handlers do not mix
+	NoEnter     bool // handler entries print nothing (finally/fault: no trace)
+	NoEnd       bool // the entry point prints no final hash and returns 0
+	InlineEnter bool // handler entries print inline instead of calling enter
+	InlineRoot  bool // the entry point holds m0's body instead of calling it
+	NextID      int  // next free region/handler id (for edits that add none; informative)
+}
+
+// Method is one static method m<Index>.
+type Method struct {
+	Params  []Type
+	Ret     bool // returns int32 (RetExpr at the end), else void
+	RetExpr Expr
+	NI4     int // int32 locals l0..
+	NI8     int // int64 locals w0..
+	Body    []Stmt
+}
+
+// Expr is an int32 or int64 expression; it leaves one value on the stack.
+type Expr interface{ Type() Type }
+
+// Const is ldc.i4 or ldc.i8.
+type Const struct {
+	T Type
+	V int64
+}
+
+// Load reads a variable.
+type Load struct{ V Var }
+
+// Bin is a binary operator: add sub mul and or xor, the checked
+// add.ovf sub.ovf mul.ovf (and .un), the shifts shl shr shr.un (B is an
+// int32 amount), and div rem div.un rem.un (Guard makes the divisor
+// non-zero and never -1).
+type Bin struct {
+	Op    string
+	A, B  Expr
+	T     Type
+	Guard bool
+	Neg   bool // guarded signed div/rem: negate the divisor
+}
+
+// Un is neg or not.
+type Un struct {
+	Op string
+	A  Expr
+}
+
+// Conv is a conv.* or conv.ovf.* instruction with result type T.
+type Conv struct {
+	Op string
+	A  Expr
+	T  Type
+}
+
+// Cmp is ceq cgt cgt.un clt clt.un (an int32 0 or 1).
+type Cmp struct {
+	Op   string
+	A, B Expr
+}
+
+// CallExpr calls an int32-returning method.
+type CallExpr struct {
+	Callee int
+	Args   []Expr
+}
+
+// ArrLoad reads arr[Idx & mask] from the static int32[5] array: mask 3
+// is always in range, mask 7 may throw IndexOutOfRangeException.
+type ArrLoad struct {
+	Idx  Expr
+	Safe bool
+}
+
+// ArrLen is ldlen of the static array.
+type ArrLen struct{}
+
+// BoxField reads bx.v (NullReferenceException when bx is null).
+type BoxField struct{}
+
+// CastField reads ((Box)obj).v (InvalidCastException when obj holds a
+// boxed int32, NullReferenceException when it is null).
+type CastField struct{}
+
+// Unbox reads (int32)obj (InvalidCastException when obj holds a Box).
+type Unbox struct{}
+
+func (e *Const) Type() Type     { return e.T }
+func (e *Load) Type() Type      { return e.V.T }
+func (e *Bin) Type() Type       { return e.T }
+func (e *Un) Type() Type        { return e.A.Type() }
+func (e *Conv) Type() Type      { return e.T }
+func (e *Cmp) Type() Type       { return I4 }
+func (e *CallExpr) Type() Type  { return I4 }
+func (e *ArrLoad) Type() Type   { return I4 }
+func (e *ArrLen) Type() Type    { return I4 }
+func (e *BoxField) Type() Type  { return I4 }
+func (e *CastField) Type() Type { return I4 }
+func (e *Unbox) Type() Type     { return I4 }
+
+// Stmt is a stack-neutral statement.
+type Stmt interface{ stmt() }
+
+// Assign stores E into a variable.
+type Assign struct {
+	Dst Var
+	E   Expr
+}
+
+// Mix folds E into the running hash; Print also writes E on its own line.
+type Mix struct {
+	E     Expr
+	Print bool
+}
+
+// Trace folds ID into the hash and prints "t<ID> <hash>".
+type Trace struct{ ID int }
+
+// Cond is a branch condition: A alone (brtrue) or A Op B with a
+// compare-and-branch op (beq bne.un blt blt.un ...).
+type Cond struct {
+	Op   string
+	A, B Expr
+}
+
+// If runs Then when the condition holds, else Else.
+type If struct {
+	C          Cond
+	Then, Else []Stmt
+}
+
+// Loop runs Body N times with its own counter local.
+type Loop struct {
+	ID   int
+	N    int
+	Body []Stmt
+}
+
+// Switch is the switch instruction over E.
+type Switch struct {
+	E       Expr
+	Cases   [][]Stmt
+	Default []Stmt
+}
+
+// CallStmt calls a method and discards its result.
+type CallStmt struct {
+	Callee int
+	Args   []Expr
+}
+
+// Throw creates and throws an exception of Class: a user class gets
+// Code as its int32 field, a built-in one a message string.
+type Throw struct {
+	Class string
+	Code  Expr
+}
+
+// ThrowNull is "ldnull throw" (NullReferenceException).
+type ThrowNull struct{}
+
+// Rethrow is lowered only lexically inside a catch or filter handler.
+type Rethrow struct{}
+
+// Leave jumps to the end of the Try or Loop with id Target (0: the
+// method's return). It is lowered as leave when it crosses a region,
+// as br otherwise, and dropped if the target is no longer reachable.
+type Leave struct{ Target int }
+
+// SetBox sets the static bx to new Box(E), or to null.
+type SetBox struct {
+	Null bool
+	E    Expr
+}
+
+// SetObj sets the static obj to box(E), or to bx when FromBox.
+type SetObj struct {
+	FromBox bool
+	E       Expr
+}
+
+// StoreElem stores arr[Idx & mask] = E.
+type StoreElem struct {
+	Idx, E Expr
+	Safe   bool
+}
+
+// StoreField stores bx.v = E.
+type StoreField struct{ E Expr }
+
+// BumpCode adds Delta to the code field of the exception last stored in
+// the method's ex local when it is a user exception (inside handlers).
+type BumpCode struct{ Delta int32 }
+
+// HandlerKind is the kind of an exception handler.
+type HandlerKind uint8
+
+const (
+	Catch HandlerKind = iota
+	Filter
+	Finally
+	Fault
+)
+
+// Handler is one clause of a Try. A Try has 1-3 Catch handlers, or
+// exactly one Filter, Finally or Fault handler (Mono's ilasm rules).
+type Handler struct {
+	Kind       HandlerKind
+	ID         int
+	Class      string // catch type
+	FilterBody []Stmt // filter: statements run in the filter
+	FilterType string // filter: accept only this class ("" any)
+	FilterCond Expr   // filter: and only when this int32 is non-zero (nil: true)
+	Body       []Stmt
+}
+
+// Try is a protected region with its handlers.
+type Try struct {
+	ID       int
+	Body     []Stmt
+	Handlers []*Handler
+}
+
+func (*Assign) stmt()     {}
+func (*Mix) stmt()        {}
+func (*Trace) stmt()      {}
+func (*If) stmt()         {}
+func (*Loop) stmt()       {}
+func (*Switch) stmt()     {}
+func (*CallStmt) stmt()   {}
+func (*Throw) stmt()      {}
+func (*ThrowNull) stmt()  {}
+func (*Rethrow) stmt()    {}
+func (*Leave) stmt()      {}
+func (*SetBox) stmt()     {}
+func (*SetObj) stmt()     {}
+func (*StoreElem) stmt()  {}
+func (*StoreField) stmt() {}
+func (*BumpCode) stmt()   {}
+func (*Try) stmt()        {}
+
+// Clone returns a deep copy of the program.
+func (p *Program) Clone() *Program {
+	q := *p
+	q.Methods = make([]*Method, len(p.Methods))
+	for i, m := range p.Methods {
+		mm := *m
+		mm.Params = append([]Type(nil), m.Params...)
+		mm.RetExpr = cloneExpr(m.RetExpr)
+		mm.Body = cloneStmts(m.Body)
+		q.Methods[i] = &mm
+	}
+	return &q
+}
+
+func cloneExprs(es []Expr) []Expr {
+	if es == nil {
+		return nil
+	}
+	out := make([]Expr, len(es))
+	for i, e := range es {
+		out[i] = cloneExpr(e)
+	}
+	return out
+}
+
+func cloneExpr(e Expr) Expr {
+	switch e := e.(type) {
+	case nil:
+		return nil
+	case *Const:
+		c := *e
+		return &c
+	case *Load:
+		c := *e
+		return &c
+	case *Bin:
+		c := *e
+		c.A, c.B = cloneExpr(e.A), cloneExpr(e.B)
+		return &c
+	case *Un:
+		c := *e
+		c.A = cloneExpr(e.A)
+		return &c
+	case *Conv:
+		c := *e
+		c.A = cloneExpr(e.A)
+		return &c
+	case *Cmp:
+		c := *e
+		c.A, c.B = cloneExpr(e.A), cloneExpr(e.B)
+		return &c
+	case *CallExpr:
+		return &CallExpr{Callee: e.Callee, Args: cloneExprs(e.Args)}
+	case *ArrLoad:
+		return &ArrLoad{Idx: cloneExpr(e.Idx), Safe: e.Safe}
+	case *ArrLen:
+		return &ArrLen{}
+	case *BoxField:
+		return &BoxField{}
+	case *CastField:
+		return &CastField{}
+	case *Unbox:
+		return &Unbox{}
+	}
+	panic("fuzz: unknown expression")
+}
+
+func cloneStmts(ss []Stmt) []Stmt {
+	if ss == nil {
+		return nil
+	}
+	out := make([]Stmt, len(ss))
+	for i, s := range ss {
+		out[i] = cloneStmt(s)
+	}
+	return out
+}
+
+func cloneCond(c Cond) Cond {
+	return Cond{Op: c.Op, A: cloneExpr(c.A), B: cloneExpr(c.B)}
+}
+
+func cloneStmt(s Stmt) Stmt {
+	switch s := s.(type) {
+	case *Assign:
+		return &Assign{Dst: s.Dst, E: cloneExpr(s.E)}
+	case *Mix:
+		return &Mix{E: cloneExpr(s.E), Print: s.Print}
+	case *Trace:
+		c := *s
+		return &c
+	case *If:
+		return &If{C: cloneCond(s.C), Then: cloneStmts(s.Then), Else: cloneStmts(s.Else)}
+	case *Loop:
+		return &Loop{ID: s.ID, N: s.N, Body: cloneStmts(s.Body)}
+	case *Switch:
+		c := &Switch{E: cloneExpr(s.E), Default: cloneStmts(s.Default)}
+		for _, cs := range s.Cases {
+			c.Cases = append(c.Cases, cloneStmts(cs))
+		}
+		return c
+	case *CallStmt:
+		return &CallStmt{Callee: s.Callee, Args: cloneExprs(s.Args)}
+	case *Throw:
+		return &Throw{Class: s.Class, Code: cloneExpr(s.Code)}
+	case *ThrowNull:
+		return &ThrowNull{}
+	case *Rethrow:
+		return &Rethrow{}
+	case *Leave:
+		c := *s
+		return &c
+	case *SetBox:
+		return &SetBox{Null: s.Null, E: cloneExpr(s.E)}
+	case *SetObj:
+		return &SetObj{FromBox: s.FromBox, E: cloneExpr(s.E)}
+	case *StoreElem:
+		return &StoreElem{Idx: cloneExpr(s.Idx), E: cloneExpr(s.E), Safe: s.Safe}
+	case *StoreField:
+		return &StoreField{E: cloneExpr(s.E)}
+	case *BumpCode:
+		c := *s
+		return &c
+	case *Try:
+		t := &Try{ID: s.ID, Body: cloneStmts(s.Body)}
+		for _, h := range s.Handlers {
+			hh := *h
+			hh.FilterBody = cloneStmts(h.FilterBody)
+			hh.FilterCond = cloneExpr(h.FilterCond)
+			hh.Body = cloneStmts(h.Body)
+			t.Handlers = append(t.Handlers, &hh)
+		}
+		return t
+	}
+	panic("fuzz: unknown statement")
+}

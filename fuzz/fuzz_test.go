@@ -1,0 +1,229 @@
+package fuzz
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"miniil"
+)
+
+// TestMain doubles as the child process of an isolated Runner: with
+// MINIIL_FUZZ_CHILD=1 the test binary behaves like "miniil run", so a
+// crash of an engine's generated code fails one program, not the tests.
+func TestMain(m *testing.M) {
+	if os.Getenv("MINIIL_FUZZ_CHILD") == "1" {
+		os.Exit(childRun(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// childRun implements "run -engine=E -timeout=D FILE" with the output
+// conventions of cmd/miniil's run command.
+func childRun(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] != "run" {
+		fmt.Fprintln(stderr, "child: want run")
+		return 2
+	}
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	engine := fs.String("engine", "jit", "")
+	timeout := fs.Duration("timeout", 0, "")
+	if err := fs.Parse(args[1:]); err != nil || fs.NArg() != 1 {
+		return 2
+	}
+	eng, err := miniil.ParseEngine(*engine)
+	if err != nil {
+		return 2
+	}
+	prog, err := miniil.LoadFile(fs.Arg(0))
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	ctx := context.Background()
+	if *timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, *timeout)
+		defer cancel()
+	}
+	code, err := prog.Run(ctx, miniil.Config{Engine: eng, Stdout: stdout})
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			fmt.Fprintf(stderr, "miniil run: program stopped after the %v time limit\n", *timeout)
+		} else {
+			fmt.Fprintln(stderr, err)
+		}
+		if code == 0 {
+			code = miniil.ExitCode(err)
+		}
+	}
+	return code
+}
+
+// isolatedRunner runs the engines in a child process (this test binary).
+func isolatedRunner(t *testing.T) *Runner {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("MINIIL_FUZZ_CHILD", "1")
+	return &Runner{Timeout: 10 * time.Second, Exec: exe}
+}
+
+var sizes = []string{"small", "medium", "large"}
+
+// TestGeneratedProgramsLoad checks that generated programs are valid:
+// they load (parse and verify) for thousands of seeds of every size.
+func TestGeneratedProgramsLoad(t *testing.T) {
+	n := 2100
+	if testing.Short() {
+		n = 300
+	}
+	for i := 0; i < n; i++ {
+		size := sizes[i%3]
+		o, err := SizeOptions(size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.MonoSafe = i%7 == 0
+		seed := uint64(1000 + i)
+		src := GenerateIL(seed, o)
+		if _, err := miniil.Load("gen.il", []byte(src)); err != nil {
+			t.Fatalf("seed %d size %s mono=%v does not load:\n%v\n%s", seed, size, o.MonoSafe, err, src)
+		}
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	o, _ := SizeOptions("medium")
+	seen := map[string]uint64{}
+	for seed := uint64(1); seed <= 50; seed++ {
+		a, b := GenerateIL(seed, o), GenerateIL(seed, o)
+		if a != b {
+			t.Fatalf("seed %d: two generations differ", seed)
+		}
+		if c := Generate(seed, o).Clone().IL(); c != a {
+			t.Fatalf("seed %d: the clone of the AST lowers differently", seed)
+		}
+		if prev, ok := seen[a]; ok {
+			t.Fatalf("seeds %d and %d give the same program", prev, seed)
+		}
+		seen[a] = seed
+		s, o2, ok := ParseHeader(a)
+		if !ok || s != seed || o2 != o {
+			t.Fatalf("seed %d: header %q does not round-trip", seed, strings.SplitN(a, "\n", 2)[0])
+		}
+	}
+}
+
+// TestMonoSafeFilters checks that with MonoSafe nothing in a filter can
+// throw: no throw statements, no risky expressions, no calls to methods
+// that may throw.
+func TestMonoSafeFilters(t *testing.T) {
+	o, _ := SizeOptions("large")
+	o.MonoSafe = true
+	for seed := uint64(1); seed <= 200; seed++ {
+		p := Generate(seed, o)
+		g := &gen{p: p}
+		_ = g
+		for mi, m := range p.Methods {
+			walkStmts(m.Body, false, func(s Stmt, inFilter bool) {
+				if !inFilter {
+					return
+				}
+				switch s.(type) {
+				case *Throw, *ThrowNull, *Rethrow, *Try, *StoreField:
+					t.Fatalf("seed %d m%d: %T in a filter", seed, mi, s)
+				}
+			})
+		}
+	}
+}
+
+func walkStmts(ss []Stmt, inFilter bool, f func(Stmt, bool)) {
+	for _, s := range ss {
+		f(s, inFilter)
+		if t, ok := s.(*Try); ok {
+			walkStmts(t.Body, inFilter, f)
+			for _, h := range t.Handlers {
+				walkStmts(h.FilterBody, true, f)
+				walkStmts(h.Body, inFilter, f)
+			}
+			continue
+		}
+		for _, c := range children(s) {
+			walkStmts(c, inFilter, f)
+		}
+	}
+}
+
+// TestCampaign runs 50 programs on the JIT and the interpreter: they must
+// agree on every one.
+func TestCampaign(t *testing.T) {
+	o, _ := SizeOptions("small")
+	var progress bytes.Buffer
+	c := &Campaign{N: 50, Seed: 1, Opts: o, Runner: isolatedRunner(t), OutDir: t.TempDir(), Progress: &progress}
+	sum := c.Run()
+	if sum.Programs != 50 {
+		t.Fatalf("ran %d programs, want 50", sum.Programs)
+	}
+	if sum.Mismatches != 0 {
+		t.Errorf("%d mismatches between the JIT and the interpreter:\n%s", sum.Mismatches, progress.String())
+	}
+	if !strings.Contains(progress.String(), "50/50 programs") {
+		t.Errorf("no final progress line in:\n%s", progress.String())
+	}
+}
+
+// TestReducePerturbed simulates a JIT bug (its output gets an extra line
+// whenever it contains a token) and checks that the reducer brings a
+// generated program showing it down to at most 30 lines.
+func TestReducePerturbed(t *testing.T) {
+	o, _ := SizeOptions("medium")
+	const token = "System.FormatException"
+	r := &Runner{Timeout: 10 * time.Second}
+	var src string
+	var seed uint64
+	for seed = 1; seed < 500; seed++ {
+		s := GenerateIL(seed, o)
+		outs, err := r.Run(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bad, _ := Mismatch(outs); bad {
+			continue // a real mismatch: not this test's business
+		}
+		if strings.Contains(outs[1].Stdout, token) && strings.Count(s, "\n") > 300 {
+			src = s
+			break
+		}
+	}
+	if src == "" {
+		t.Fatal("no generated program prints the token")
+	}
+	r.Perturb = PerturbToken("jit", token)
+	red := &Reducer{Runner: r}
+	out, err := red.Reduce(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := countLines(out)
+	t.Logf("seed %d: %d lines reduced to %d lines in %d tests:\n%s", seed, countLines(src), lines, red.tests, out)
+	if lines > 30 {
+		t.Errorf("reduced program has %d lines, want at most 30", lines)
+	}
+	outs, err := r.Run(out)
+	if err != nil {
+		t.Fatalf("reduced program does not load: %v", err)
+	}
+	if bad, _ := Mismatch(outs); !bad {
+		t.Errorf("reduced program no longer shows the mismatch")
+	}
+}

@@ -1,0 +1,814 @@
+package fuzz
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+)
+
+// Options bound the size of generated programs.
+type Options struct {
+	MaxMethods   int  // methods besides the entry point (at least 1)
+	MaxStmts     int  // statements per method
+	MaxDepth     int  // nesting depth of compound statements and regions
+	MaxExprDepth int  // nesting depth of expressions
+	MaxCost      int  // static bound on executed statements (loops and calls multiply)
+	MonoSafe     bool // filters never throw (nothing in them can), and no int64 constant -2^31: Mono agrees
+}
+
+// SizeOptions returns the options for a named size: small, medium or large.
+func SizeOptions(size string) (Options, error) {
+	switch size {
+	case "small":
+		return Options{MaxMethods: 3, MaxStmts: 14, MaxDepth: 3, MaxExprDepth: 2, MaxCost: 400}, nil
+	case "medium", "":
+		return Options{MaxMethods: 6, MaxStmts: 30, MaxDepth: 4, MaxExprDepth: 3, MaxCost: 2500}, nil
+	case "large":
+		return Options{MaxMethods: 10, MaxStmts: 60, MaxDepth: 5, MaxExprDepth: 4, MaxCost: 10000}, nil
+	}
+	return Options{}, fmt.Errorf("unknown size %q (want small, medium or large)", size)
+}
+
+func (o Options) normalized() Options {
+	if o.MaxMethods < 1 {
+		o.MaxMethods = 1
+	}
+	if o.MaxStmts < 1 {
+		o.MaxStmts = 1
+	}
+	if o.MaxDepth < 1 {
+		o.MaxDepth = 1
+	}
+	if o.MaxExprDepth < 1 {
+		o.MaxExprDepth = 1
+	}
+	if o.MaxCost < 10 {
+		o.MaxCost = 10
+	}
+	return o
+}
+
+// exception classes: name as written in the AST, depth in the hierarchy.
+type exClass struct {
+	name  string
+	depth int
+	user  bool
+}
+
+var classes = []exClass{
+	{"System.Object", 0, false},
+	{"System.Exception", 1, false},
+	{"System.SystemException", 2, false},
+	{"System.ApplicationException", 2, false},
+	{"E1", 2, true}, // : System.Exception
+	{"System.ArithmeticException", 3, false},
+	{"System.NullReferenceException", 3, false},
+	{"System.IndexOutOfRangeException", 3, false},
+	{"System.InvalidCastException", 3, false},
+	{"System.InvalidOperationException", 3, false},
+	{"System.ArgumentException", 3, false},
+	{"System.FormatException", 3, false},
+	{"System.NotSupportedException", 3, false},
+	{"E2", 3, true}, // : System.ApplicationException
+	{"E3", 3, true}, // : E1
+	{"System.OverflowException", 4, false},
+	{"System.DivideByZeroException", 4, false},
+	{"System.ArgumentOutOfRangeException", 4, false},
+}
+
+func classDepth(name string) int {
+	for _, c := range classes {
+		if c.name == name {
+			return c.depth
+		}
+	}
+	return 0
+}
+
+func isUser(name string) bool { return name == "E1" || name == "E2" || name == "E3" }
+
+// thrown are the classes deliberately thrown.
+var thrown = []string{
+	"System.InvalidOperationException", "System.ArgumentException",
+	"System.ArgumentOutOfRangeException", "System.FormatException",
+	"System.NotSupportedException", "E1", "E2", "E3",
+}
+
+type fkind uint8
+
+const (
+	fMethod fkind = iota
+	fTry
+	fCatch         // catch handler (rethrow allowed)
+	fFilterHandler // filter's handler block (rethrow allowed)
+	fFilter        // filter block
+	fFinally
+	fFault
+	fLoop
+)
+
+type frame struct {
+	kind fkind
+	id   int
+}
+
+type gen struct {
+	r      *rand.Rand
+	o      Options
+	p      *Program
+	nextID int
+	cost   []int             // per method: static cost bound
+	throws []map[string]bool // per method: exception classes it may throw
+	// current method
+	mi     int
+	m      *Method
+	stmts  int
+	frames []frame
+	// exception classes the code generated so far may throw (in the
+	// current method, or the current try body)
+	exc map[string]bool
+	// probability (per mille) that an expression node is one that may throw
+	risk int
+}
+
+// Generate builds the AST of the program for seed.
+func Generate(seed uint64, opts Options) *Program {
+	o := opts.normalized()
+	g := &gen{r: rand.New(rand.NewPCG(seed, 0x6d696e69696c)), o: o, nextID: 1}
+	nm := 1 + g.r.IntN(o.MaxMethods)
+	g.p = &Program{Seed: seed, Opts: opts, Methods: make([]*Method, nm)}
+	g.cost = make([]int, nm)
+	g.throws = make([]map[string]bool, nm)
+	g.risk = []int{2, 5, 10, 25}[g.r.IntN(4)]
+	for i := nm - 1; i >= 0; i-- {
+		g.method(i)
+	}
+	return g.p
+}
+
+func (g *gen) id() int { g.nextID++; return g.nextID - 1 }
+
+func (g *gen) chance(pct int) bool { return g.r.IntN(100) < pct }
+
+func (g *gen) method(i int) {
+	m := &Method{NI4: 1 + g.r.IntN(4), NI8: g.r.IntN(3)}
+	budget := g.o.MaxCost
+	g.stmts = g.o.MaxStmts
+	if i > 0 {
+		np := g.r.IntN(4)
+		for k := 0; k < np; k++ {
+			if g.chance(70) {
+				m.Params = append(m.Params, I4)
+			} else {
+				m.Params = append(m.Params, I8)
+			}
+		}
+		m.Ret = g.chance(60)
+		budget = g.o.MaxCost/10 + g.r.IntN(g.o.MaxCost/4+1)
+		g.stmts = g.o.MaxStmts/3 + g.r.IntN(g.o.MaxStmts-g.o.MaxStmts/3+1)
+	}
+	g.mi, g.m = i, m
+	g.p.Methods[i] = m
+	g.exc = map[string]bool{}
+	g.frames = []frame{{fMethod, 0}}
+	start := budget
+	m.Body = g.block(&budget, 0)
+	if m.Ret {
+		m.RetExpr = g.expr(I4, 0, &budget, false)
+	}
+	g.cost[i] = start - budget + 1
+	if g.cost[i] < 1 {
+		g.cost[i] = 1
+	}
+	g.throws[i] = g.exc
+}
+
+// context queries
+
+func (g *gen) inFilter() bool {
+	for _, f := range g.frames {
+		if f.kind == fFilter {
+			return true
+		}
+	}
+	return false
+}
+
+// safe reports whether what is generated now must not throw.
+func (g *gen) safe() bool { return g.o.MonoSafe && g.inFilter() }
+
+func (g *gen) canRethrow() bool {
+	for k := len(g.frames) - 1; k >= 0; k-- {
+		switch g.frames[k].kind {
+		case fTry, fLoop:
+			continue
+		case fCatch, fFilterHandler:
+			return true
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+func (g *gen) inHandler() bool {
+	for _, f := range g.frames {
+		switch f.kind {
+		case fCatch, fFilterHandler, fFilter:
+			return true
+		}
+	}
+	return false
+}
+
+func (g *gen) leaveTargets() []int {
+	var ts []int
+	for k := len(g.frames) - 1; k >= 0; k-- {
+		f := g.frames[k]
+		switch f.kind {
+		case fFinally, fFault, fFilter:
+			return ts
+		case fTry, fCatch, fFilterHandler, fLoop:
+			ts = append(ts, f.id)
+		case fMethod:
+			// a plain return at the top of a method only cuts it short
+			if len(ts) > 0 && g.chance(30) {
+				ts = append(ts, 0)
+			}
+		}
+	}
+	return ts
+}
+
+func (g *gen) push(k fkind, id int) { g.frames = append(g.frames, frame{k, id}) }
+func (g *gen) pop()                 { g.frames = g.frames[:len(g.frames)-1] }
+
+// callees returns the methods callable from here within budget.
+func (g *gen) callees(budget int, needRet bool) []int {
+	var out []int
+	for j := g.mi + 1; j < len(g.p.Methods); j++ {
+		if g.cost[j]+1 > budget {
+			continue
+		}
+		if needRet && !g.p.Methods[j].Ret {
+			continue
+		}
+		if g.safe() && len(g.throws[j]) > 0 {
+			continue
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
+// statements
+
+func (g *gen) block(budget *int, depth int) []Stmt {
+	n := 1 + g.r.IntN(4)
+	if depth == 0 {
+		n = 4 + g.r.IntN(g.o.MaxStmts/2+1)
+	}
+	var out []Stmt
+	for i := 0; i < n && g.stmts > 0 && *budget > 0; i++ {
+		if s := g.stmt(budget, depth); s != nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+type choice struct {
+	w int
+	f func() Stmt
+}
+
+func (g *gen) pick(cs []choice) Stmt {
+	total := 0
+	for _, c := range cs {
+		total += c.w
+	}
+	n := g.r.IntN(total)
+	for _, c := range cs {
+		if n < c.w {
+			return c.f()
+		}
+		n -= c.w
+	}
+	return nil
+}
+
+func (g *gen) stmt(budget *int, depth int) Stmt {
+	g.stmts--
+	*budget--
+	safe := g.safe()
+	compound := depth < g.o.MaxDepth && g.stmts > 2 && *budget > 4
+	cs := []choice{
+		{14, func() Stmt { v := g.wvar(); return &Assign{Dst: v, E: g.expr(v.T, 0, budget, safe)} }},
+		{10, func() Stmt { return &Mix{E: g.expr(g.typ(), 0, budget, safe), Print: g.chance(35)} }},
+		{3, func() Stmt { return &Trace{ID: g.id()} }},
+		{3, func() Stmt { return &SetBox{Null: g.chance(20), E: g.expr(I4, 1, budget, safe)} }},
+		{3, func() Stmt { return &SetObj{FromBox: g.chance(50), E: g.expr(I4, 1, budget, safe)} }},
+		{3, func() Stmt {
+			st := &StoreElem{Idx: g.expr(I4, 1, budget, safe), E: g.expr(I4, 1, budget, safe), Safe: safe || g.chance(70)}
+			if !st.Safe {
+				g.may("System.IndexOutOfRangeException")
+			}
+			return st
+		}},
+	}
+	if !safe {
+		cs = append(cs,
+			choice{1, func() Stmt { g.may(nre); return &StoreField{E: g.expr(I4, 1, budget, safe)} }},
+			choice{g.throwWeight(), func() Stmt { return g.maybeIf(budget, g.throwStmt(budget)) }},
+			choice{1, func() Stmt { g.may(nre); return g.maybeIf(budget, &ThrowNull{}) }},
+		)
+		if g.canRethrow() {
+			cs = append(cs, choice{3, func() Stmt { g.may("System.Exception"); return g.maybeIf(budget, &Rethrow{}) }})
+		}
+	}
+	if g.inHandler() {
+		cs = append(cs, choice{2, func() Stmt { return &BumpCode{Delta: int32(1 + g.r.IntN(100))} }})
+	}
+	if ts := g.leaveTargets(); len(ts) > 0 {
+		cs = append(cs, choice{3, func() Stmt { return g.maybeIf(budget, &Leave{Target: ts[g.r.IntN(len(ts))]}) }})
+	}
+	if cl := g.callees(*budget, false); len(cl) > 0 {
+		cs = append(cs, choice{8, func() Stmt {
+			j := cl[g.r.IntN(len(cl))]
+			*budget -= g.cost[j]
+			g.mayAll(g.throws[j])
+			return &CallStmt{Callee: j, Args: g.args(j, budget, safe)}
+		}})
+	}
+	if compound {
+		cs = append(cs,
+			choice{8, func() Stmt { return g.ifStmt(budget, depth) }},
+			choice{5, func() Stmt { return g.loop(budget, depth) }},
+			choice{2, func() Stmt { return g.switchStmt(budget, depth) }},
+		)
+		if !safe {
+			cs = append(cs, choice{18, func() Stmt { return g.try(budget, depth) }})
+		}
+	}
+	return g.pick(cs)
+}
+
+// throwWeight makes throws likelier directly in a try body.
+func (g *gen) throwWeight() int {
+	for k := len(g.frames) - 1; k >= 0; k-- {
+		switch g.frames[k].kind {
+		case fLoop:
+			continue
+		case fTry:
+			return 10
+		case fCatch, fFilterHandler, fFinally, fFault:
+			return 3
+		}
+		break
+	}
+	return 1
+}
+
+func (g *gen) throwStmt(budget *int) Stmt {
+	c := thrown[g.r.IntN(len(thrown))]
+	g.may(c)
+	t := &Throw{Class: c}
+	if isUser(c) {
+		t.Code = g.expr(I4, 1, budget, false)
+	}
+	return t
+}
+
+// maybeIf wraps s (a jump or throw) in an if most of the time, so the
+// code after it stays reachable.
+func (g *gen) maybeIf(budget *int, s Stmt) Stmt {
+	if !g.chance(85) {
+		return s
+	}
+	c := g.cond(budget)
+	if g.chance(50) {
+		// taken about a quarter of the time
+		c = Cond{Op: "beq", A: &Bin{Op: "and", A: g.expr(I4, 1, budget, g.safe()), B: &Const{T: I4, V: 3}, T: I4}, B: &Const{T: I4}}
+	}
+	return &If{C: c, Then: []Stmt{s}}
+}
+
+var brOps = []string{"beq", "bne.un", "blt", "blt.un", "ble", "ble.un", "bgt", "bgt.un", "bge", "bge.un"}
+
+func (g *gen) cond(budget *int) Cond {
+	safe := g.safe()
+	if g.chance(30) {
+		return Cond{A: g.expr(I4, 0, budget, safe)}
+	}
+	t := g.typ()
+	return Cond{Op: brOps[g.r.IntN(len(brOps))], A: g.expr(t, 1, budget, safe), B: g.expr(t, 1, budget, safe)}
+}
+
+func (g *gen) ifStmt(budget *int, depth int) Stmt {
+	s := &If{C: g.cond(budget)}
+	half := *budget / 2
+	b1, b2 := half, half
+	s.Then = g.block(&b1, depth+1)
+	if g.chance(50) {
+		s.Else = g.block(&b2, depth+1)
+	}
+	*budget -= (half - b1) + (half - b2)
+	return s
+}
+
+func (g *gen) loop(budget *int, depth int) Stmt {
+	n := 1 + g.r.IntN(4)
+	if g.chance(10) {
+		n = 5 + g.r.IntN(20)
+	}
+	for n > 1 && *budget/n < 3 {
+		n--
+	}
+	s := &Loop{ID: g.id(), N: n}
+	g.push(fLoop, s.ID)
+	b := *budget / n
+	start := b
+	s.Body = g.block(&b, depth+1)
+	g.pop()
+	*budget -= (start - b) * n
+	return s
+}
+
+func (g *gen) switchStmt(budget *int, depth int) Stmt {
+	s := &Switch{E: g.expr(I4, 1, g.ptr(0), g.safe())}
+	if g.chance(60) {
+		s.E = &Bin{Op: "and", A: s.E, B: &Const{T: I4, V: 3}, T: I4}
+	}
+	nc := 1 + g.r.IntN(3)
+	share := *budget / (nc + 1)
+	used := 0
+	for i := 0; i < nc; i++ {
+		b := share
+		s.Cases = append(s.Cases, g.block(&b, depth+1))
+		used += share - b
+	}
+	if g.chance(50) {
+		b := share
+		s.Default = g.block(&b, depth+1)
+		used += share - b
+	}
+	*budget -= used
+	return s
+}
+
+func (g *gen) ptr(v int) *int { return &v }
+
+func (g *gen) try(budget *int, depth int) Stmt {
+	t := &Try{ID: g.id()}
+	k := g.r.IntN(100)
+	var kind HandlerKind
+	switch {
+	case k < 45:
+		kind = Catch
+	case k < 67:
+		kind = Filter
+	case k < 87:
+		kind = Finally
+	default:
+		kind = Fault
+	}
+	share := *budget / 2
+	used := 0
+	b := share
+	outer := g.exc
+	g.exc = map[string]bool{}
+	g.push(fTry, t.ID)
+	t.Body = g.block(&b, depth+1)
+	g.pop()
+	used += share - b
+	body := g.exc
+	g.exc = outer
+	// conservatively, whatever the body throws may escape the handlers
+	g.mayAll(body)
+	switch kind {
+	case Catch:
+		n := 1 + g.r.IntN(3)
+		seen := map[string]bool{}
+		for i := 0; i < n; i++ {
+			c := g.catchClass(body)
+			if seen[c] {
+				continue
+			}
+			seen[c] = true
+			t.Handlers = append(t.Handlers, &Handler{Kind: Catch, ID: g.id(), Class: c})
+		}
+		if g.chance(85) {
+			sort.SliceStable(t.Handlers, func(i, j int) bool {
+				return classDepth(t.Handlers[i].Class) > classDepth(t.Handlers[j].Class)
+			})
+		}
+		hb := (*budget - used) / (len(t.Handlers) + 1)
+		for _, h := range t.Handlers {
+			g.push(fCatch, t.ID)
+			b := hb
+			h.Body = g.block(&b, depth+1)
+			used += hb - b
+			g.pop()
+		}
+	case Filter:
+		h := &Handler{Kind: Filter, ID: g.id()}
+		g.push(fFilter, t.ID)
+		fb := (*budget - used) / 4
+		b := fb
+		if g.chance(80) {
+			h.FilterBody = g.block(&b, depth+1)
+		}
+		if g.chance(60) {
+			h.FilterType = g.catchClass(body)
+		}
+		if g.chance(50) {
+			h.FilterCond = g.expr(I4, 1, &b, g.safe())
+		}
+		used += fb - b
+		g.pop()
+		g.push(fFilterHandler, t.ID)
+		hb := (*budget - used) / 2
+		b = hb
+		h.Body = g.block(&b, depth+1)
+		used += hb - b
+		g.pop()
+		t.Handlers = []*Handler{h}
+	case Finally, Fault:
+		h := &Handler{Kind: kind, ID: g.id()}
+		fk := fFinally
+		if kind == Fault {
+			fk = fFault
+		}
+		g.push(fk, t.ID)
+		hb := (*budget - used) / 2
+		b := hb
+		h.Body = g.block(&b, depth+1)
+		used += hb - b
+		g.pop()
+		t.Handlers = []*Handler{h}
+	}
+	*budget -= used
+	return t
+}
+
+// baseOf maps a class to its base class.
+var baseOf = map[string]string{
+	"System.OverflowException":           "System.ArithmeticException",
+	"System.DivideByZeroException":       "System.ArithmeticException",
+	"System.ArgumentOutOfRangeException": "System.ArgumentException",
+	"E3":                                 "E1",
+	"E1":                                 "System.Exception",
+	"E2":                                 "System.ApplicationException",
+	"System.ApplicationException":        "System.Exception",
+	"System.SystemException":             "System.Exception",
+	"System.Exception":                   "System.Object",
+}
+
+func base(c string) string {
+	if b, ok := baseOf[c]; ok {
+		return b
+	}
+	return "System.SystemException"
+}
+
+// catchClass picks a class to catch, mostly one that the protected
+// code may throw (or one of its bases).
+func (g *gen) catchClass(body map[string]bool) string {
+	k := g.r.IntN(100)
+	if len(body) > 0 && k < 75 {
+		cs := make([]string, 0, len(body))
+		for c := range body {
+			cs = append(cs, c)
+		}
+		sort.Strings(cs)
+		c := cs[g.r.IntN(len(cs))]
+		for k >= 50 && c != "System.Object" {
+			c = base(c)
+			k = g.r.IntN(100)
+		}
+		return c
+	}
+	return classes[g.r.IntN(len(classes))].name
+}
+
+func (g *gen) may(cs ...string) {
+	for _, c := range cs {
+		g.exc[c] = true
+	}
+}
+
+func (g *gen) mayAll(cs map[string]bool) {
+	for c := range cs {
+		g.exc[c] = true
+	}
+}
+
+const (
+	nre = "System.NullReferenceException"
+	ovf = "System.OverflowException"
+)
+
+// variables and expressions
+
+func (g *gen) typ() Type {
+	if g.chance(70) {
+		return I4
+	}
+	return I8
+}
+
+const (
+	nStaticI4 = 3
+	nStaticI8 = 2
+)
+
+// vars returns the variables of type t visible in the current method.
+func (g *gen) vars(t Type) []Var {
+	var vs []Var
+	n := g.m.NI4
+	if t == I8 {
+		n = g.m.NI8
+	}
+	for i := 0; i < n; i++ {
+		vs = append(vs, Var{Local, i, t})
+	}
+	for i, pt := range g.m.Params {
+		if pt == t {
+			vs = append(vs, Var{Arg, i, t})
+		}
+	}
+	ns := nStaticI4
+	if t == I8 {
+		ns = nStaticI8
+	}
+	for i := 0; i < ns; i++ {
+		vs = append(vs, Var{Static, i, t})
+	}
+	return vs
+}
+
+// wvar picks a variable to assign.
+func (g *gen) wvar() Var {
+	t := g.typ()
+	vs := g.vars(t)
+	return vs[g.r.IntN(len(vs))]
+}
+
+func (g *gen) args(j int, budget *int, safe bool) []Expr {
+	var as []Expr
+	for _, t := range g.p.Methods[j].Params {
+		as = append(as, g.expr(t, 1, budget, safe))
+	}
+	return as
+}
+
+var int32Consts = []int64{0, 1, -1, 2, 3, 7, 31, 32, 100, -100, 255, 65535, 65536, math.MaxInt32, math.MinInt32, math.MaxInt32 - 1, math.MinInt32 + 1, 0x55555555, 128, -129}
+var int64Consts = []int64{0, 1, -1, 2, 63, 64, math.MaxInt32, math.MinInt32, math.MaxUint32, 1 << 32, math.MaxInt64, math.MinInt64, math.MinInt64 + 1, 0x123456789, -5000000000}
+
+func (g *gen) constant(t Type) *Const {
+	c := &Const{T: t}
+	switch k := g.r.IntN(10); {
+	case k < 4:
+		c.V = int64(g.r.IntN(41) - 20)
+	case k < 8:
+		if t == I4 {
+			c.V = int32Consts[g.r.IntN(len(int32Consts))]
+		} else {
+			c.V = int64Consts[g.r.IntN(len(int64Consts))]
+			if g.o.MonoSafe && c.V == math.MinInt32 {
+				// Mono 6.8 multiplies an int64 by the constant -2^31
+				// with the wrong sign (3L * -2147483648L = 6442450944)
+				c.V = math.MinInt32 + 1
+			}
+		}
+	default:
+		if t == I4 {
+			c.V = int64(int32(g.r.Uint32()))
+		} else {
+			c.V = int64(g.r.Uint64())
+		}
+	}
+	return c
+}
+
+var (
+	arithOps   = []string{"add", "sub", "mul", "and", "or", "xor"}
+	checkedOps = []string{"add.ovf", "sub.ovf", "mul.ovf", "add.ovf.un", "sub.ovf.un", "mul.ovf.un"}
+	shiftOps   = []string{"shl", "shr", "shr.un"}
+	divOps     = []string{"div", "rem", "div.un", "rem.un"}
+	cmpOps     = []string{"ceq", "cgt", "cgt.un", "clt", "clt.un"}
+	convI4     = []string{"conv.i1", "conv.i2", "conv.u1", "conv.u2", "conv.i4", "conv.u4"}
+	convI8     = []string{"conv.i8", "conv.u8"}
+	convOvfI4  = []string{"conv.ovf.i1", "conv.ovf.u1", "conv.ovf.i2", "conv.ovf.u2", "conv.ovf.i4", "conv.ovf.u4",
+		"conv.ovf.i1.un", "conv.ovf.u1.un", "conv.ovf.i2.un", "conv.ovf.u2.un", "conv.ovf.i4.un", "conv.ovf.u4.un"}
+	convOvfI8 = []string{"conv.ovf.i8", "conv.ovf.u8", "conv.ovf.i8.un", "conv.ovf.u8.un"}
+)
+
+func (g *gen) oneOf(ss []string) string { return ss[g.r.IntN(len(ss))] }
+
+func (g *gen) expr(t Type, depth int, budget *int, safe bool) Expr {
+	if !safe && g.r.IntN(1000) < g.risk {
+		return g.risky(t, depth, budget)
+	}
+	if depth >= g.o.MaxExprDepth || g.chance(25+15*depth) {
+		return g.leaf(t, budget, safe)
+	}
+	d := depth + 1
+	switch k := g.r.IntN(100); {
+	case k < 38:
+		return &Bin{Op: g.oneOf(arithOps), A: g.expr(t, d, budget, safe), B: g.expr(t, d, budget, safe), T: t}
+	case k < 50:
+		var amt Expr
+		max := int64(32)
+		if t == I8 {
+			max = 64
+		}
+		if g.chance(50) {
+			amt = &Const{T: I4, V: g.r.Int64N(max)}
+		} else {
+			amt = &Bin{Op: "and", A: g.expr(I4, d, budget, safe), B: &Const{T: I4, V: max - 1}, T: I4}
+		}
+		return &Bin{Op: g.oneOf(shiftOps), A: g.expr(t, d, budget, safe), B: amt, T: t}
+	case k < 60:
+		return &Bin{Op: g.oneOf(divOps), A: g.expr(t, d, budget, safe), B: g.expr(t, d, budget, safe), T: t, Guard: true, Neg: g.chance(50)}
+	case k < 68:
+		return &Un{Op: g.oneOf([]string{"neg", "not"}), A: g.expr(t, d, budget, safe)}
+	case k < 84:
+		op := g.oneOf(convI4)
+		if t == I8 {
+			op = g.oneOf(convI8)
+		}
+		return &Conv{Op: op, A: g.expr(g.typ(), d, budget, safe), T: t}
+	case t == I4:
+		ct := g.typ()
+		return &Cmp{Op: g.oneOf(cmpOps), A: g.expr(ct, d, budget, safe), B: g.expr(ct, d, budget, safe)}
+	}
+	return g.leaf(t, budget, safe)
+}
+
+// risky returns an expression node that may throw: checked arithmetic
+// and conversions, unguarded division, an index that may be out of
+// range, field access through a reference that may be null, a cast or
+// unbox that may fail.
+func (g *gen) risky(t Type, depth int, budget *int) Expr {
+	d := depth + 1
+	k := g.r.IntN(100)
+	if t == I8 && k >= 60 {
+		k %= 60
+	}
+	switch {
+	case k < 25:
+		g.may(ovf)
+		return &Bin{Op: g.oneOf(checkedOps), A: g.expr(t, d, budget, false), B: g.expr(t, d, budget, false), T: t}
+	case k < 45:
+		g.may(ovf)
+		op := g.oneOf(convOvfI4)
+		if t == I8 {
+			op = g.oneOf(convOvfI8)
+		}
+		return &Conv{Op: op, A: g.expr(g.typ(), d, budget, false), T: t}
+	case k < 60:
+		g.may("System.DivideByZeroException", ovf)
+		return &Bin{Op: g.oneOf(divOps), A: g.expr(t, d, budget, false), B: g.expr(t, d, budget, false), T: t}
+	case k < 72:
+		g.may("System.IndexOutOfRangeException")
+		return &ArrLoad{Idx: g.leaf(I4, budget, false)}
+	case k < 80:
+		g.may(nre)
+		return &BoxField{}
+	case k < 90:
+		g.may(nre, "System.InvalidCastException")
+		return &CastField{}
+	default:
+		g.may(nre, "System.InvalidCastException")
+		return &Unbox{}
+	}
+}
+
+func (g *gen) leaf(t Type, budget *int, safe bool) Expr {
+	k := g.r.IntN(100)
+	switch {
+	case k < 35:
+		return g.constant(t)
+	case k < 82:
+		vs := g.vars(t)
+		return &Load{V: vs[g.r.IntN(len(vs))]}
+	}
+	if t == I4 {
+		switch {
+		case k < 90:
+			if cl := g.callees(*budget, true); len(cl) > 0 {
+				j := cl[g.r.IntN(len(cl))]
+				*budget -= g.cost[j]
+				g.mayAll(g.throws[j])
+				return &CallExpr{Callee: j, Args: g.args(j, budget, safe)}
+			}
+		case k < 96:
+			return &ArrLoad{Idx: g.leaf(I4, budget, safe), Safe: true}
+		default:
+			return &ArrLen{}
+		}
+	}
+	return g.constant(t)
+}

@@ -1,0 +1,936 @@
+package fuzz
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// headerPrefix starts the first line of a generated program; it records
+// the seed and options so that the reducer can rebuild the AST.
+const headerPrefix = "// miniil-fuzz "
+
+// Header returns the first line of the program's IL text.
+func (p *Program) Header() string {
+	o := p.Opts
+	mono := 0
+	if o.MonoSafe {
+		mono = 1
+	}
+	return fmt.Sprintf("%sseed=%d opts=%d,%d,%d,%d,%d,%d", headerPrefix, p.Seed,
+		o.MaxMethods, o.MaxStmts, o.MaxDepth, o.MaxExprDepth, o.MaxCost, mono)
+}
+
+// ParseHeader reads the seed and options from a program's first line.
+func ParseHeader(src string) (seed uint64, o Options, ok bool) {
+	line, _, _ := strings.Cut(src, "\n")
+	if !strings.HasPrefix(line, headerPrefix) {
+		return 0, o, false
+	}
+	var mono int
+	n, err := fmt.Sscanf(strings.TrimPrefix(line, headerPrefix), "seed=%d opts=%d,%d,%d,%d,%d,%d",
+		&seed, &o.MaxMethods, &o.MaxStmts, &o.MaxDepth, &o.MaxExprDepth, &o.MaxCost, &mono)
+	if err != nil || n != 7 {
+		return 0, o, false
+	}
+	o.MonoSafe = mono == 1
+	return seed, o, true
+}
+
+// GenerateIL returns the IL text of the program for seed.
+func GenerateIL(seed uint64, opts Options) string {
+	return Generate(seed, opts).IL()
+}
+
+type lframe struct {
+	kind fkind
+	id   int
+	end  string
+}
+
+type lowerer struct {
+	p        *Program
+	used     map[string]bool // statics, classes, helpers
+	produced map[string]bool // exception classes that may reach a handler
+	known    map[string]bool // produced, as found by a first pass
+	reach    []bool
+	// current method
+	b      strings.Builder
+	labels int
+	indent int
+	locals map[string]string // name -> type
+	frames []lframe
+	msg    int
+}
+
+// IL lowers the program to mini MSIL text. Only what the program uses is
+// emitted: reachable methods, used statics, classes and helpers.
+func (p *Program) IL() string {
+	// The first pass finds the exception classes the program can
+	// produce; the second one lowers with that knowledge.
+	first := newLowerer(p, nil)
+	first.run()
+	return newLowerer(p, first.produced).run()
+}
+
+func newLowerer(p *Program, known map[string]bool) *lowerer {
+	if known == nil {
+		known = map[string]bool{}
+	}
+	return &lowerer{p: p, used: map[string]bool{}, produced: map[string]bool{}, known: known, reach: make([]bool, len(p.Methods))}
+}
+
+func (l *lowerer) run() string {
+	p := l.p
+	var methods []string
+	if len(p.Methods) > 0 && !p.InlineRoot {
+		l.reach[0] = true
+	}
+	body, locals := l.entryBody()
+	for i := range p.Methods {
+		if l.reach[i] {
+			methods = append(methods, l.method(i))
+		}
+	}
+	entry := l.entry(body, locals)
+	var out strings.Builder
+	out.WriteString(p.Header() + "\n")
+	out.WriteString(".assembly extern mscorlib {}\n.assembly fuzz {}\n")
+	out.WriteString(l.declarations())
+	out.WriteString(l.helpers())
+	for _, m := range methods {
+		out.WriteString(m)
+	}
+	out.WriteString(entry)
+	return out.String()
+}
+
+func (l *lowerer) emit(format string, args ...any) {
+	if strings.HasPrefix(format, "}") {
+		l.indent--
+	}
+	for i := 0; i <= l.indent; i++ {
+		l.b.WriteString("  ")
+	}
+	if strings.HasSuffix(format, "{") {
+		l.indent++
+	}
+	fmt.Fprintf(&l.b, format, args...)
+	l.b.WriteByte('\n')
+}
+
+func (l *lowerer) label(name string) { l.b.WriteString(name + ":\n") }
+
+func (l *lowerer) newLabel() string { l.labels++; return "L" + strconv.Itoa(l.labels) }
+
+func (l *lowerer) local(name, typ string) string {
+	l.locals[name] = typ
+	return name
+}
+
+func sig(m *Method, i int) string {
+	ret := "void"
+	if m.Ret {
+		ret = "int32"
+	}
+	var ps []string
+	for _, t := range m.Params {
+		ps = append(ps, t.il())
+	}
+	return fmt.Sprintf("%s m%d(%s)", ret, i, strings.Join(ps, ", "))
+}
+
+func (l *lowerer) method(i int) string {
+	m := l.p.Methods[i]
+	l.b.Reset()
+	l.labels = 0
+	l.indent = 0
+	l.locals = map[string]string{}
+	l.frames = []lframe{{fMethod, 0, "MEND"}}
+	l.stmts(m.Body)
+	l.label("MEND")
+	if m.Ret {
+		e := m.RetExpr
+		if e == nil {
+			e = &Const{T: I4}
+		}
+		l.expr(e)
+	}
+	l.emit("ret")
+	body := l.b.String()
+	var h strings.Builder
+	ret := "void"
+	if m.Ret {
+		ret = "int32"
+	}
+	var ps []string
+	for k, t := range m.Params {
+		ps = append(ps, fmt.Sprintf("%s a%d", t.il(), k))
+	}
+	fmt.Fprintf(&h, ".method public static %s m%d(%s) cil managed\n{\n  .maxstack 64\n", ret, i, strings.Join(ps, ", "))
+	h.WriteString(l.localsDecl())
+	h.WriteString(body)
+	h.WriteString("}\n")
+	return h.String()
+}
+
+func (l *lowerer) localsDecl() string {
+	if len(l.locals) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(l.locals))
+	for n := range l.locals {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		a, b := names[i], names[j]
+		if a[0] != b[0] {
+			return a[0] < b[0]
+		}
+		if len(a) != len(b) {
+			return len(a) < len(b)
+		}
+		return a < b
+	})
+	var ds []string
+	for _, n := range names {
+		ds = append(ds, l.locals[n]+" "+n)
+	}
+	return "  .locals init (" + strings.Join(ds, ", ") + ")\n"
+}
+
+// expressions
+
+func (l *lowerer) expr(e Expr) {
+	switch e := e.(type) {
+	case *Const:
+		if e.T == I8 {
+			l.emit("ldc.i8 %d", e.V)
+		} else {
+			l.emit("ldc.i4 %d", int32(e.V))
+		}
+	case *Load:
+		l.load(e.V)
+	case *Bin:
+		l.expr(e.A)
+		l.expr(e.B)
+		switch {
+		case e.Op == "div" || e.Op == "rem" || e.Op == "div.un" || e.Op == "rem.un":
+			if e.Guard {
+				// divisor in 2..257 (or -257..-2 for signed ops when B is odd): never 0 or -1
+				c := "ldc.i4"
+				if e.T == I8 {
+					c = "ldc.i8"
+				}
+				l.emit("%s 255", c)
+				l.emit("and")
+				l.emit("%s 2", c)
+				l.emit("add")
+				if e.Neg && (e.Op == "div" || e.Op == "rem") {
+					l.emit("neg")
+				}
+			} else {
+				l.produced["System.DivideByZeroException"] = true
+				l.produced["System.OverflowException"] = true
+			}
+		case strings.Contains(e.Op, ".ovf"):
+			l.produced["System.OverflowException"] = true
+		}
+		l.emit("%s", e.Op)
+	case *Un:
+		l.expr(e.A)
+		l.emit("%s", e.Op)
+	case *Conv:
+		l.expr(e.A)
+		if strings.Contains(e.Op, ".ovf") {
+			l.produced["System.OverflowException"] = true
+		}
+		l.emit("%s", e.Op)
+	case *Cmp:
+		l.expr(e.A)
+		l.expr(e.B)
+		l.emit("%s", e.Op)
+	case *CallExpr:
+		l.call(e.Callee, e.Args)
+		if !l.p.Methods[e.Callee].Ret {
+			l.emit("ldc.i4 0") // the reducer made the callee void
+		}
+	case *ArrLoad:
+		l.arrIndex(e.Idx, e.Safe)
+		l.emit("ldelem.i4")
+	case *ArrLen:
+		l.used["arr"] = true
+		l.emit("ldsfld int32[] arr")
+		l.emit("ldlen")
+		l.emit("conv.i4")
+	case *BoxField:
+		l.used["bx"] = true
+		l.produced["System.NullReferenceException"] = true
+		l.emit("ldsfld class Box bx")
+		l.emit("ldfld int32 Box::v")
+	case *CastField:
+		l.used["obj"] = true
+		l.used["Box"] = true
+		l.produced["System.NullReferenceException"] = true
+		l.produced["System.InvalidCastException"] = true
+		l.emit("ldsfld object obj")
+		l.emit("castclass Box")
+		l.emit("ldfld int32 Box::v")
+	case *Unbox:
+		l.used["obj"] = true
+		l.produced["System.NullReferenceException"] = true
+		l.produced["System.InvalidCastException"] = true
+		l.emit("ldsfld object obj")
+		l.emit("unbox.any [mscorlib]System.Int32")
+	default:
+		panic(fmt.Sprintf("fuzz: cannot lower %T", e))
+	}
+}
+
+func (l *lowerer) arrIndex(idx Expr, safe bool) {
+	l.used["arr"] = true
+	l.emit("ldsfld int32[] arr")
+	l.expr(idx)
+	if safe {
+		l.emit("ldc.i4 3")
+	} else {
+		l.produced["System.IndexOutOfRangeException"] = true
+		l.emit("ldc.i4 7")
+	}
+	l.emit("and")
+}
+
+func (l *lowerer) load(v Var) {
+	switch v.Kind {
+	case Local:
+		l.emit("ldloc %s", l.localName(v))
+	case Arg:
+		l.emit("ldarg a%d", v.Index)
+	case Static:
+		l.emit("ldsfld %s %s", v.T.il(), l.staticName(v))
+	}
+}
+
+func (l *lowerer) store(v Var) {
+	switch v.Kind {
+	case Local:
+		l.emit("stloc %s", l.localName(v))
+	case Arg:
+		l.emit("starg a%d", v.Index)
+	case Static:
+		l.emit("stsfld %s %s", v.T.il(), l.staticName(v))
+	}
+}
+
+func (l *lowerer) localName(v Var) string {
+	if v.T == I8 {
+		return l.local(fmt.Sprintf("w%d", v.Index), "int64")
+	}
+	return l.local(fmt.Sprintf("l%d", v.Index), "int32")
+}
+
+func (l *lowerer) staticName(v Var) string {
+	n := fmt.Sprintf("s%d", v.Index)
+	if v.T == I8 {
+		n = fmt.Sprintf("g%d", v.Index)
+	}
+	l.used[n] = true
+	return n
+}
+
+func (l *lowerer) call(j int, args []Expr) {
+	l.reach[j] = true
+	for _, a := range args {
+		l.expr(a)
+	}
+	l.emit("call %s", sig(l.p.Methods[j], j))
+}
+
+// statements
+
+func (l *lowerer) stmts(ss []Stmt) {
+	for _, s := range ss {
+		l.stmt(s)
+	}
+}
+
+func (l *lowerer) mix() {
+	l.used["mix"] = true
+	l.emit("call void mix(int32)")
+}
+
+func (l *lowerer) stmt(s Stmt) {
+	switch s := s.(type) {
+	case *Assign:
+		l.expr(s.E)
+		l.store(s.Dst)
+	case *Mix:
+		l.expr(s.E)
+		if s.Print {
+			l.emit("dup")
+			l.emit("call void [mscorlib]System.Console::WriteLine(%s)", s.E.Type().il())
+		}
+		if l.p.NoMix {
+			l.emit("pop")
+			break
+		}
+		if s.E.Type() == I8 {
+			l.emit("dup")
+			l.emit("ldc.i4 32")
+			l.emit("shr")
+			l.emit("xor")
+			l.emit("conv.i4")
+		}
+		l.mix()
+	case *Trace:
+		l.trace(s.ID)
+	case *If:
+		then, end := l.newLabel(), l.newLabel()
+		l.expr(s.C.A)
+		if s.C.Op == "" {
+			l.emit("brtrue %s", then)
+		} else {
+			l.expr(s.C.B)
+			l.emit("%s %s", s.C.Op, then)
+		}
+		l.stmts(s.Else)
+		l.emit("br %s", end)
+		l.label(then)
+		l.stmts(s.Then)
+		l.label(end)
+	case *Loop:
+		head, end := l.newLabel(), l.newLabel()
+		c := l.local(fmt.Sprintf("c%d", s.ID), "int32")
+		l.emit("ldc.i4 0")
+		l.emit("stloc %s", c)
+		l.label(head)
+		l.emit("ldloc %s", c)
+		l.emit("ldc.i4 %d", s.N)
+		l.emit("bge %s", end)
+		l.frames = append(l.frames, lframe{fLoop, s.ID, end})
+		l.stmts(s.Body)
+		l.frames = l.frames[:len(l.frames)-1]
+		l.emit("ldloc %s", c)
+		l.emit("ldc.i4 1")
+		l.emit("add")
+		l.emit("stloc %s", c)
+		l.emit("br %s", head)
+		l.label(end)
+	case *Switch:
+		l.expr(s.E)
+		var cases []string
+		for range s.Cases {
+			cases = append(cases, l.newLabel())
+		}
+		def, end := l.newLabel(), l.newLabel()
+		l.emit("switch (%s)", strings.Join(cases, ", "))
+		l.emit("br %s", def)
+		for i, c := range cases {
+			l.label(c)
+			l.stmts(s.Cases[i])
+			l.emit("br %s", end)
+		}
+		l.label(def)
+		l.stmts(s.Default)
+		l.label(end)
+	case *CallStmt:
+		l.call(s.Callee, s.Args)
+		if l.p.Methods[s.Callee].Ret {
+			l.emit("pop")
+		}
+	case *Throw:
+		if isUser(s.Class) {
+			l.userClass(s.Class)
+			code := s.Code
+			if code == nil {
+				code = &Const{T: I4}
+			}
+			l.expr(code)
+			l.emit("newobj instance void %s::.ctor(int32)", s.Class)
+		} else {
+			l.msg++
+			l.emit("ldstr \"x%d\"", l.msg)
+			l.emit("newobj instance void [mscorlib]%s::.ctor(string)", s.Class)
+		}
+		l.produced[s.Class] = true
+		l.emit("throw")
+	case *ThrowNull:
+		l.produced["System.NullReferenceException"] = true
+		l.emit("ldnull")
+		l.emit("throw")
+	case *Rethrow:
+		if l.canRethrow() {
+			l.emit("rethrow")
+		}
+	case *Leave:
+		if lbl, crossing, ok := l.leaveTarget(s.Target); ok {
+			if crossing {
+				l.emit("leave %s", lbl)
+			} else {
+				l.emit("br %s", lbl)
+			}
+		}
+	case *SetBox:
+		l.used["bx"] = true
+		if s.Null || s.E == nil {
+			l.emit("ldnull")
+		} else {
+			l.expr(s.E)
+			l.emit("newobj instance void Box::.ctor(int32)")
+		}
+		l.emit("stsfld class Box bx")
+	case *SetObj:
+		l.used["obj"] = true
+		if s.FromBox || s.E == nil {
+			l.used["bx"] = true
+			l.emit("ldsfld class Box bx")
+		} else {
+			l.expr(s.E)
+			l.emit("box [mscorlib]System.Int32")
+		}
+		l.emit("stsfld object obj")
+	case *StoreElem:
+		l.arrIndex(s.Idx, s.Safe)
+		l.expr(s.E)
+		l.emit("stelem.i4")
+	case *StoreField:
+		l.used["bx"] = true
+		l.produced["System.NullReferenceException"] = true
+		l.emit("ldsfld class Box bx")
+		l.expr(s.E)
+		l.emit("stfld int32 Box::v")
+	case *BumpCode:
+		l.bumpCode(s.Delta)
+	case *Try:
+		l.try(s)
+	default:
+		panic(fmt.Sprintf("fuzz: cannot lower %T", s))
+	}
+}
+
+func (l *lowerer) userClass(c string) {
+	l.used[c] = true
+	if c == "E3" {
+		l.used["E1"] = true
+	}
+}
+
+// bumpCode adds delta to the code field of the exception in ex, when it
+// is one of the program's user exceptions.
+func (l *lowerer) bumpCode(delta int32) {
+	ex := l.local("ex", "object")
+	for _, c := range []string{"E1", "E2"} {
+		if !l.known[c] && !(c == "E1" && l.known["E3"]) {
+			continue
+		}
+		skip := l.newLabel()
+		l.emit("ldloc %s", ex)
+		l.emit("isinst %s", c)
+		l.emit("brfalse %s", skip)
+		l.emit("ldloc %s", ex)
+		l.emit("castclass %s", c)
+		l.emit("dup")
+		l.emit("ldfld int32 %s::code", c)
+		l.emit("ldc.i4 %d", delta)
+		l.emit("add")
+		l.emit("stfld int32 %s::code", c)
+		l.label(skip)
+	}
+}
+
+func (l *lowerer) canRethrow() bool {
+	for k := len(l.frames) - 1; k >= 0; k-- {
+		switch l.frames[k].kind {
+		case fTry, fLoop:
+			continue
+		case fCatch, fFilterHandler:
+			return true
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// leaveTarget finds the end label of target, and whether reaching it
+// leaves a protected region (leave) or not (br).
+func (l *lowerer) leaveTarget(target int) (string, bool, bool) {
+	crossing := false
+	for k := len(l.frames) - 1; k >= 0; k-- {
+		f := l.frames[k]
+		switch f.kind {
+		case fFinally, fFault, fFilter:
+			return "", false, false
+		case fTry, fCatch, fFilterHandler:
+			crossing = true
+			if f.id == target {
+				return f.end, true, true
+			}
+		case fLoop:
+			if f.id == target {
+				return f.end, crossing, true
+			}
+		case fMethod:
+			if target == 0 {
+				return f.end, crossing, true
+			}
+		}
+	}
+	return "", false, false
+}
+
+func (l *lowerer) trace(id int) {
+	l.used["trace"] = true
+	if !l.p.NoMix {
+		l.used["mix"] = true
+	}
+	l.emit("ldc.i4 %d", id)
+	l.emit("call void trace(int32)")
+}
+
+func (l *lowerer) enter(id int) {
+	if l.p.NoEnter {
+		l.emit("pop")
+		return
+	}
+	ex := l.local("ex", "object")
+	l.emit("stloc %s", ex)
+	if l.p.InlineEnter {
+		l.used["tname"] = true
+		l.emit("ldstr \"h%d \"", id)
+		l.emit("call void [mscorlib]System.Console::Write(string)")
+		l.emit("ldloc %s", ex)
+		l.emit("call string tname(object)")
+		l.emit("call void [mscorlib]System.Console::WriteLine(string)")
+		return
+	}
+	l.used["enter"] = true
+	if !l.p.NoMix {
+		l.used["mix"] = true
+	}
+	l.used["tname"] = true
+	l.emit("ldloc %s", ex)
+	l.emit("ldc.i4 %d", id)
+	l.emit("call void enter(object, int32)")
+}
+
+func (l *lowerer) try(t *Try) {
+	if len(t.Handlers) == 0 {
+		l.stmts(t.Body)
+		return
+	}
+	end := l.newLabel()
+	l.emit(".try {")
+	l.frames = append(l.frames, lframe{fTry, t.ID, end})
+	l.stmts(t.Body)
+	l.frames = l.frames[:len(l.frames)-1]
+	l.emit("leave %s", end)
+	for _, h := range t.Handlers {
+		switch h.Kind {
+		case Catch:
+			cls := h.Class
+			if isUser(cls) {
+				l.userClass(cls)
+			} else {
+				cls = "[mscorlib]" + cls
+			}
+			l.emit("} catch %s {", cls)
+			l.enter(h.ID)
+			l.frames = append(l.frames, lframe{fCatch, t.ID, end})
+			l.stmts(h.Body)
+			l.frames = l.frames[:len(l.frames)-1]
+			l.emit("leave %s", end)
+		case Filter:
+			l.emit("} filter {")
+			l.enter(h.ID)
+			l.frames = append(l.frames, lframe{fFilter, t.ID, end})
+			l.stmts(h.FilterBody)
+			if h.FilterType != "" {
+				cls := h.FilterType
+				if isUser(cls) {
+					l.userClass(cls)
+				} else {
+					cls = "[mscorlib]" + cls
+				}
+				l.emit("ldloc %s", l.local("ex", "object"))
+				l.emit("isinst %s", cls)
+				l.emit("ldnull")
+				l.emit("cgt.un")
+			}
+			if h.FilterCond != nil {
+				l.expr(h.FilterCond)
+				l.emit("ldc.i4 0")
+				l.emit("cgt.un")
+				if h.FilterType != "" {
+					l.emit("and")
+				}
+			}
+			if h.FilterType == "" && h.FilterCond == nil {
+				l.emit("ldc.i4 1")
+			}
+			l.frames = l.frames[:len(l.frames)-1]
+			l.emit("endfilter")
+			l.emit("} {")
+			l.enter(-h.ID)
+			l.frames = append(l.frames, lframe{fFilterHandler, t.ID, end})
+			l.stmts(h.Body)
+			l.frames = l.frames[:len(l.frames)-1]
+			l.emit("leave %s", end)
+		case Finally, Fault:
+			kw, k, endk := "finally", fFinally, "endfinally"
+			if h.Kind == Fault {
+				kw, k, endk = "fault", fFault, "endfault"
+			}
+			l.emit("} %s {", kw)
+			if !l.p.NoEnter {
+				l.trace(h.ID)
+			}
+			l.frames = append(l.frames, lframe{k, t.ID, end})
+			l.stmts(h.Body)
+			l.frames = l.frames[:len(l.frames)-1]
+			l.emit("%s", endk)
+		}
+	}
+	l.emit("}")
+	l.label(end)
+}
+
+// entry point, declarations and helpers
+
+// entryBody lowers the entry point's body, before the methods that it
+// makes reachable.
+func (l *lowerer) entryBody() (string, string) {
+	l.b.Reset()
+	l.labels = 0
+	l.locals = map[string]string{}
+	l.indent = 0
+	if !l.p.NoCatchAll {
+		l.used["tname"] = true
+		l.emit(".try {")
+	}
+	if l.p.InlineRoot && len(l.p.Methods) > 0 {
+		// m0's body, in place of the call
+		l.frames = []lframe{{fTry, -1, "END"}, {fMethod, 0, "MEND"}}
+		l.stmts(l.p.Methods[0].Body)
+		l.label("MEND")
+	} else {
+		l.emit("call void m0()")
+	}
+	if !l.p.NoCatchAll {
+		l.emit("leave END")
+		l.emit("} catch [mscorlib]System.Object {")
+		l.emit("ldstr \"caught \"")
+		l.emit("call void [mscorlib]System.Console::Write(string)")
+		l.emit("call string tname(object)")
+		l.emit("call void [mscorlib]System.Console::WriteLine(string)")
+		l.emit("leave END")
+		l.emit("}")
+		l.label("END")
+	}
+	if l.p.NoEnd {
+		l.emit("ldc.i4 0")
+	} else {
+		l.emit("ldstr \"end \"")
+		l.emit("call void [mscorlib]System.Console::Write(string)")
+		l.emit("ldsfld int32 hash")
+		l.emit("call void [mscorlib]System.Console::WriteLine(int32)")
+		l.emit("ldsfld int32 hash")
+		l.emit("ldc.i4 63")
+		l.emit("and")
+	}
+	l.emit("ret")
+	return l.b.String(), l.localsDecl()
+}
+
+// entry assembles the entry point: the initialization of the statics
+// the program uses, then the body.
+func (l *lowerer) entry(body, locals string) string {
+	l.b.Reset()
+	l.indent = 0
+	if l.used["arr"] {
+		l.emit("ldc.i4 5")
+		l.emit("newarr [mscorlib]System.Int32")
+		l.emit("stsfld int32[] arr")
+	}
+	if l.used["bx"] {
+		l.emit("ldc.i4 7")
+		l.emit("newobj instance void Box::.ctor(int32)")
+		l.emit("stsfld class Box bx")
+	}
+	if l.used["obj"] {
+		l.emit("ldc.i4 9")
+		l.emit("box [mscorlib]System.Int32")
+		l.emit("stsfld object obj")
+	}
+	l.b.WriteString(body)
+	var h strings.Builder
+	h.WriteString(".method public static int32 main() cil managed\n{\n  .entrypoint\n  .maxstack 64\n")
+	h.WriteString(locals)
+	h.WriteString(l.b.String())
+	h.WriteString("}\n")
+	return h.String()
+}
+
+func (l *lowerer) declarations() string {
+	var b strings.Builder
+	if l.used["bx"] || l.used["obj"] || l.used["Box"] {
+		l.used["Box"] = true
+		b.WriteString(`.class public auto ansi beforefieldinit Box extends [mscorlib]System.Object
+{
+  .field public int32 v
+  .method public hidebysig specialname rtspecialname instance void .ctor(int32 x) cil managed
+  {
+    ldarg.0
+    call instance void [mscorlib]System.Object::.ctor()
+    ldarg.0
+    ldarg.1
+    stfld int32 Box::v
+    ret
+  }
+}
+`)
+	}
+	if l.used["E1"] {
+		b.WriteString(userClassDecl("E1", "[mscorlib]System.Exception"))
+	}
+	if l.used["E2"] {
+		b.WriteString(userClassDecl("E2", "[mscorlib]System.ApplicationException"))
+	}
+	if l.used["E3"] {
+		b.WriteString(`.class public auto ansi beforefieldinit E3 extends E1
+{
+  .method public hidebysig specialname rtspecialname instance void .ctor(int32 c) cil managed
+  {
+    ldarg.0
+    ldarg.1
+    call instance void E1::.ctor(int32)
+    ret
+  }
+}
+`)
+	}
+	if l.used["mix"] || l.used["trace"] || l.used["enter"] || !l.p.NoEnd {
+		b.WriteString(".field public static int32 hash\n")
+	}
+	for i := 0; i < nStaticI4; i++ {
+		if l.used[fmt.Sprintf("s%d", i)] {
+			fmt.Fprintf(&b, ".field public static int32 s%d\n", i)
+		}
+	}
+	for i := 0; i < nStaticI8; i++ {
+		if l.used[fmt.Sprintf("g%d", i)] {
+			fmt.Fprintf(&b, ".field public static int64 g%d\n", i)
+		}
+	}
+	if l.used["arr"] {
+		b.WriteString(".field public static int32[] arr\n")
+	}
+	if l.used["bx"] {
+		b.WriteString(".field public static class Box bx\n")
+	}
+	if l.used["obj"] {
+		b.WriteString(".field public static object obj\n")
+	}
+	return b.String()
+}
+
+func userClassDecl(name, base string) string {
+	return fmt.Sprintf(`.class public auto ansi beforefieldinit %[1]s extends %[2]s
+{
+  .field public int32 code
+  .method public hidebysig specialname rtspecialname instance void .ctor(int32 c) cil managed
+  {
+    ldarg.0
+    call instance void %[2]s::.ctor()
+    ldarg.0
+    ldarg.1
+    stfld int32 %[1]s::code
+    ret
+  }
+}
+`, name, base)
+}
+
+const writeStr = "call void [mscorlib]System.Console::Write(string)"
+
+func (l *lowerer) helpers() string {
+	var b strings.Builder
+	if l.used["mix"] {
+		b.WriteString(`.method public static void mix(int32 v) cil managed
+{
+  ldsfld int32 hash
+  ldc.i4 31
+  mul
+  ldarg.0
+  add
+  stsfld int32 hash
+  ret
+}
+`)
+	}
+	mix := !l.p.NoMix
+	lines := func(ls ...string) {
+		for _, x := range ls {
+			if x != "" {
+				b.WriteString("  " + x + "\n")
+			}
+		}
+	}
+	when := func(c bool, x string) string {
+		if c {
+			return x
+		}
+		return ""
+	}
+	if l.used["trace"] {
+		b.WriteString(".method public static void trace(int32 id) cil managed\n{\n")
+		lines(when(mix, "ldarg.0"), when(mix, "call void mix(int32)"),
+			`ldstr "t"`, writeStr, "ldarg.0", "call void [mscorlib]System.Console::Write(int32)",
+			`ldstr " "`, writeStr, "ldsfld int32 hash", "call void [mscorlib]System.Console::WriteLine(int32)", "ret")
+		b.WriteString("}\n")
+	}
+	if l.used["enter"] {
+		b.WriteString(".method public static void enter(object e, int32 id) cil managed\n{\n")
+		lines(when(mix, "ldarg.1"), when(mix, "call void mix(int32)"))
+		for _, c := range []string{"E1", "E2"} {
+			if !l.used[c] || !mix {
+				continue
+			}
+			lines("ldarg.0", "isinst "+c, "brfalse N"+c, "ldarg.0", "castclass "+c, "ldfld int32 "+c+"::code", "call void mix(int32)")
+			b.WriteString("N" + c + ":\n")
+		}
+		lines(`ldstr "h"`, writeStr, "ldarg.1", "call void [mscorlib]System.Console::Write(int32)",
+			`ldstr " "`, writeStr, "ldarg.0", "call string tname(object)")
+		if mix {
+			lines("dup", writeStr, "callvirt instance int32 [mscorlib]System.String::get_Length()", "call void mix(int32)")
+		} else {
+			lines(writeStr)
+		}
+		lines(`ldstr " "`, writeStr, "ldsfld int32 hash", "call void [mscorlib]System.Console::WriteLine(int32)", "ret")
+		b.WriteString("}\n")
+	}
+	if l.used["tname"] {
+		var names []string
+		for c := range l.produced {
+			names = append(names, c)
+		}
+		sort.Slice(names, func(i, j int) bool {
+			di, dj := classDepth(names[i]), classDepth(names[j])
+			if di != dj {
+				return di > dj
+			}
+			return names[i] < names[j]
+		})
+		b.WriteString(".method public static string tname(object e) cil managed\n{\n")
+		for k, c := range names {
+			ref := c
+			if !isUser(c) {
+				ref = "[mscorlib]" + c
+			}
+			fmt.Fprintf(&b, "  ldarg.0\n  isinst %s\n  brfalse T%d\n  ldstr \"%s\"\n  ret\nT%d:\n", ref, k, c, k)
+		}
+		b.WriteString("  ldstr \"other\"\n  ret\n}\n")
+	}
+	return b.String()
+}
