@@ -915,7 +915,17 @@ func (g *gen) instr(in *ir.Instr) {
 		if commutative[in.Op] && y == g.avail && x != y {
 			x, y = y, x
 		}
-		if t, ok := g.into[in.Dst]; ok && t != RAX && y != g.avail {
+		t, into := g.into[in.Dst]
+		if r, held := g.argRegs[y]; into && held && r == t {
+			// y lives in the target register: compute there only if the
+			// operands can trade places.
+			if commutative[in.Op] {
+				x, y = y, x
+			} else {
+				into = false
+			}
+		}
+		if into && t != RAX && y != g.avail {
 			// Compute straight into the argument register of the next call.
 			if r, held := g.argRegs[x]; !held || r != t {
 				g.load(x, t)
