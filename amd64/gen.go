@@ -912,32 +912,36 @@ func (g *gen) instr(in *ir.Instr) {
 			return
 		}
 		x, y := in.Args[0], in.Args[1]
+		if t, ok := g.into[in.Dst]; ok && t != RAX {
+			// Compute straight into the argument register of the next
+			// call, if an operand order allows: the second operand must be
+			// neither in RAX (forwarded, slot unwritten) nor in the target
+			// register (which the first operand's load overwrites).
+			fits := func(y ir.Value) bool {
+				r, held := g.argRegs[y]
+				return y != g.avail && !(held && r == t)
+			}
+			cx, cy, use := x, y, fits(y)
+			if !use && commutative[in.Op] && fits(x) {
+				cx, cy, use = y, x, true
+			}
+			if use {
+				if r, held := g.argRegs[cx]; !held || r != t {
+					g.load(cx, t)
+				}
+				a.I(pick(intOps[in.Op]), g.src(cy), R(t))
+				for v, r := range g.argRegs {
+					if r == t {
+						delete(g.argRegs, v)
+					}
+				}
+				g.computed = in.Dst
+				return
+			}
+			delete(g.into, in.Dst) // the call loads the result from RAX
+		}
 		if commutative[in.Op] && y == g.avail && x != y {
 			x, y = y, x
-		}
-		t, into := g.into[in.Dst]
-		if r, held := g.argRegs[y]; into && held && r == t {
-			// y lives in the target register: compute there only if the
-			// operands can trade places.
-			if commutative[in.Op] {
-				x, y = y, x
-			} else {
-				into = false
-			}
-		}
-		if into && t != RAX && y != g.avail {
-			// Compute straight into the argument register of the next call.
-			if r, held := g.argRegs[x]; !held || r != t {
-				g.load(x, t)
-			}
-			a.I(pick(intOps[in.Op]), g.src(y), R(t))
-			for v, r := range g.argRegs {
-				if r == t {
-					delete(g.argRegs, v)
-				}
-			}
-			g.computed = in.Dst
-			return
 		}
 		g.load(x, RAX)
 		a.I(pick(intOps[in.Op]), g.src(y), R(RAX))
