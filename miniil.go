@@ -103,6 +103,10 @@ type ManagedException struct {
 	Type       string   // full class name, e.g. System.InvalidOperationException
 	Message    string   // the exception's Message
 	StackTrace []string // methods from the throw point outward
+	// ILOffsets gives, for each StackTrace entry, the IL offset of the
+	// frame's throw or call site, as the JIT records it (-1: unknown; nil
+	// from the interpreter, which records methods only).
+	ILOffsets []int
 }
 
 func (e *ManagedException) Error() string {
@@ -185,7 +189,7 @@ func convertError(err error) error {
 	case errors.As(err, &ue):
 		return &ManagedException{Type: ue.Type, Message: ue.Message, StackTrace: ue.Trace}
 	case errors.As(err, &jue):
-		return &ManagedException{Type: jue.Type, Message: jue.Message, StackTrace: jue.Trace}
+		return &ManagedException{Type: jue.Type, Message: jue.Message, StackTrace: jue.Trace, ILOffsets: jue.ILOffsets}
 	case errors.As(err, &so), errors.As(err, &jso):
 		return &StackOverflowError{}
 	}

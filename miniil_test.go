@@ -49,6 +49,11 @@ func testManagedExceptionError(t *testing.T, eng miniil.Engine) {
 	if len(me.StackTrace) != 1 || me.StackTrace[0] != "<Module>.main()" {
 		t.Errorf("stack trace %q", me.StackTrace)
 	}
+	// The JIT also gives the IL offset of the throw (IL_000a: ldstr is 5
+	// bytes, newobj 5, then throw).
+	if eng == miniil.JIT && (len(me.ILOffsets) != 1 || me.ILOffsets[0] != 0x0a) {
+		t.Errorf("IL offsets %v, want [10]", me.ILOffsets)
+	}
 	if !strings.HasPrefix(err.Error(), "Unhandled exception. System.InvalidOperationException: boom\n   at <Module>.main()") {
 		t.Errorf("report %q", err.Error())
 	}

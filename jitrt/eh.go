@@ -3,6 +3,7 @@ package jitrt
 import (
 	"errors"
 	"fmt"
+	"sort"
 
 	"miniil/il"
 )
@@ -45,6 +46,7 @@ type tracker struct {
 	ended   endKind      // why the walk stopped after frames
 	throwSP uintptr      // funclets run below this
 	trace   []*il.Method // for the unhandled report; names are made only then
+	ilOffs  []int        // IL offset of each trace frame's call or throw site (-1: unknown)
 
 	second  bool // in the second pass
 	swallow bool // second pass up to a filter that the exception escapes
@@ -113,12 +115,24 @@ func (rt *Runtime) walk(frames []frame, pc, sp, bp uintptr) ([]frame, endKind) {
 	return frames, endTop
 }
 
-// appendTrace appends the methods of frames to a trace.
-func appendTrace(t []*il.Method, frames []frame) []*il.Method {
+// appendTrace appends the methods of frames, and the IL offsets of their
+// call or throw sites, to a trace.
+func appendTrace(t []*il.Method, offs []int, frames []frame) ([]*il.Method, []int) {
 	for _, f := range frames {
 		t = append(t, f.code.method)
+		offs = append(offs, f.code.ilOffset(int(f.pc-f.code.start)))
 	}
-	return t
+	return t, offs
+}
+
+// ilOffset returns the IL offset of the call or exit site whose return
+// address is at code offset ret (-1 if none is recorded).
+func (r *codeRange) ilOffset(ret int) int {
+	k := sort.Search(len(r.sites), func(i int) bool { return r.sites[i].Offset >= ret })
+	if k < len(r.sites) && r.sites[k].Offset == ret {
+		return r.sites[k].ILOffset
+	}
+	return -1
 }
 
 // newTracker starts a dispatch of exc thrown at the current exit,
@@ -128,7 +142,7 @@ func (rt *Runtime) newTracker(m *Machine, exc uintptr) *tracker {
 	if n := len(rt.freeTrackers); n > 0 {
 		t = rt.freeTrackers[n-1]
 		rt.freeTrackers = rt.freeTrackers[:n-1]
-		*t = tracker{frames: t.frames[:0], trace: t.trace[:0]}
+		*t = tracker{frames: t.frames[:0], trace: t.trace[:0], ilOffs: t.ilOffs[:0]}
 	} else {
 		t = &tracker{}
 	}
@@ -141,7 +155,7 @@ func (rt *Runtime) newTracker(m *Machine, exc uintptr) *tracker {
 // throw starts dispatching exc, thrown at the current exit.
 func (rt *Runtime) throw(m *Machine, exc uintptr) error {
 	t := rt.newTracker(m, exc)
-	t.trace = appendTrace(t.trace, t.frames)
+	t.trace, t.ilOffs = appendTrace(t.trace, t.ilOffs, t.frames)
 	return rt.firstPass(m, t)
 }
 
@@ -155,8 +169,10 @@ func (rt *Runtime) rethrow(m *Machine) error {
 		t := rt.newTracker(m, old.exc)
 		// The trace keeps the original frames up to the catching one, then
 		// the frames above it (CoreCLR preserves the trace on rethrow).
-		t.trace = append(t.trace, old.trace[:min(old.hf+1, len(old.trace))]...)
-		t.trace = appendTrace(t.trace, t.frames[min(1, len(t.frames)):])
+		keep := min(old.hf+1, len(old.trace))
+		t.trace = append(t.trace, old.trace[:keep]...)
+		t.ilOffs = append(t.ilOffs, old.ilOffs[:keep]...)
+		t.trace, t.ilOffs = appendTrace(t.trace, t.ilOffs, t.frames[min(1, len(t.frames)):])
 		return rt.firstPass(m, t)
 	}
 	return errors.New("jitrt: rethrow outside a running catch handler")
@@ -214,7 +230,7 @@ func (rt *Runtime) noHandler(m *Machine, t *tracker) error {
 	for i, m := range t.trace {
 		trace[i] = m.TraceName()
 	}
-	return &UnhandledException{Type: typ, Message: msg, Trace: trace}
+	return &UnhandledException{Type: typ, Message: msg, Trace: trace, ILOffsets: append([]int(nil), t.ilOffs...)}
 }
 
 // startSecondPass records the handler and runs the finally and fault

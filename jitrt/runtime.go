@@ -94,6 +94,7 @@ type Options struct {
 type UnhandledException struct {
 	Type, Message string
 	Trace         []string // methods from the throw point outward
+	ILOffsets     []int    // IL offset of each frame's throw or call site (-1: unknown)
 }
 
 func (e *UnhandledException) Error() string {
