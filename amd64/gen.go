@@ -1104,22 +1104,10 @@ func (g *gen) storeMem(v ir.Value, m Operand) {
 	}
 }
 
-// elemSize returns the size of array elements of type t.
-func elemSize(t *il.Type) int {
-	switch t.Kind {
-	case il.KBool, il.KI1, il.KU1:
-		return 1
-	case il.KChar, il.KI2, il.KU2:
-		return 2
-	case il.KI4, il.KU4, il.KR4:
-		return 4
-	}
-	return 8
-}
 
 // loadElem loads array element RCX[RDX] of type t into v.
 func (g *gen) loadElem(t *il.Type, v ir.Value) {
-	m := MemIdx(RCX, RDX, uint8(elemSize(t)), jitrt.ArrData)
+	m := MemIdx(RCX, RDX, uint8(jitrt.ElemSize(t)), jitrt.ArrData)
 	var op Op
 	switch t.Kind {
 	case il.KI1:
@@ -1140,8 +1128,8 @@ func (g *gen) loadElem(t *il.Type, v ir.Value) {
 
 // storeElem stores v into array element RCX[RDX] of type t.
 func (g *gen) storeElem(t *il.Type, v ir.Value) {
-	m := MemIdx(RCX, RDX, uint8(elemSize(t)), jitrt.ArrData)
-	switch elemSize(t) {
+	m := MemIdx(RCX, RDX, uint8(jitrt.ElemSize(t)), jitrt.ArrData)
+	switch jitrt.ElemSize(t) {
 	case 1:
 		g.load(v, RAX)
 		g.a.I(MOVB, R(RAX), m)
