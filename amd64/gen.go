@@ -1104,7 +1104,6 @@ func (g *gen) storeMem(v ir.Value, m Operand) {
 	}
 }
 
-
 // loadElem loads array element RCX[RDX] of type t into v.
 func (g *gen) loadElem(t *il.Type, v ir.Value) {
 	m := MemIdx(RCX, RDX, uint8(jitrt.ElemSize(t)), jitrt.ArrData)
