@@ -41,7 +41,7 @@ func compileMethod(mod *il.Module, asm *amd64.Assembler) jitrt.CompileFunc {
 				}
 			}
 			c.Clauses = append(c.Clauses, jitrt.EHClause{
-				Kind: jitrt.EHKind(cl.Kind), TryStart: cl.TryStart, TryEnd: cl.TryEnd,
+				Kind: cl.Kind, TryStart: cl.TryStart, TryEnd: cl.TryEnd,
 				HandlerStart: cl.HandlerStart, HandlerEnd: cl.HandlerEnd, FilterStart: cl.FilterStart, CatchType: cl.CatchType,
 				TryFunclet: tf,
 			})

@@ -17,23 +17,10 @@ import (
 	"miniil/ir"
 )
 
-// Kind is a clause's kind.
-type Kind uint8
-
-// Clause kinds.
-const (
-	Catch Kind = iota
-	Filter
-	Finally
-	Fault
-)
-
-func (k Kind) String() string { return [...]string{"CATCH", "FILTER", "FINALLY", "FAULT"}[k] }
-
 // Clause is one native EH clause. Ranges are half-open native offsets
 // into the method's code.
 type Clause struct {
-	Kind                     Kind
+	Kind                     il.EHKind
 	TryStart, TryEnd         int
 	HandlerStart, HandlerEnd int
 	FilterStart              int      // Filter: start of the filter funclet
@@ -49,12 +36,12 @@ type Clause struct {
 func (c *Clause) Covers(pc int) bool { return c.TryStart <= pc && pc < c.TryEnd }
 
 func (c *Clause) String() string {
-	kind := c.Kind.String()
-	if c.Kind == Catch {
+	kind := strings.ToUpper(c.Kind.String())
+	if c.Kind == il.EHCatch {
 		kind += " " + c.CatchType.CLRName()
 	}
 	s := fmt.Sprintf("%-40s try [%04x, %04x) handler [%04x, %04x)", kind, c.TryStart, c.TryEnd, c.HandlerStart, c.HandlerEnd)
-	if c.Kind == Filter {
+	if c.Kind == il.EHFilter {
 		s += fmt.Sprintf(" filter %04x", c.FilterStart)
 	}
 	if c.Duplicate {
@@ -113,7 +100,7 @@ func Build(m *il.Method, f *ir.Func, code *amd64.Code) ([]Clause, error) {
 		if !ok {
 			return nil, fmt.Errorf("%s: clause %d has no handler funclet", m.FullName(), ci)
 		}
-		cl := Clause{Kind: kindOf(c.Kind), TryStart: rg[0], TryEnd: rg[1], HandlerStart: hc.Start, HandlerEnd: hc.End,
+		cl := Clause{Kind: c.Kind, TryStart: rg[0], TryEnd: rg[1], HandlerStart: hc.Start, HandlerEnd: hc.End,
 			CatchType: c.CatchType, ILClause: ci, OrigTryStart: rg[0]}
 		if filter != nil {
 			fc, _ := funcletOf(filter)
@@ -176,18 +163,6 @@ func regionsOf(f *ir.Func, ci int) (try, handler, filter *ir.Region) {
 	return try, handler, filter
 }
 
-func kindOf(k il.EHKind) Kind {
-	switch k {
-	case il.EHFilter:
-		return Filter
-	case il.EHFinally:
-		return Finally
-	case il.EHFault:
-		return Fault
-	}
-	return Catch
-}
-
 // Sort orders clauses as the CLR requires: a clause whose try range lies
 // inside another's comes first, disjoint ranges by address, equal ranges
 // in IL order (inner IL clauses first).
@@ -247,7 +222,7 @@ func Validate(m *il.Method, f *ir.Func, code *amd64.Code, cs []Clause) error {
 		if hk < 0 {
 			bad("clause %d: handler [%04x, %04x) is not exactly one funclet", i, c.HandlerStart, c.HandlerEnd)
 		}
-		if c.Kind == Filter && (hk < 1 || fns[hk-1].Kind != funclet.Filter || fns[hk-1].Start != c.FilterStart) {
+		if c.Kind == il.EHFilter && (hk < 1 || fns[hk-1].Kind != funclet.Filter || fns[hk-1].Start != c.FilterStart) {
 			bad("clause %d: the filter funclet does not immediately precede its handler", i)
 		}
 		if tk >= 0 && tk == hk {

@@ -199,8 +199,15 @@ func (g *gen) inFilter() bool {
 func (g *gen) safe() bool { return g.o.MonoSafe && g.inFilter() }
 
 func (g *gen) canRethrow() bool {
-	for k := len(g.frames) - 1; k >= 0; k-- {
-		switch g.frames[k].kind {
+	return rethrowAllowed(len(g.frames), func(k int) fkind { return g.frames[k].kind })
+}
+
+// rethrowAllowed reports whether rethrow may appear inside the n enclosing
+// frames (kind(n-1) the innermost): the nearest enclosing handler, past
+// trys and loops, must be a catch or a filter handler.
+func rethrowAllowed(n int, kind func(int) fkind) bool {
+	for k := n - 1; k >= 0; k-- {
+		switch kind(k) {
 		case fTry, fLoop:
 			continue
 		case fCatch, fFilterHandler:

@@ -540,17 +540,7 @@ func (l *lowerer) bumpCode(delta int32) {
 }
 
 func (l *lowerer) canRethrow() bool {
-	for k := len(l.frames) - 1; k >= 0; k-- {
-		switch l.frames[k].kind {
-		case fTry, fLoop:
-			continue
-		case fCatch, fFilterHandler:
-			return true
-		default:
-			return false
-		}
-	}
-	return false
+	return rethrowAllowed(len(l.frames), func(k int) fkind { return l.frames[k].kind })
 }
 
 // leaveTarget finds the end label of target, and whether reaching it

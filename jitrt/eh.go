@@ -190,11 +190,11 @@ func (rt *Runtime) firstPass(m *Machine, t *tracker) error {
 				continue
 			}
 			switch c.Kind {
-			case EHCatch:
+			case il.EHCatch:
 				if rt.isInstance(t.exc, c.catchRT) {
 					return rt.startSecondPass(m, t, t.fi, t.ci)
 				}
-			case EHFilter:
+			case il.EHFilter:
 				t.running, t.runFrame = runFilter, t.fi
 				return rt.invoke(m, t, f, c.FilterStart)
 			}
@@ -249,7 +249,7 @@ func (rt *Runtime) secondPass(m *Machine, t *tracker) error {
 				break
 			}
 			c := &f.code.clauses[t.ci]
-			if (c.Kind == EHFinally || c.Kind == EHFault) && c.covers(f.offset()) {
+			if (c.Kind == il.EHFinally || c.Kind == il.EHFault) && c.covers(f.offset()) {
 				t.running, t.runFrame = runFinally, t.fi
 				t.ci++
 				return rt.invoke(m, t, f, c.HandlerStart)

@@ -26,21 +26,10 @@ type Compiled struct {
 	Funclets []FuncletInfo
 }
 
-// EHKind is the kind of a native EH clause.
-type EHKind uint8
-
-// Clause kinds.
-const (
-	EHCatch EHKind = iota
-	EHFilter
-	EHFinally
-	EHFault
-)
-
 // EHClause is a native exception clause: half-open offsets into the
 // method's code.
 type EHClause struct {
-	Kind                     EHKind
+	Kind                     il.EHKind
 	TryStart, TryEnd         int
 	HandlerStart, HandlerEnd int
 	FilterStart              int
@@ -803,7 +792,7 @@ func (rt *Runtime) compile(i int) error {
 		rt.setU64(slot, uint64(addr))
 	}
 	for k := range c.Clauses {
-		if cl := &c.Clauses[k]; cl.Kind == EHCatch {
+		if cl := &c.Clauses[k]; cl.Kind == il.EHCatch {
 			if cl.catchRT, err = rt.typeFor(cl.CatchType); err != nil {
 				return err
 			}
