@@ -136,6 +136,7 @@ var encodingTests = []struct {
 	{ins(PUSHQ, Imm(1)), "push 0x1"},
 	{ins(PUSHQ, Mem(RAX, 8)), "push qword ptr [rax+0x8]"},
 	{ins(POPQ, R(RBP)), "pop rbp"},
+	{ins(LEAVEQ), "leave"},
 	{ins(POPQ, R(R15)), "pop r15"},
 
 	// Integer arithmetic.

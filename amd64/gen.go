@@ -698,8 +698,7 @@ func (g *gen) prolog(hasEH bool) MarkID {
 }
 
 func (g *gen) epilog() {
-	g.a.I(MOVQ, R(RBP), R(RSP))
-	g.a.I(POPQ, R(RBP))
+	g.a.I(LEAVEQ)
 	g.a.I(RET)
 }
 
