@@ -70,37 +70,45 @@ const (
 	CtxR13 = 0xf0
 	CtxR14 = 0xf8
 
-	// CtxXMM0 .. CtxXMM7 hold the low 64 bits of XMM0-XMM7.
-	CtxXMM0 = 0x100
-	CtxXMM1 = 0x108
-	CtxXMM2 = 0x110
-	CtxXMM3 = 0x118
-	CtxXMM4 = 0x120
-	CtxXMM5 = 0x128
-	CtxXMM6 = 0x130
-	CtxXMM7 = 0x138
+	// CtxXMM0 .. CtxXMM15 hold the low 64 bits of XMM0-XMM15.
+	CtxXMM0  = 0x100
+	CtxXMM1  = 0x108
+	CtxXMM2  = 0x110
+	CtxXMM3  = 0x118
+	CtxXMM4  = 0x120
+	CtxXMM5  = 0x128
+	CtxXMM6  = 0x130
+	CtxXMM7  = 0x138
+	CtxXMM8  = 0x140
+	CtxXMM9  = 0x148
+	CtxXMM10 = 0x150
+	CtxXMM11 = 0x158
+	CtxXMM12 = 0x160
+	CtxXMM13 = 0x168
+	CtxXMM14 = 0x170
+	CtxXMM15 = 0x178
 
 	// CtxGoSP and CtxGoBP are Go's SP and BP, saved by resume and restored
 	// by the exit stub. Native code must not write them.
-	CtxGoSP = 0x140
-	CtxGoBP = 0x148
+	CtxGoSP = 0x180
+	CtxGoBP = 0x188
 
 	// CtxStackHi is the native stack's high end (exclusive): the initial RSP
 	// of a top-level Call is CtxStackHi-8. CtxStackLo is the lowest usable
 	// address (just above the guard pages). Both are informational; native
 	// code checks against CtxStackLimit.
-	CtxStackHi = 0x150
-	CtxStackLo = 0x158
+	CtxStackHi = 0x190
+	CtxStackLo = 0x198
 
 	// CtxSpare8 .. CtxSpare15 are more free slots (32-bit displacements).
-	CtxSpare8  = 0x160
-	CtxSpare9  = 0x168
-	CtxSpare10 = 0x170
-	CtxSpare11 = 0x178
-	CtxSpare12 = 0x180
-	CtxSpare13 = 0x188
-	CtxSpare14 = 0x190
-	CtxSpare15 = 0x198
+	CtxSpare8  = 0x1a0
+	CtxSpare9  = 0x1a8
+	CtxSpare10 = 0x1b0
+	CtxSpare11 = 0x1b8
+	CtxSpare12 = 0x1c0
+	CtxSpare13 = 0x1c8
+	CtxSpare14 = 0x1d0
+	CtxSpare15 = 0x1d8
 
 	// CtxSize is the size of the context block in bytes.
 	CtxSize = 0x200

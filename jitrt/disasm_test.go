@@ -39,8 +39,16 @@ func TestDisasm(t *testing.T) {
 		"movq qword ptr [r15+0x128], xmm5",
 		"movq qword ptr [r15+0x130], xmm6",
 		"movq qword ptr [r15+0x138], xmm7",
-		"mov rsp, qword ptr [r15+0x140]",
-		"mov rbp, qword ptr [r15+0x148]",
+		"movq qword ptr [r15+0x140], xmm8",
+		"movq qword ptr [r15+0x148], xmm9",
+		"movq qword ptr [r15+0x150], xmm10",
+		"movq qword ptr [r15+0x158], xmm11",
+		"movq qword ptr [r15+0x160], xmm12",
+		"movq qword ptr [r15+0x168], xmm13",
+		"movq qword ptr [r15+0x170], xmm14",
+		"movq qword ptr [r15+0x178], xmm15",
+		"mov rsp, qword ptr [r15+0x180]",
+		"mov rbp, qword ptr [r15+0x188]",
 		"ret",
 	}
 	var a asmbuf

@@ -45,9 +45,9 @@
 //	0x98 CtxRAX  0xa0 CtxRBX  0xa8 CtxRCX  0xb0 CtxRDX  0xb8 CtxRSI
 //	0xc0 CtxRDI  0xc8 CtxR8   0xd0 CtxR9   0xd8 CtxR10  0xe0 CtxR11
 //	0xe8 CtxR12  0xf0 CtxR13  0xf8 CtxR14
-//	0x100-0x138 CtxXMM0-7 (low 64 bits)
-//	0x140 CtxGoSP  0x148 CtxGoBP  0x150 CtxStackHi  0x158 CtxStackLo
-//	0x160-0x198 CtxSpare8-15;  CtxSize = 0x200
+//	0x100-0x178 CtxXMM0-15 (low 64 bits)
+//	0x180 CtxGoSP  0x188 CtxGoBP  0x190 CtxStackHi  0x198 CtxStackLo
+//	0x1a0-0x1d8 CtxSpare8-15;  CtxSize = 0x200
 //
 // The runtime never touches the spare slots (a nested Call does not save or
 // restore them); they are for the code generator's hot data.
@@ -64,15 +64,16 @@
 //
 // The exit stub pops the CALL's return address into CtxPC, saves RSP (so
 // CtxRSP is the RSP the code had before the CALL), RBP, RAX, RBX, RCX, RDX,
-// RSI, RDI, R8-R14 and the low 64 bits of XMM0-7 into the context, loads
+// RSI, RDI, R8-R14 and the low 64 bits of XMM0-15 into the context, loads
 // Go's SP and BP and returns from resume to the Go loop. The loop services
 // the exit and resumes: execution continues right after the CALL with all
 // those registers restored from the context, so an exit behaves like a
 // call that preserves every general purpose register (except as the Go
-// side changed them, typically RAX for a helper result) and XMM0-7's low
-// halves. An exit clobbers the flags, XMM8-15 and the high halves of
-// XMM0-7. The Go side may change CtxPC and CtxRSP before resuming (the
-// prestub handler and exception dispatch do).
+// side changed them, typically RAX for a helper result) and XMM0-15's low
+// halves (the code generator keeps float values in XMM8-15 across exits).
+// An exit clobbers the flags and the high halves of the XMM registers. The
+// Go side may change CtxPC and CtxRSP before resuming (the prestub handler
+// and exception dispatch do).
 //
 // Exit codes: ExitReturn (1), ExitPoll (2), ExitStackOverflow (3) are
 // handled by Call's loop; ExitCompile (4, CtxExitArg = method index), the
@@ -169,7 +170,7 @@
 //
 // resume(ctx) is an ABI0 NOSPLIT|NOFRAME assembly function: it stores Go's
 // SP (pointing at its own return address) and BP into CtxGoSP/CtxGoBP,
-// loads XMM0-7, RAX-R14, RBP and RSP from the context, sets R15 = ctx and
+// loads XMM0-15, RAX-R14, RBP and RSP from the context, sets R15 = ctx and
 // jumps to CtxPC. The exit stub reverses that and executes RET on Go's
 // stack, returning from resume. Go's SP is saved afresh on every resume, so
 // goroutine stack growth or shrinking between exits is harmless; the stack

@@ -170,7 +170,7 @@ var savedGPRs = [...]struct {
 
 // emitExitStub emits the exit stub: entered by a CALL with R15 = context,
 // it pops its return address into CtxPC, saves RSP (after the pop), RBP,
-// the GPRs and the low halves of XMM0-7, switches back to Go's SP and BP
+// the GPRs and the low halves of XMM0-15, switches back to Go's SP and BP
 // and returns, which returns from resume to its Go caller.
 func (a *asmbuf) emitExitStub() {
 	a.popMem(CtxPC)
@@ -179,7 +179,7 @@ func (a *asmbuf) emitExitStub() {
 	for _, r := range savedGPRs {
 		a.store(r.slot, r.reg)
 	}
-	for x := 0; x < 8; x++ {
+	for x := 0; x < 16; x++ {
 		a.storeX(CtxXMM0+8*int32(x), x)
 	}
 	a.load(regRSP, CtxGoSP)

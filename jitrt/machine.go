@@ -229,7 +229,7 @@ var argSlots = [...]int{CtxRDI, CtxRSI, CtxRDX, CtxRCX, CtxR8, CtxR9}
 // PC, RSP, RBP, the GPRs and the XMM registers.
 const (
 	execStart = CtxPC
-	execEnd   = CtxXMM7 + 8
+	execEnd   = CtxXMM15 + 8
 )
 
 // Call runs native code at entry as a managed call with the integer

@@ -23,6 +23,14 @@ TEXT ·resume(SB), NOSPLIT|NOFRAME, $0-8
 	MOVQ	const_CtxXMM5(R15), X5
 	MOVQ	const_CtxXMM6(R15), X6
 	MOVQ	const_CtxXMM7(R15), X7
+	MOVQ	const_CtxXMM8(R15), X8
+	MOVQ	const_CtxXMM9(R15), X9
+	MOVQ	const_CtxXMM10(R15), X10
+	MOVQ	const_CtxXMM11(R15), X11
+	MOVQ	const_CtxXMM12(R15), X12
+	MOVQ	const_CtxXMM13(R15), X13
+	MOVQ	const_CtxXMM14(R15), X14
+	MOVQ	const_CtxXMM15(R15), X15
 	MOVQ	const_CtxRAX(R15), AX
 	MOVQ	const_CtxRBX(R15), BX
 	MOVQ	const_CtxRCX(R15), CX
