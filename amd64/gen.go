@@ -153,6 +153,9 @@ type gen struct {
 	// computed is the result the previous instruction left in its into
 	// register.
 	computed ir.Value
+	// homes is each value's register home (NoReg: its frame slot), see
+	// regalloc.go.
+	homes []Reg
 }
 
 // Generate compiles an IR function to machine code. Every virtual register
@@ -182,6 +185,7 @@ func Generate(f *ir.Func, env Env, a *Assembler) (code *Code, err error) {
 	}
 	g.lay = lay
 	g.analyze()
+	g.homes = allocate(f, lay, g.slotless)
 	g.blocks = make([]Label, len(f.Blocks))
 	for i := range f.Blocks {
 		g.blocks[i] = a.NewLabel()
@@ -549,7 +553,41 @@ func (g *gen) kinds(vs []ir.Value) []ir.Kind {
 	return ks
 }
 
-func (g *gen) slot(v ir.Value) Operand { return Mem(RBP, int32(-8*(int(v)+1))) }
+// slot returns v's home: its register, or its frame slot at RBP-8*(v+1).
+func (g *gen) slot(v ir.Value) Operand {
+	if r := g.homes[v]; r != NoReg {
+		return R(r)
+	}
+	return Mem(RBP, int32(-8*(int(v)+1)))
+}
+
+// loadBits moves the raw bits of v (of v's width) into general purpose
+// register reg, from a slot, a general purpose home or an XMM home.
+func (g *gen) loadBits(v ir.Value, reg Reg) {
+	h, k := g.homes[v], g.f.Kinds[v]
+	switch {
+	case h.IsXMM():
+		g.a.I(MOVQ, R(h), R(reg))
+	case k == ir.I32 || k == ir.F32:
+		g.a.I(MOVL, g.slot(v), R(reg))
+	default:
+		g.a.I(MOVQ, g.slot(v), R(reg))
+	}
+}
+
+// storeBits moves raw bits from general purpose register reg into v's
+// home (the reverse of loadBits).
+func (g *gen) storeBits(reg Reg, v ir.Value) {
+	h, k := g.homes[v], g.f.Kinds[v]
+	switch {
+	case h.IsXMM():
+		g.a.I(MOVQ, R(reg), R(h))
+	case k == ir.I32 || k == ir.F32:
+		g.a.I(MOVL, R(reg), g.slot(v))
+	default:
+		g.a.I(MOVQ, R(reg), g.slot(v))
+	}
+}
 
 // load moves register v's slot into reg (XMM for floats).
 func (g *gen) load(v ir.Value, reg Reg) {
@@ -582,6 +620,10 @@ func (g *gen) load(v ir.Value, reg Reg) {
 		}
 		return
 	}
+	if h := g.homes[v]; h.IsXMM() {
+		g.a.I(MOVAPS, R(h), R(reg)) // a whole-register copy: no false dependency
+		return
+	}
 	switch g.f.Kinds[v] {
 	case ir.I32:
 		g.a.I(MOVL, g.slot(v), R(reg))
@@ -601,6 +643,10 @@ func (g *gen) store(reg Reg, v ir.Value) {
 		if g.elide[v] {
 			return
 		}
+	}
+	if h := g.homes[v]; h.IsXMM() {
+		g.a.I(MOVAPS, R(reg), R(h))
+		return
 	}
 	switch g.f.Kinds[v] {
 	case ir.I32:
@@ -678,7 +724,7 @@ func (g *gen) prolog(hasEH bool) MarkID {
 		v := ir.Value(i)
 		if l.stack >= 0 {
 			a.I(MOVQ, Mem(RBP, int32(16+8*l.stack)), R(RAX))
-			a.I(MOVQ, R(RAX), g.slot(v))
+			g.storeBits(RAX, v)
 			continue
 		}
 		if !g.deferArgs {
@@ -691,7 +737,7 @@ func (g *gen) prolog(hasEH bool) MarkID {
 	if f.NumLocals > 0 {
 		a.I(XORL, R(RAX), R(RAX))
 		for i := 0; i < f.NumLocals; i++ {
-			a.I(MOVQ, R(RAX), g.slot(ir.Value(f.NumArgs+i)))
+			g.storeBits(RAX, ir.Value(f.NumArgs+i))
 		}
 	}
 	return a.Mark()
@@ -878,10 +924,15 @@ func (g *gen) instr(in *ir.Instr) {
 		case ir.I32:
 			a.I(MOVL, Imm(int64(int32(in.Aux.Int))), g.slot(in.Dst))
 		case ir.F32:
+			if g.homes[in.Dst] != NoReg {
+				a.I(MOVL, Imm(int64(math.Float32bits(float32(in.Aux.Float)))), R(RAX))
+				g.storeBits(RAX, in.Dst)
+				break
+			}
 			a.I(MOVL, Imm(int64(math.Float32bits(float32(in.Aux.Float)))), g.slot(in.Dst))
 		case ir.F64:
 			a.I(MOVQ, Imm(int64(math.Float64bits(in.Aux.Float))), R(RAX))
-			a.I(MOVQ, R(RAX), g.slot(in.Dst))
+			g.storeBits(RAX, in.Dst)
 		case ir.Ref:
 			a.I(MOVQ, Imm(0), g.slot(in.Dst))
 		default:
@@ -960,14 +1011,14 @@ func (g *gen) instr(in *ir.Instr) {
 	case ir.OpNeg:
 		switch k {
 		case ir.F32:
-			a.I(MOVL, g.slot(in.Args[0]), R(RAX))
+			g.loadBits(in.Args[0], RAX)
 			a.I(XORL, Imm(-0x80000000), R(RAX))
-			a.I(MOVL, R(RAX), g.slot(in.Dst))
+			g.storeBits(RAX, in.Dst)
 		case ir.F64:
-			a.I(MOVQ, g.slot(in.Args[0]), R(RAX))
+			g.loadBits(in.Args[0], RAX)
 			a.I(MOVQ, Imm(math.MinInt64), R(RCX))
 			a.I(XORQ, R(RCX), R(RAX))
-			a.I(MOVQ, R(RAX), g.slot(in.Dst))
+			g.storeBits(RAX, in.Dst)
 		default:
 			g.load(in.Args[0], RAX)
 			a.I(pick([2]Op{NEGL, NEGQ}), R(RAX))
@@ -1026,11 +1077,7 @@ func (g *gen) instr(in *ir.Instr) {
 		g.store(RAX, in.Dst)
 	case ir.OpBox:
 		a.I(MOVQ, Imm(int64(g.env.TypeMT(in.Aux.Type))), R(RDI))
-		if g.f.Kinds[in.Args[0]] == ir.F32 || g.f.Kinds[in.Args[0]] == ir.I32 {
-			a.I(MOVL, g.slot(in.Args[0]), R(RSI))
-		} else {
-			a.I(MOVQ, g.slot(in.Args[0]), R(RSI))
-		}
+		g.loadBits(in.Args[0], RSI)
 		g.exit(jitrt.HelperBox, 0, false, in.ILOffset)
 		g.store(RAX, in.Dst)
 	case ir.OpUnbox:

@@ -83,7 +83,7 @@ func (g *gen) convert(in *ir.Instr) {
 		case ir.F64:
 			a.I(CVTSD2SS, g.slot(src), R(X0))
 		}
-		a.I(MOVSS, R(X0), g.slot(in.Dst))
+		g.store(X0, in.Dst)
 	case il.KR8:
 		switch sk {
 		case ir.I32:
@@ -104,7 +104,7 @@ func (g *gen) convert(in *ir.Instr) {
 		case ir.F64:
 			a.I(MOVSD, g.slot(src), R(X0))
 		}
-		a.I(MOVSD, R(X0), g.slot(in.Dst))
+		g.store(X0, in.Dst)
 	default:
 		panic(fmt.Sprintf("conversion to %s", t))
 	}

@@ -1,0 +1,302 @@
+package amd64
+
+import (
+	"math/bits"
+	"sort"
+
+	"miniil/funclet"
+	"miniil/ir"
+)
+
+// Register homes.
+//
+// In a method without exception handlers, the allocator gives some
+// virtual registers a machine register as their home for their whole
+// life; the others keep their frame slot. It is a linear scan over one
+// conservative interval per value (from its first to its last live
+// position in layout order, holes included), in the spirit of Poletto
+// and Sarkar, with spill decisions by use weight rather than by interval
+// end, so loop variables win over short temporaries.
+//
+// Homes are chosen from registers the code generator never uses as
+// scratch and that exits (helpers, polls, the prestub) preserve: RBX,
+// R10-R14 for integers and references, XMM8-15 for floats. Every managed
+// call clobbers all of them (the convention has no callee-saved
+// registers besides RBP), so a value live across such a call keeps its
+// slot; so does one live across a call to a finally funclet.
+//
+// Only the main body's values get homes, and not all of them (DESIGN.md:
+// values live into or out of a handler stay in the frame): funclets reach
+// the method's values through RBP, so a value any funclet mentions keeps
+// its slot; and resuming after a catch restores only RSP and RBP, so a
+// value live at the start of a catch's continuation keeps its slot too.
+var (
+	gprHomes = []Reg{RBX, R12, R13, R14, R10, R11}
+	xmmHomes = []Reg{X8, X9, X10, X11, X12, X13, X14, X15}
+)
+
+// interval is the part of the layout (in positions) where a value lives.
+type interval struct {
+	v          ir.Value
+	start, end int
+	weight     float64
+}
+
+// allocate returns the home of every value (NoReg for a slot). skip marks
+// values that need no location at all (constants used as immediates).
+func allocate(f *ir.Func, lay *funclet.Layout, skip map[ir.Value]bool) []Reg {
+	homes := make([]Reg, len(f.Kinds))
+	for i := range homes {
+		homes[i] = NoReg
+	}
+	blocks := lay.Funcs[0].Blocks
+	live := liveness(f, blocks)
+	framed := newBitset(len(f.Kinds)) // values that must stay in the frame
+	index := blockIndex(blocks)
+	for _, fn := range lay.Funcs[1:] {
+		for _, b := range fn.Blocks {
+			for _, in := range instrsAndTerm(b) {
+				for _, v := range append([]ir.Value{in.Dst, in.Dst2}, in.Args...) {
+					if v != ir.NoValue {
+						framed.add(int(v))
+					}
+				}
+			}
+			if b.Term.Op == ir.OpCatchRet {
+				if k, ok := index[b.Succs[0]]; ok {
+					framed.or(live[k].in)
+				}
+			}
+		}
+	}
+	ivs, calls := intervals(f, blocks, live)
+	// A value live across a managed call cannot be in a register.
+	crosses := func(iv *interval) bool {
+		k := sort.SearchInts(calls, iv.start+1)
+		return k < len(calls) && calls[k] < iv.end
+	}
+	var cands []*interval
+	for i := range ivs {
+		iv := &ivs[i]
+		if iv.start > iv.end || skip[iv.v] || framed.has(int(iv.v)) || crosses(iv) {
+			continue
+		}
+		cands = append(cands, iv)
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].start < cands[j].start })
+	scan(f, cands, homes, false, gprHomes)
+	scan(f, cands, homes, true, xmmHomes)
+	return homes
+}
+
+// scan is the linear scan of the candidates of one register class.
+func scan(f *ir.Func, cands []*interval, homes []Reg, float bool, regs []Reg) {
+	free := append([]Reg(nil), regs...)
+	var active []*interval // sorted by end
+	for _, iv := range cands {
+		if f.Kinds[iv.v].IsFloat() != float {
+			continue
+		}
+		// Expire intervals that ended before this one starts.
+		n := 0
+		for _, a := range active {
+			if a.end < iv.start {
+				free = append(free, homes[a.v])
+				continue
+			}
+			active[n] = a
+			n++
+		}
+		active = active[:n]
+		if len(free) == 0 {
+			// Evict the lightest active interval if it weighs less.
+			light := 0
+			for k, a := range active {
+				if a.weight < active[light].weight {
+					light = k
+				}
+			}
+			if active[light].weight >= iv.weight {
+				continue
+			}
+			victim := active[light]
+			free = append(free, homes[victim.v])
+			homes[victim.v] = NoReg
+			active = append(active[:light], active[light+1:]...)
+		}
+		homes[iv.v] = free[0]
+		free = free[1:]
+		k := sort.Search(len(active), func(j int) bool { return active[j].end > iv.end })
+		active = append(active, nil)
+		copy(active[k+1:], active[k:])
+		active[k] = iv
+	}
+}
+
+// intervals computes each value's live interval over the blocks in layout
+// order and the positions of the managed calls. Instruction i of the
+// layout reads its operands at position 2i+2 and writes its results at
+// 2i+3; arguments and locals are written at position 0 (the prolog).
+func intervals(f *ir.Func, blocks []*ir.Block, live []blockLive) ([]interval, []int) {
+	nv := len(f.Kinds)
+	ivs := make([]interval, nv)
+	for v := range ivs {
+		ivs[v] = interval{v: ir.Value(v), start: 1 << 30, end: -1}
+	}
+	touch := func(v ir.Value, p int, w float64) {
+		iv := &ivs[v]
+		iv.start = min(iv.start, p)
+		iv.end = max(iv.end, p)
+		iv.weight += w
+	}
+	for v := 0; v < f.NumArgs+f.NumLocals && v < nv; v++ {
+		touch(ir.Value(v), 0, 0)
+	}
+	depth := loopDepths(blocks)
+	var calls []int
+	pos := 2
+	for bi, b := range blocks {
+		first := pos
+		w := 1.0
+		for d := 0; d < min(depth[bi], 6); d++ {
+			w *= 8
+		}
+		for _, in := range instrsAndTerm(b) {
+			for _, a := range in.Args {
+				touch(a, pos, w)
+			}
+			for _, d := range []ir.Value{in.Dst, in.Dst2} {
+				if d != ir.NoValue {
+					touch(d, pos+1, w)
+				}
+			}
+			if clobbers(in) {
+				calls = append(calls, pos+1)
+			}
+			pos += 2
+		}
+		last := pos - 1
+		live[bi].in.each(func(v int) { touch(ir.Value(v), first, 0) })
+		live[bi].out.each(func(v int) { touch(ir.Value(v), last, 0) })
+	}
+	return ivs, calls
+}
+
+// clobbers reports whether in is a call to managed code or to a finally
+// funclet, which may change every register.
+func clobbers(in *ir.Instr) bool {
+	switch in.Op {
+	case ir.OpCallVirt, ir.OpCallFinally:
+		return true
+	case ir.OpCall:
+		return !in.Aux.Method.Builtin
+	}
+	return false
+}
+
+// loopDepths estimates each block's loop nesting from back edges in
+// layout order: a branch from block t to block h <= t makes [h, t] a loop.
+func loopDepths(blocks []*ir.Block) []int {
+	index := blockIndex(blocks)
+	depth := make([]int, len(blocks))
+	for t, b := range blocks {
+		for _, s := range b.Succs {
+			if h, ok := index[s]; ok && h <= t {
+				for i := h; i <= t; i++ {
+					depth[i]++
+				}
+			}
+		}
+	}
+	return depth
+}
+
+// blockIndex maps each block to its position in blocks.
+func blockIndex(blocks []*ir.Block) map[*ir.Block]int {
+	index := make(map[*ir.Block]int, len(blocks))
+	for i, b := range blocks {
+		index[b] = i
+	}
+	return index
+}
+
+// instrsAndTerm returns b's instructions followed by its terminator (a
+// new slice: b.Instrs is never appended to).
+func instrsAndTerm(b *ir.Block) []*ir.Instr {
+	return append(append(make([]*ir.Instr, 0, len(b.Instrs)+1), b.Instrs...), b.Term)
+}
+
+// bitset is a set of small non-negative integers.
+type bitset []uint64
+
+func newBitset(n int) bitset { return make(bitset, (n+63)/64) }
+
+func (s bitset) add(i int)      { s[i/64] |= 1 << (i % 64) }
+func (s bitset) has(i int) bool { return s[i/64]&(1<<(i%64)) != 0 }
+
+// or adds every member of t to s.
+func (s bitset) or(t bitset) {
+	for w := range s {
+		s[w] |= t[w]
+	}
+}
+
+// each calls fn for every member of s in increasing order.
+func (s bitset) each(fn func(i int)) {
+	for w, word := range s {
+		for word != 0 {
+			b := bits.TrailingZeros64(word)
+			fn(64*w + b)
+			word &^= 1 << b
+		}
+	}
+}
+
+// blockLive is the set of values live on entry to and exit from a block.
+type blockLive struct{ in, out bitset }
+
+// liveness solves the backward dataflow problem over the blocks.
+func liveness(f *ir.Func, blocks []*ir.Block) []blockLive {
+	nv := len(f.Kinds)
+	index := blockIndex(blocks)
+	use := make([]bitset, len(blocks))
+	def := make([]bitset, len(blocks))
+	live := make([]blockLive, len(blocks))
+	for i, b := range blocks {
+		use[i], def[i] = newBitset(nv), newBitset(nv)
+		live[i] = blockLive{newBitset(nv), newBitset(nv)}
+		for _, in := range instrsAndTerm(b) {
+			for _, a := range in.Args {
+				if !def[i].has(int(a)) {
+					use[i].add(int(a))
+				}
+			}
+			for _, d := range []ir.Value{in.Dst, in.Dst2} {
+				if d != ir.NoValue {
+					def[i].add(int(d))
+				}
+			}
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for i := len(blocks) - 1; i >= 0; i-- {
+			b := blocks[i]
+			out := live[i].out
+			for _, s := range b.Succs {
+				if k, ok := index[s]; ok {
+					out.or(live[k].in)
+				}
+			}
+			in := live[i].in
+			for w := range in {
+				n := use[i][w] | out[w]&^def[i][w]
+				if n != in[w] {
+					in[w] = n
+					changed = true
+				}
+			}
+		}
+	}
+	return live
+}
