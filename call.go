@@ -291,6 +291,9 @@ func (p *Program) Dump(w io.Writer, stage Stage, method string) (err error) {
 			continue
 		}
 		fmt.Fprintf(w, "; machine code: %d bytes, frame %d bytes, prolog %d bytes\n", len(code.Code), code.FrameSize, code.PrologSize)
+		if homes := code.HomeList(); homes != "" {
+			fmt.Fprintf(w, "; register homes: %s\n", homes)
+		}
 		lines, err := amd64.Disassemble(code.Code, 0)
 		if err != nil {
 			return err

@@ -3,6 +3,7 @@ package amd64
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"miniil/funclet"
 	"miniil/il"
@@ -58,6 +59,23 @@ type Code struct {
 	// in every frame of the method (meaningful when there are funclets).
 	PSPOffset int
 	Layout    *funclet.Layout
+	// Homes is each virtual register's machine register for its whole
+	// life (NoReg: its frame slot at RBP-8*(v+1)).
+	Homes []Reg
+}
+
+// HomeList lists the values that live in registers, as "v0=RBX v3=X8".
+func (c *Code) HomeList() string {
+	var b strings.Builder
+	for v, r := range c.Homes {
+		if r != NoReg {
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			fmt.Fprintf(&b, "v%d=%s", v, strings.ToLower(r.String()))
+		}
+	}
+	return b.String()
 }
 
 // FuncletCode is the native code range [Start, End) of the main body or
@@ -236,7 +254,7 @@ func Generate(f *ir.Func, env Env, a *Assembler) (code *Code, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.Method.FullName(), err)
 	}
-	code = &Code{Code: blob.Code, FrameSize: g.frame, PrologSize: blob.Marks[prologEnd], PSPOffset: g.pspOff, Layout: lay}
+	code = &Code{Code: blob.Code, FrameSize: g.frame, PrologSize: blob.Marks[prologEnd], PSPOffset: g.pspOff, Layout: lay, Homes: g.homes}
 	for k, fn := range lay.Funcs {
 		fc := FuncletCode{Kind: fn.Kind, Clause: fn.Clause, Start: blob.Marks[funcStarts[k]], FrameSize: g.frame}
 		if k+1 < len(lay.Funcs) {
@@ -575,6 +593,44 @@ func (g *gen) loadBits(v ir.Value, reg Reg) {
 	}
 }
 
+// inHome reports whether v's value lives in its register home here (it
+// has one, and is not a result elided into RAX).
+func (g *gen) inHome(v ir.Value) bool {
+	return g.homes[v] != NoReg && !g.elide[v]
+}
+
+// loadTo puts v in register r unless it is already there (r is v's home
+// and v was written to it).
+func (g *gen) loadTo(v ir.Value, r Reg) {
+	if g.inHome(v) && g.homes[v] == r {
+		return
+	}
+	g.load(v, r)
+}
+
+// reg returns a general purpose register holding integer or reference v:
+// its home, or scratch after loading v there.
+func (g *gen) reg(v ir.Value, scratch Reg) Reg {
+	if h := g.homes[v]; h.IsGPR() && !g.elide[v] {
+		return h
+	}
+	g.load(v, scratch)
+	return scratch
+}
+
+// movFor returns the move instruction for a value of kind k.
+func movFor(k ir.Kind) Op {
+	switch k {
+	case ir.I32:
+		return MOVL
+	case ir.F32:
+		return MOVSS
+	case ir.F64:
+		return MOVSD
+	}
+	return MOVQ
+}
+
 // storeBits moves raw bits from general purpose register reg into v's
 // home (the reverse of loadBits).
 func (g *gen) storeBits(reg Reg, v ir.Value) {
@@ -604,11 +660,14 @@ func (g *gen) load(v ir.Value, reg Reg) {
 	if reg == RAX {
 		g.avail = ir.NoValue
 	}
-	if r, ok := g.argRegs[v]; ok && reg == RAX {
+	if r, ok := g.argRegs[v]; ok && reg.IsGPR() {
+		if r == reg {
+			return
+		}
 		if g.f.Kinds[v] == ir.I32 {
-			g.a.I(MOVL, R(r), R(RAX))
+			g.a.I(MOVL, R(r), R(reg))
 		} else {
-			g.a.I(MOVQ, R(r), R(RAX))
+			g.a.I(MOVQ, R(r), R(reg))
 		}
 		return
 	}
@@ -815,6 +874,8 @@ func (g *gen) term(b *ir.Block, i int) {
 				a.I(cmp, R(RAX), g.src(y))
 			case inReg:
 				a.I(cmp, R(r), g.src(y))
+			case g.homes[x] != NoReg && !g.elide[x]:
+				a.I(cmp, R(g.homes[x]), g.src(y))
 			case yConst && !xConst:
 				a.I(cmp, g.slot(x), g.src(y))
 			default:
@@ -943,6 +1004,10 @@ func (g *gen) instr(in *ir.Instr) {
 		a.I(MOVQ, Imm(int64(g.env.StringAddr(in.Aux.Str))), R(RAX))
 		a.I(MOVQ, R(RAX), g.slot(in.Dst))
 	case ir.OpCopy:
+		if g.inHome(in.Dst) {
+			g.loadTo(in.Args[0], g.homes[in.Dst])
+			return
+		}
 		if g.f.Kinds[in.Dst].IsFloat() {
 			g.load(in.Args[0], X0)
 			g.store(X0, in.Dst)
@@ -952,8 +1017,19 @@ func (g *gen) instr(in *ir.Instr) {
 		}
 	case ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpAnd, ir.OpOr, ir.OpXor, ir.OpDiv:
 		if k.IsFloat() {
-			g.load(in.Args[0], X0)
-			a.I(pick(floatOps[in.Op]), g.slot(in.Args[1]), R(X0))
+			x, y := in.Args[0], in.Args[1]
+			h := g.homes[in.Dst]
+			if g.inHome(in.Dst) && g.homes[y] == h && x != y && commutative[in.Op] {
+				x, y = y, x
+			}
+			if g.inHome(in.Dst) && (g.homes[y] != h || x == y) {
+				// Two-address form in the result's home.
+				g.loadTo(x, h)
+				a.I(pick(floatOps[in.Op]), g.slot(y), R(h))
+				return
+			}
+			g.load(x, X0)
+			a.I(pick(floatOps[in.Op]), g.slot(y), R(X0))
 			g.store(X0, in.Dst)
 			return
 		}
@@ -993,6 +1069,19 @@ func (g *gen) instr(in *ir.Instr) {
 		if commutative[in.Op] && y == g.avail && x != y {
 			x, y = y, x
 		}
+		if h := g.homes[in.Dst]; g.inHome(in.Dst) {
+			hx, hy := x, y
+			if g.homes[hy] == h && hx != hy && commutative[in.Op] {
+				hx, hy = hy, hx
+			}
+			// Two-address form in the result's home, unless the second
+			// operand is only in RAX or in that home.
+			if (g.homes[hy] != h || hx == hy) && !g.elide[hy] {
+				g.loadTo(hx, h)
+				a.I(pick(intOps[in.Op]), g.src(hy), R(h))
+				return
+			}
+		}
 		g.load(x, RAX)
 		a.I(pick(intOps[in.Op]), g.src(y), R(RAX))
 		g.store(RAX, in.Dst)
@@ -1003,9 +1092,22 @@ func (g *gen) instr(in *ir.Instr) {
 		}
 		g.divide(in)
 	case ir.OpShl, ir.OpShr, ir.OpShrUn:
-		g.load(in.Args[1], RCX)
-		g.load(in.Args[0], RAX)
 		ops := map[ir.Op][2]Op{ir.OpShl: {SHLL, SHLQ}, ir.OpShr: {SARL, SARQ}, ir.OpShrUn: {SHRL, SHRQ}}[in.Op]
+		if c, ok := g.consts[in.Args[1]]; ok && g.inHome(in.Dst) {
+			// A constant count (masked as the hardware does).
+			h := g.homes[in.Dst]
+			g.loadTo(in.Args[0], h)
+			a.I(pick(ops), Imm(c&63), R(h))
+			return
+		}
+		g.load(in.Args[1], RCX)
+		if g.inHome(in.Dst) {
+			h := g.homes[in.Dst]
+			g.loadTo(in.Args[0], h)
+			a.I(pick(ops), R(RCX), R(h))
+			return
+		}
+		g.load(in.Args[0], RAX)
 		a.I(pick(ops), R(RCX), R(RAX))
 		g.store(RAX, in.Dst)
 	case ir.OpNeg:
@@ -1035,11 +1137,11 @@ func (g *gen) instr(in *ir.Instr) {
 	case ir.OpConv:
 		g.convert(in)
 	case ir.OpLdField:
-		g.load(in.Args[0], RCX)
-		g.loadMem(Mem(RCX, int32(jitrt.ObjFields+8*in.Aux.Field.Slot)), in.Dst)
+		base := g.reg(in.Args[0], RCX)
+		g.loadMem(Mem(base, int32(jitrt.ObjFields+8*in.Aux.Field.Slot)), in.Dst)
 	case ir.OpStField:
-		g.load(in.Args[0], RCX)
-		g.storeMem(in.Args[1], Mem(RCX, int32(jitrt.ObjFields+8*in.Aux.Field.Slot)))
+		base := g.reg(in.Args[0], RCX)
+		g.storeMem(in.Args[1], Mem(base, int32(jitrt.ObjFields+8*in.Aux.Field.Slot)))
 	case ir.OpLdStatic:
 		a.I(MOVQ, Imm(int64(g.env.StaticAddr(in.Aux.Field))), R(RCX))
 		g.loadMem(Mem(RCX, 0), in.Dst)
@@ -1089,17 +1191,16 @@ func (g *gen) instr(in *ir.Instr) {
 		g.exit(jitrt.HelperNewArr, 0, false, in.ILOffset)
 		g.store(RAX, in.Dst)
 	case ir.OpArrLen:
-		g.load(in.Args[0], RCX)
-		a.I(MOVQ, Mem(RCX, jitrt.ArrLen), R(RAX))
-		g.store(RAX, in.Dst)
+		base := g.reg(in.Args[0], RCX)
+		g.loadMem(Mem(base, jitrt.ArrLen), in.Dst)
 	case ir.OpLdElem:
-		g.load(in.Args[0], RCX)
-		g.load(in.Args[1], RDX)
-		g.loadElem(in.Aux.Type, in.Dst)
+		base := g.reg(in.Args[0], RCX)
+		idx := g.reg(in.Args[1], RDX)
+		g.loadElem(in.Aux.Type, MemIdx(base, idx, uint8(jitrt.ElemSize(in.Aux.Type)), jitrt.ArrData), in.Dst)
 	case ir.OpStElem:
-		g.load(in.Args[0], RCX)
-		g.load(in.Args[1], RDX)
-		g.storeElem(in.Aux.Type, in.Args[2])
+		base := g.reg(in.Args[0], RCX)
+		idx := g.reg(in.Args[1], RDX)
+		g.storeElem(in.Aux.Type, MemIdx(base, idx, uint8(jitrt.ElemSize(in.Aux.Type)), jitrt.ArrData), in.Args[2])
 	case ir.OpCanStore:
 		g.load(in.Args[0], RDI)
 		g.load(in.Args[1], RSI)
@@ -1114,8 +1215,12 @@ func (g *gen) instr(in *ir.Instr) {
 	}
 }
 
-// loadMem loads a value of v's kind from memory into v's slot.
+// loadMem loads a value of v's kind from memory into v's home.
 func (g *gen) loadMem(m Operand, v ir.Value) {
+	if g.inHome(v) {
+		g.a.I(movFor(g.f.Kinds[v]), m, R(g.homes[v]))
+		return
+	}
 	switch g.f.Kinds[v] {
 	case ir.F32:
 		g.a.I(MOVSS, m, R(X0))
@@ -1134,7 +1239,20 @@ func (g *gen) loadMem(m Operand, v ir.Value) {
 
 // storeMem stores v to memory with v's kind's width.
 func (g *gen) storeMem(v ir.Value, m Operand) {
-	switch g.f.Kinds[v] {
+	k := g.f.Kinds[v]
+	if g.inHome(v) {
+		g.a.I(movFor(k), R(g.homes[v]), m)
+		return
+	}
+	if c, ok := g.consts[v]; ok && v != g.avail {
+		if k == ir.I32 {
+			g.a.I(MOVL, Imm(int64(int32(c))), m)
+		} else {
+			g.a.I(MOVQ, Imm(c), m)
+		}
+		return
+	}
+	switch k {
 	case ir.F32:
 		g.load(v, X0)
 		g.a.I(MOVSS, R(X0), m)
@@ -1150,9 +1268,8 @@ func (g *gen) storeMem(v ir.Value, m Operand) {
 	}
 }
 
-// loadElem loads array element RCX[RDX] of type t into v.
-func (g *gen) loadElem(t *il.Type, v ir.Value) {
-	m := MemIdx(RCX, RDX, uint8(jitrt.ElemSize(t)), jitrt.ArrData)
+// loadElem loads array element m of type t into v.
+func (g *gen) loadElem(t *il.Type, m Operand, v ir.Value) {
 	var op Op
 	switch t.Kind {
 	case il.KI1:
@@ -1167,20 +1284,21 @@ func (g *gen) loadElem(t *il.Type, v ir.Value) {
 		g.loadMem(m, v)
 		return
 	}
+	if g.inHome(v) {
+		g.a.I(op, m, R(g.homes[v]))
+		return
+	}
 	g.a.I(op, m, R(RAX))
 	g.store(RAX, v)
 }
 
-// storeElem stores v into array element RCX[RDX] of type t.
-func (g *gen) storeElem(t *il.Type, v ir.Value) {
-	m := MemIdx(RCX, RDX, uint8(jitrt.ElemSize(t)), jitrt.ArrData)
+// storeElem stores v into array element m of type t.
+func (g *gen) storeElem(t *il.Type, m Operand, v ir.Value) {
 	switch jitrt.ElemSize(t) {
 	case 1:
-		g.load(v, RAX)
-		g.a.I(MOVB, R(RAX), m)
+		g.a.I(MOVB, R(g.reg(v, RAX)), m)
 	case 2:
-		g.load(v, RAX)
-		g.a.I(MOVW, R(RAX), m)
+		g.a.I(MOVW, R(g.reg(v, RAX)), m)
 	default:
 		g.storeMem(v, m)
 	}

@@ -93,8 +93,10 @@ func Build(m *il.Method, f *ir.Func, code *amd64.Code) ([]Clause, error) {
 			return nil, fmt.Errorf("%s: clause %d has no regions", m.FullName(), ci)
 		}
 		rg, ok := tryRange[tryReg]
-		if !ok {
-			continue // the try body is unreachable: nothing in it can throw
+		if !ok || rg[0] == rg[1] {
+			// The try body is unreachable or has no code (a leave that
+			// falls through to its step): nothing in it can throw.
+			continue
 		}
 		hc, ok := funcletOf(handler)
 		if !ok {

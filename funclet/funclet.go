@@ -96,14 +96,30 @@ func Build(f *ir.Func) (*Layout, error) {
 
 // order lays out the blocks of the funclet of region top (nil: main body):
 // entry first, then the rest in their original order with cold blocks
-// after hot ones, and every try region nested in the funclet placed as one
-// contiguous run where its first block would come.
+// after hot ones, each block followed by its fall-through successor when
+// that block has no other predecessor (so a check's continuation comes
+// right after the check, not after every other block), and every try
+// region nested in the funclet placed as one contiguous run where its
+// first block would come.
 func order(top *ir.Region, entry *ir.Block, blocks []*ir.Block) []*ir.Block {
-	sorted := []*ir.Block{entry}
+	in := make(map[*ir.Block]bool, len(blocks))
+	for _, b := range blocks {
+		in[b] = true
+	}
+	var sorted []*ir.Block
+	done := map[*ir.Block]bool{}
+	chain := func(b *ir.Block) {
+		for b != nil && !done[b] {
+			done[b] = true
+			sorted = append(sorted, b)
+			b = fallThrough(b, in, done)
+		}
+	}
+	chain(entry)
 	for _, cold := range []bool{false, true} {
 		for _, b := range blocks {
-			if b != entry && b.Cold == cold {
-				sorted = append(sorted, b)
+			if b.Cold == cold {
+				chain(b)
 			}
 		}
 	}
@@ -141,6 +157,25 @@ func order(top *ir.Region, entry *ir.Block, blocks []*ir.Block) []*ir.Block {
 	}
 	place(top, sorted)
 	return out
+}
+
+// fallThrough returns the successor of b to place right after it: a hot
+// block of the same funclet, not yet placed, reached from b alone; for a
+// conditional branch the not-taken (IL fall-through) side first.
+func fallThrough(b *ir.Block, in, done map[*ir.Block]bool) *ir.Block {
+	var cands []*ir.Block
+	switch b.Term.Op {
+	case ir.OpIf:
+		cands = []*ir.Block{b.Succs[1], b.Succs[0]}
+	case ir.OpJump:
+		cands = b.Succs
+	}
+	for _, c := range cands {
+		if in[c] && !done[c] && !c.Cold && len(c.Preds) == 1 {
+			return c
+		}
+	}
+	return nil
 }
 
 // Fprint prints the layout: each funclet with its blocks and regions.
