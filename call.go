@@ -15,7 +15,6 @@ import (
 	"miniil/interp"
 	"miniil/ir"
 	"miniil/jitrt"
-	"miniil/reader"
 )
 
 // FindMethod returns the method named name: Class::Method, or Method alone
@@ -248,7 +247,7 @@ func (p *Program) Dump(w io.Writer, stage Stage, method string) (err error) {
 		if m.Builtin {
 			continue
 		}
-		f, err := reader.Import(p.mod, m)
+		f, err := importIR(p.mod, m)
 		if err != nil {
 			fmt.Fprintf(w, "; %s: %v\n", m.FullName(), err)
 			continue

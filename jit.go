@@ -10,6 +10,7 @@ import (
 	"miniil/il"
 	"miniil/ir"
 	"miniil/jitrt"
+	"miniil/opt"
 	"miniil/reader"
 )
 
@@ -17,7 +18,7 @@ import (
 // machine code.
 func compileMethod(mod *il.Module, asm *amd64.Assembler) jitrt.CompileFunc {
 	return func(rt *jitrt.Runtime, m *il.Method) (*jitrt.Compiled, error) {
-		f, err := reader.Import(mod, m)
+		f, err := importIR(mod, m)
 		if err != nil {
 			return nil, err
 		}
@@ -56,6 +57,19 @@ func compileMethod(mod *il.Module, asm *amd64.Assembler) jitrt.CompileFunc {
 		}
 		return c, nil
 	}
+}
+
+// importIR reads method m into IR and optimizes it: what the code
+// generator compiles and what `miniil dump -ir` prints.
+func importIR(mod *il.Module, m *il.Method) (*ir.Func, error) {
+	f, err := reader.Import(mod, m)
+	if err != nil {
+		return nil, err
+	}
+	if err := opt.Run(f); err != nil {
+		return nil, fmt.Errorf("%s: %w", m.FullName(), err)
+	}
+	return f, nil
 }
 
 // inFilter reports whether a funclet's region is a filter or lies in one.

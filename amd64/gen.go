@@ -60,8 +60,11 @@ type Code struct {
 	PSPOffset int
 	Layout    *funclet.Layout
 	// Homes is each virtual register's machine register for its whole
-	// life (NoReg: its frame slot at RBP-8*(v+1)).
+	// life (NoReg: its frame slot, Slots[v]).
 	Homes []Reg
+	// Slots is each virtual register's frame slot as an offset from RBP
+	// (0: none, the value lives in a register or is an immediate).
+	Slots []int
 }
 
 // HomeList lists the values that live in registers, as "v0=RBX v3=X8".
@@ -172,13 +175,15 @@ type gen struct {
 	// register.
 	computed ir.Value
 	// homes is each value's register home (NoReg: its frame slot), see
-	// regalloc.go.
+	// regalloc.go; slots is each value's frame slot (an RBP offset).
 	homes []Reg
+	slots []int
 }
 
 // Generate compiles an IR function to machine code. Every virtual register
-// lives in a frame slot at RBP-8*(v+1); instructions load their operands
-// into scratch registers (RAX, RCX, RDX, XMM0, XMM1), compute, and store.
+// lives in its register home (see regalloc.go) or in a frame slot below
+// RBP; instructions work in the result's home or in scratch registers
+// (RAX, RCX, RDX, XMM0, XMM1).
 //
 // Methods with exception handlers are laid out by package funclet: the
 // main body, then one funclet per handler. Every frame of such a method
@@ -223,7 +228,15 @@ func Generate(f *ir.Func, env Env, a *Assembler) (code *Code, err error) {
 	if hasEH {
 		psp = 8
 	}
-	g.frame = (8*len(f.Kinds) + 8*out + psp + 15) &^ 15
+	g.slots = make([]int, len(f.Kinds))
+	n := 0
+	for v := range g.slots {
+		if g.homes[v] == NoReg && !g.slotless[ir.Value(v)] {
+			n++
+			g.slots[v] = -8 * n
+		}
+	}
+	g.frame = (8*n + 8*out + psp + 15) &^ 15
 	g.fsize = (8*out + 8 + 15) &^ 15
 	g.funcletLabels = make([]Label, len(lay.Funcs))
 	g.funcletStart = map[int]bool{}
@@ -254,7 +267,7 @@ func Generate(f *ir.Func, env Env, a *Assembler) (code *Code, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.Method.FullName(), err)
 	}
-	code = &Code{Code: blob.Code, FrameSize: g.frame, PrologSize: blob.Marks[prologEnd], PSPOffset: g.pspOff, Layout: lay, Homes: g.homes}
+	code = &Code{Code: blob.Code, FrameSize: g.frame, PrologSize: blob.Marks[prologEnd], PSPOffset: g.pspOff, Layout: lay, Homes: g.homes, Slots: g.slots}
 	for k, fn := range lay.Funcs {
 		fc := FuncletCode{Kind: fn.Kind, Clause: fn.Clause, Start: blob.Marks[funcStarts[k]], FrameSize: g.frame}
 		if k+1 < len(lay.Funcs) {
@@ -571,12 +584,15 @@ func (g *gen) kinds(vs []ir.Value) []ir.Kind {
 	return ks
 }
 
-// slot returns v's home: its register, or its frame slot at RBP-8*(v+1).
+// slot returns v's home: its register, or its frame slot.
 func (g *gen) slot(v ir.Value) Operand {
 	if r := g.homes[v]; r != NoReg {
 		return R(r)
 	}
-	return Mem(RBP, int32(-8*(int(v)+1)))
+	if g.slots[v] == 0 {
+		panic(fmt.Sprintf("%s has no frame slot", v))
+	}
+	return Mem(RBP, int32(g.slots[v]))
 }
 
 // loadBits moves the raw bits of v (of v's width) into general purpose
