@@ -293,6 +293,13 @@ func (p *Program) Dump(w io.Writer, stage Stage, method string) (err error) {
 		if homes := code.HomeList(); homes != "" {
 			fmt.Fprintf(w, "; register homes: %s\n", homes)
 		}
+		if len(code.Saves) > 0 {
+			fmt.Fprint(w, "; callee-saved:")
+			for _, sv := range code.Saves {
+				fmt.Fprintf(w, " %s at rbp%+#x", strings.ToLower(sv.Reg.String()), sv.Offset)
+			}
+			fmt.Fprintln(w)
+		}
 		lines, err := amd64.Disassemble(code.Code, 0)
 		if err != nil {
 			return err

@@ -65,6 +65,18 @@ type Code struct {
 	// Slots is each virtual register's frame slot as an offset from RBP
 	// (0: none, the value lives in a register or is an immediate).
 	Slots []int
+	// Saves lists the callee-saved registers the prolog stores (and every
+	// return restores), with their RBP-relative slots. A method with
+	// exception handlers saves them all: resuming after a catch restores
+	// only RSP and RBP, so its epilog is what gives its caller back the
+	// registers of the frames the exception unwound.
+	Saves []Save
+}
+
+// Save is a callee-saved register and its frame slot (an RBP offset).
+type Save struct {
+	Reg    Reg
+	Offset int
 }
 
 // HomeList lists the values that live in registers, as "v0=RBX v3=X8".
@@ -178,6 +190,7 @@ type gen struct {
 	// regalloc.go; slots is each value's frame slot (an RBP offset).
 	homes []Reg
 	slots []int
+	saves []Save
 }
 
 // Generate compiles an IR function to machine code. Every virtual register
@@ -208,7 +221,8 @@ func Generate(f *ir.Func, env Env, a *Assembler) (code *Code, err error) {
 	}
 	g.lay = lay
 	g.analyze()
-	g.homes = allocate(f, lay, g.slotless)
+	transient := g.transient()
+	g.homes = allocate(f, lay, transient)
 	g.blocks = make([]Label, len(f.Blocks))
 	for i := range f.Blocks {
 		g.blocks[i] = a.NewLabel()
@@ -231,9 +245,19 @@ func Generate(f *ir.Func, env Env, a *Assembler) (code *Code, err error) {
 	g.slots = make([]int, len(f.Kinds))
 	n := 0
 	for v := range g.slots {
-		if g.homes[v] == NoReg && !g.slotless[ir.Value(v)] {
+		if g.homes[v] == NoReg && !transient[ir.Value(v)] {
 			n++
 			g.slots[v] = -8 * n
+		}
+	}
+	for _, r := range CalleeSaved {
+		used := hasEH
+		for _, h := range g.homes {
+			used = used || h == r
+		}
+		if used {
+			n++
+			g.saves = append(g.saves, Save{Reg: r, Offset: -8 * n})
 		}
 	}
 	g.frame = (8*n + 8*out + psp + 15) &^ 15
@@ -267,7 +291,7 @@ func Generate(f *ir.Func, env Env, a *Assembler) (code *Code, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.Method.FullName(), err)
 	}
-	code = &Code{Code: blob.Code, FrameSize: g.frame, PrologSize: blob.Marks[prologEnd], PSPOffset: g.pspOff, Layout: lay, Homes: g.homes, Slots: g.slots}
+	code = &Code{Code: blob.Code, FrameSize: g.frame, PrologSize: blob.Marks[prologEnd], PSPOffset: g.pspOff, Layout: lay, Homes: g.homes, Slots: g.slots, Saves: g.saves}
 	for k, fn := range lay.Funcs {
 		fc := FuncletCode{Kind: fn.Kind, Clause: fn.Clause, Start: blob.Marks[funcStarts[k]], FrameSize: g.frame}
 		if k+1 < len(lay.Funcs) {
@@ -379,6 +403,29 @@ func (g *gen) analyze() {
 			}
 		}
 	}
+}
+
+// transient returns the values that never need a location of their own:
+// constants read as immediates, compares fused into their branch, and
+// results that stay in RAX (or an argument register) for the next
+// instruction. The block emitter decides the last two the same way.
+func (g *gen) transient() map[ir.Value]bool {
+	t := map[ir.Value]bool{}
+	for v := range g.slotless {
+		t[v] = true
+	}
+	for _, b := range g.f.Blocks {
+		g.fused = g.fusable(b)
+		if g.fused != nil {
+			t[g.fused.Dst] = true
+		}
+		g.findElidable(b)
+		for v := range g.elide {
+			t[v] = true
+		}
+	}
+	g.fused, g.elide, g.into = nil, nil, nil
+	return t
 }
 
 // readsSlot reports whether instruction in reads operand k from its slot
@@ -788,6 +835,9 @@ func (g *gen) prolog(hasEH bool) MarkID {
 	}
 	// No poll here: a poll request also fails the stack check above
 	// (jitrt.PollInterval).
+	for _, sv := range g.saves {
+		a.I(MOVQ, R(sv.Reg), Mem(RBP, int32(sv.Offset)))
+	}
 	if hasEH {
 		a.I(MOVQ, R(RSP), Mem(RSP, int32(g.pspOff))) // PSPSym = InitialSP
 	}
@@ -819,6 +869,9 @@ func (g *gen) prolog(hasEH bool) MarkID {
 }
 
 func (g *gen) epilog() {
+	for _, sv := range g.saves {
+		g.a.I(MOVQ, Mem(RBP, int32(sv.Offset)), R(sv.Reg))
+	}
 	g.a.I(LEAVEQ)
 	g.a.I(RET)
 }
@@ -1017,8 +1070,12 @@ func (g *gen) instr(in *ir.Instr) {
 			a.I(MOVQ, R(RAX), g.slot(in.Dst))
 		}
 	case ir.OpStr:
+		if g.inHome(in.Dst) {
+			a.I(MOVQ, Imm(int64(g.env.StringAddr(in.Aux.Str))), R(g.homes[in.Dst]))
+			return
+		}
 		a.I(MOVQ, Imm(int64(g.env.StringAddr(in.Aux.Str))), R(RAX))
-		a.I(MOVQ, R(RAX), g.slot(in.Dst))
+		g.store(RAX, in.Dst)
 	case ir.OpCopy:
 		if g.inHome(in.Dst) {
 			g.loadTo(in.Args[0], g.homes[in.Dst])

@@ -20,10 +20,14 @@ import (
 //
 // Homes are chosen from registers the code generator never uses as
 // scratch and that exits (helpers, polls, the prestub) preserve: RBX,
-// R10-R14 for integers and references, XMM8-15 for floats. Every managed
-// call clobbers all of them (the convention has no callee-saved
-// registers besides RBP), so a value live across such a call keeps its
-// slot; so does one live across a call to a finally funclet.
+// R10-R14 for integers and references, XMM8-15 for floats. RBX and
+// R12-R14 are callee-saved in the managed convention (a method saves the
+// ones it uses in its frame and restores them before returning), so an
+// integer value live across a managed call may live there; the others
+// are caller-saved, for values no call interrupts. A float live across a
+// call keeps its slot; so does every value live across a call to a
+// finally funclet (a catch inside the funclet may resume it with the
+// callee-saved registers of the frames it unwound).
 //
 // Only the main body's values get homes, and not all of them (DESIGN.md:
 // values live into or out of a handler stay in the frame): funclets reach
@@ -31,15 +35,24 @@ import (
 // its slot; and resuming after a catch restores only RSP and RBP, so a
 // value live at the start of a catch's continuation keeps its slot too.
 var (
-	gprHomes = []Reg{RBX, R12, R13, R14, R10, R11}
+	gprHomes = []Reg{R10, R11, RBX, R12, R13, R14} // caller-saved first
 	xmmHomes = []Reg{X8, X9, X10, X11, X12, X13, X14, X15}
+	// CalleeSaved lists the callee-saved registers of the managed
+	// convention besides RBP, in save-slot order.
+	CalleeSaved = []Reg{RBX, R12, R13, R14}
 )
+
+// isCalleeSaved reports whether r is in CalleeSaved.
+func isCalleeSaved(r Reg) bool {
+	return r == RBX || r >= R12 && r <= R14
+}
 
 // interval is the part of the layout (in positions) where a value lives.
 type interval struct {
-	v          ir.Value
-	start, end int
-	weight     float64
+	v           ir.Value
+	start, end  int
+	weight      float64
+	crossesCall bool // live across a managed call: callee-saved registers only
 }
 
 // allocate returns the home of every value (NoReg for a slot). skip marks
@@ -69,16 +82,19 @@ func allocate(f *ir.Func, lay *funclet.Layout, skip map[ir.Value]bool) []Reg {
 			}
 		}
 	}
-	ivs, calls := intervals(f, blocks, live)
-	// A value live across a managed call cannot be in a register.
-	crosses := func(iv *interval) bool {
-		k := sort.SearchInts(calls, iv.start+1)
-		return k < len(calls) && calls[k] < iv.end
+	ivs, calls, finallyCalls := intervals(f, blocks, live)
+	crosses := func(iv *interval, at []int) bool {
+		k := sort.SearchInts(at, iv.start+1)
+		return k < len(at) && at[k] < iv.end
 	}
 	var cands []*interval
 	for i := range ivs {
 		iv := &ivs[i]
-		if iv.start > iv.end || skip[iv.v] || framed.has(int(iv.v)) || crosses(iv) {
+		if iv.start > iv.end || skip[iv.v] || framed.has(int(iv.v)) || crosses(iv, finallyCalls) {
+			continue
+		}
+		iv.crossesCall = crosses(iv, calls)
+		if iv.crossesCall && f.Kinds[iv.v].IsFloat() {
 			continue
 		}
 		cands = append(cands, iv)
@@ -108,24 +124,34 @@ func scan(f *ir.Func, cands []*interval, homes []Reg, float bool, regs []Reg) {
 			n++
 		}
 		active = active[:n]
-		if len(free) == 0 {
-			// Evict the lightest active interval if it weighs less.
-			light := 0
+		fits := func(r Reg) bool { return !iv.crossesCall || isCalleeSaved(r) }
+		pick := -1
+		for k, r := range free {
+			if fits(r) {
+				pick = k
+				break
+			}
+		}
+		if pick < 0 {
+			// Evict the lightest active interval whose register fits, if
+			// it weighs less.
+			light := -1
 			for k, a := range active {
-				if a.weight < active[light].weight {
+				if fits(homes[a.v]) && (light < 0 || a.weight < active[light].weight) {
 					light = k
 				}
 			}
-			if active[light].weight >= iv.weight {
+			if light < 0 || active[light].weight >= iv.weight {
 				continue
 			}
 			victim := active[light]
 			free = append(free, homes[victim.v])
+			pick = len(free) - 1
 			homes[victim.v] = NoReg
 			active = append(active[:light], active[light+1:]...)
 		}
-		homes[iv.v] = free[0]
-		free = free[1:]
+		homes[iv.v] = free[pick]
+		free = append(free[:pick], free[pick+1:]...)
 		k := sort.Search(len(active), func(j int) bool { return active[j].end > iv.end })
 		active = append(active, nil)
 		copy(active[k+1:], active[k:])
@@ -134,12 +160,13 @@ func scan(f *ir.Func, cands []*interval, homes []Reg, float bool, regs []Reg) {
 }
 
 // intervals computes each value's live interval over the blocks in layout
-// order and the positions of the managed calls. Instruction i of the
+// order, the positions of the managed calls and those of the calls to
+// finally funclets. Instruction i of the
 // layout reads its operands at position 2i+2 and writes its results at
 // 2i+3; arguments and locals are written at position 0 (the prolog).
-func intervals(f *ir.Func, blocks []*ir.Block, live []blockLive) ([]interval, []int) {
+func intervals(f *ir.Func, blocks []*ir.Block, live []blockLive) (ivs []interval, calls, finallyCalls []int) {
 	nv := len(f.Kinds)
-	ivs := make([]interval, nv)
+	ivs = make([]interval, nv)
 	for v := range ivs {
 		ivs[v] = interval{v: ir.Value(v), start: 1 << 30, end: -1}
 	}
@@ -153,7 +180,6 @@ func intervals(f *ir.Func, blocks []*ir.Block, live []blockLive) ([]interval, []
 		touch(ir.Value(v), 0, 0)
 	}
 	depth := loopDepths(blocks)
-	var calls []int
 	pos := 2
 	for bi, b := range blocks {
 		first := pos
@@ -170,7 +196,10 @@ func intervals(f *ir.Func, blocks []*ir.Block, live []blockLive) ([]interval, []
 					touch(d, pos+1, w)
 				}
 			}
-			if clobbers(in) {
+			switch {
+			case in.Op == ir.OpCallFinally:
+				finallyCalls = append(finallyCalls, pos+1)
+			case clobbers(in):
 				calls = append(calls, pos+1)
 			}
 			pos += 2
@@ -179,14 +208,14 @@ func intervals(f *ir.Func, blocks []*ir.Block, live []blockLive) ([]interval, []
 		live[bi].in.each(func(v int) { touch(ir.Value(v), first, 0) })
 		live[bi].out.each(func(v int) { touch(ir.Value(v), last, 0) })
 	}
-	return ivs, calls
+	return ivs, calls, finallyCalls
 }
 
-// clobbers reports whether in is a call to managed code or to a finally
-// funclet, which may change every register.
+// clobbers reports whether in is a call to managed code, which may change
+// every caller-saved register.
 func clobbers(in *ir.Instr) bool {
 	switch in.Op {
-	case ir.OpCallVirt, ir.OpCallFinally:
+	case ir.OpCallVirt:
 		return true
 	case ir.OpCall:
 		return !in.Aux.Method.Builtin
