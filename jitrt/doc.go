@@ -28,10 +28,14 @@
 // always; native code never writes R15. The managed calling convention:
 // integer arguments in RDI, RSI, RDX, RCX, R8, R9 (more are not supported
 // by Call yet), floating point arguments in XMM0-7, result in RAX or XMM0.
-// All registers are caller-saved except RSP, RBP (and R15). At function
-// entry RSP+8 is 16-byte aligned (as after a CALL). Native code must not
-// use the red zone below RSP, must leave the direction flag clear, and
-// must not change MXCSR or the x87 control word, FS or GS.
+// RBX and R12-R14 are callee-saved (a method that uses them saves them in
+// its frame and restores them before returning; one with exception
+// handlers saves all four, because resuming after a catch restores only
+// RSP and RBP); every other register is caller-saved, except RSP, RBP
+// (and R15). At function entry RSP+8 is 16-byte aligned (as after a
+// CALL). Native code must not use the red zone below RSP, must leave the
+// direction flag clear, and must not change MXCSR or the x87 control
+// word, FS or GS.
 //
 // # Context block
 //
