@@ -42,6 +42,14 @@ var (
 	CalleeSaved = []Reg{RBX, R12, R13, R14}
 )
 
+// minCalleeSavedWeight is the least weight for which a value live across
+// a call takes a callee-saved register: the register costs a store and a
+// load on every path through the method, the slot a store per definition
+// and a load per use. 8 is one use inside a loop (fib's argument, used
+// three times outside any loop, stays in its slot; the leaf path then
+// touches no callee-saved register).
+const minCalleeSavedWeight = 8
+
 // isCalleeSaved reports whether r is in CalleeSaved.
 func isCalleeSaved(r Reg) bool {
 	return r == RBX || r >= R12 && r <= R14
@@ -94,7 +102,7 @@ func allocate(f *ir.Func, lay *funclet.Layout, skip map[ir.Value]bool) []Reg {
 			continue
 		}
 		iv.crossesCall = crosses(iv, calls)
-		if iv.crossesCall && f.Kinds[iv.v].IsFloat() {
+		if iv.crossesCall && (f.Kinds[iv.v].IsFloat() || iv.weight < minCalleeSavedWeight) {
 			continue
 		}
 		cands = append(cands, iv)
