@@ -2,6 +2,7 @@ package amd64
 
 import (
 	"math/bits"
+	"slices"
 	"sort"
 
 	"miniil/funclet"
@@ -10,9 +11,9 @@ import (
 
 // Register homes.
 //
-// In a method without exception handlers, the allocator gives some
-// virtual registers a machine register as their home for their whole
-// life; the others keep their frame slot. It is a linear scan over one
+// The allocator gives some virtual registers of a method's main body a
+// machine register as their home for their whole life; the others keep
+// their frame slot. It is a linear scan over one
 // conservative interval per value (from its first to its last live
 // position in layout order, holes included), in the spirit of Poletto
 // and Sarkar, with spill decisions by use weight rather than by interval
@@ -51,9 +52,7 @@ var (
 const minCalleeSavedWeight = 8
 
 // isCalleeSaved reports whether r is in CalleeSaved.
-func isCalleeSaved(r Reg) bool {
-	return r == RBX || r >= R12 && r <= R14
-}
+func isCalleeSaved(r Reg) bool { return slices.Contains(CalleeSaved, r) }
 
 // interval is the part of the layout (in positions) where a value lives.
 type interval struct {
@@ -64,7 +63,7 @@ type interval struct {
 }
 
 // allocate returns the home of every value (NoReg for a slot). skip marks
-// values that need no location at all (constants used as immediates).
+// values that need no location at all (see gen.transient).
 func allocate(f *ir.Func, lay *funclet.Layout, skip map[ir.Value]bool) []Reg {
 	homes := make([]Reg, len(f.Kinds))
 	for i := range homes {
