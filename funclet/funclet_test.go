@@ -1,0 +1,129 @@
+package funclet_test
+
+import (
+	"testing"
+
+	"miniil/funclet"
+	"miniil/il"
+	"miniil/ir"
+	"miniil/reader"
+)
+
+const src = `.assembly extern mscorlib {}
+.assembly t {}
+.class public Box extends [mscorlib]System.Object
+{
+  .field public int32 a
+  .field public int32[] arr
+}
+.method public static void main() cil managed
+{
+  .entrypoint
+  ret
+}
+.method public static int32 f(class Box b, int32 i) cil managed
+{
+  .locals init (int32 s, int32 j)
+  .try
+  {
+  LOOP:
+    ldloc j
+    ldarg.1
+    bge.s DONE
+    ldarg.0
+    ldfld int32[] Box::arr
+    ldloc j
+    ldelem.i4
+    ldarg.0
+    ldfld int32 Box::a
+    div
+    ldloc s
+    add
+    stloc s
+    ldloc j
+    ldc.i4.1
+    add
+    stloc j
+    br.s LOOP
+  DONE:
+    leave.s OUT
+  }
+  catch [mscorlib]System.Exception
+  {
+    pop
+    ldarg.0
+    ldfld int32 Box::a
+    stloc s
+    leave.s OUT
+  }
+OUT:
+  ldloc s
+  ret
+}
+`
+
+// TestLayout checks the block order of a method with checks inside a try
+// and a catch: the main body first, a try contiguous, every check followed
+// by its continuation, cold blocks after the hot ones of their region.
+func TestLayout(t *testing.T) {
+	mod, err := il.Load("t.il", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f *ir.Func
+	for _, m := range mod.AllMethods() {
+		if m.Name == "f" {
+			if f, err = reader.Import(mod, m); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	lay, err := funclet.Build(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lay.Funcs) != 2 || lay.Funcs[0].Kind != funclet.Main || lay.Funcs[1].Kind != funclet.Catch {
+		t.Fatalf("funclets: got %d, want the main body and one catch", len(lay.Funcs))
+	}
+	checks := 0
+	for k, fn := range lay.Funcs {
+		for i, b := range fn.Blocks {
+			if b.ID != f.Blocks[b.ID].ID || f.Blocks[b.ID] != b {
+				t.Fatalf("block IDs do not follow the layout")
+			}
+			if b.Term.Op == ir.OpIf && b.Succs[1].Cold {
+				checks++
+				if i+1 >= len(fn.Blocks) || fn.Blocks[i+1] != b.Succs[0] {
+					t.Errorf("funclet %d: the continuation of check b%d does not follow it", k, b.ID)
+				}
+			}
+			if b.Cold {
+				// Everything after a cold block of this region is cold or
+				// in another region.
+				for _, c := range fn.Blocks[i+1:] {
+					if c.Region == b.Region && !c.Cold {
+						t.Errorf("funclet %d: hot block b%d after cold block b%d of the same region", k, c.ID, b.ID)
+					}
+				}
+			}
+		}
+	}
+	if checks < 4 {
+		t.Errorf("found %d checks, want at least 4 (the test no longer exercises the layout)", checks)
+	}
+	// The try region's blocks are contiguous.
+	first, last := -1, -1
+	for i, b := range lay.Funcs[0].Blocks {
+		if b.Region != nil && b.Region.Kind == ir.RegionTry {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	for _, b := range lay.Funcs[0].Blocks[first : last+1] {
+		if b.Region == nil || b.Region.Kind != ir.RegionTry {
+			t.Errorf("b%d lies inside the try's range but not in the try", b.ID)
+		}
+	}
+}
