@@ -188,9 +188,10 @@ type gen struct {
 	computed ir.Value
 	// homes is each value's register home (NoReg: its frame slot), see
 	// regalloc.go; slots is each value's frame slot (an RBP offset).
-	homes []Reg
-	slots []int
-	saves []Save
+	homes  []Reg
+	slots  []int
+	saves  []Save
+	liveIn map[*ir.Block]bitset // values live into each main body block
 }
 
 // Generate compiles an IR function to machine code. Every virtual register
@@ -222,7 +223,7 @@ func Generate(f *ir.Func, env Env, a *Assembler) (code *Code, err error) {
 	g.lay = lay
 	g.analyze()
 	transient := g.transient()
-	g.homes = allocate(f, lay, transient)
+	g.homes, g.liveIn = allocate(f, lay, transient)
 	g.blocks = make([]Label, len(f.Blocks))
 	for i := range f.Blocks {
 		g.blocks[i] = a.NewLabel()
@@ -330,7 +331,7 @@ func (g *gen) block(b *ir.Block, entryArgRegs map[ir.Value]Reg, blockMarks []Mar
 		case len(b.Preds) == 1 && b.Preds[0].ID == 0 && len(f.Blocks[0].Preds) == 0:
 			g.argRegs = entryArgRegs // reached only from the entry block
 			if g.deferArgs && !returnsOnly(b) {
-				g.storeArgs()
+				g.storeArgs(b)
 			}
 		default:
 			g.argRegs = nil
@@ -586,12 +587,15 @@ func returnsOnly(b *ir.Block) bool {
 	return len(b.Instrs) == 0 && b.Term.Op == ir.OpRet
 }
 
-// storeArgs stores the register arguments the prolog left unstored.
-func (g *gen) storeArgs() {
+// storeArgs stores the register arguments the prolog left unstored, at
+// the start of block b. An argument with a register home is stored only
+// if it is live there: once dead, its home may belong to another value.
+func (g *gen) storeArgs(b *ir.Block) {
 	locs, _ := classify(g.f.Kinds[:g.f.NumArgs])
 	for i, l := range locs {
-		if l.stack < 0 {
-			g.store(l.reg, ir.Value(i))
+		v := ir.Value(i)
+		if l.stack < 0 && (g.homes[v] == NoReg || g.liveIn[b].has(i)) {
+			g.store(l.reg, v)
 		}
 	}
 }

@@ -62,9 +62,10 @@ type interval struct {
 	crossesCall bool // live across a managed call: callee-saved registers only
 }
 
-// allocate returns the home of every value (NoReg for a slot). skip marks
-// values that need no location at all (see gen.transient).
-func allocate(f *ir.Func, lay *funclet.Layout, skip map[ir.Value]bool) []Reg {
+// allocate returns the home of every value (NoReg for a slot) and the
+// values live into each block of the main body. skip marks values that
+// need no location at all (see gen.transient).
+func allocate(f *ir.Func, lay *funclet.Layout, skip map[ir.Value]bool) ([]Reg, map[*ir.Block]bitset) {
 	homes := make([]Reg, len(f.Kinds))
 	for i := range homes {
 		homes[i] = NoReg
@@ -109,7 +110,11 @@ func allocate(f *ir.Func, lay *funclet.Layout, skip map[ir.Value]bool) []Reg {
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].start < cands[j].start })
 	scan(f, cands, homes, false, gprHomes)
 	scan(f, cands, homes, true, xmmHomes)
-	return homes
+	liveIn := make(map[*ir.Block]bitset, len(blocks))
+	for i, b := range blocks {
+		liveIn[b] = live[i].in
+	}
+	return homes, liveIn
 }
 
 // scan is the linear scan of the candidates of one register class.
