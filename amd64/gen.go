@@ -60,11 +60,8 @@ type Code struct {
 	PSPOffset int
 	Layout    *funclet.Layout
 	// Homes is each virtual register's machine register for its whole
-	// life (NoReg: its frame slot, Slots[v]).
+	// life (NoReg: a frame slot, or no location for an immediate).
 	Homes []Reg
-	// Slots is each virtual register's frame slot as an offset from RBP
-	// (0: none, the value lives in a register or is an immediate).
-	Slots []int
 	// Saves lists the callee-saved registers the prolog stores (and every
 	// return restores), with their RBP-relative slots. A method with
 	// exception handlers saves them all: resuming after a catch restores
@@ -191,7 +188,17 @@ type gen struct {
 	homes  []Reg
 	slots  []int
 	saves  []Save
-	liveIn map[*ir.Block]bitset // values live into each main body block
+	liveIn map[*ir.Block]ir.ValueSet // values live into each main body block
+	// plans holds each block's fused compare and elided results (by
+	// block ID), decided once before allocation.
+	plans []blockPlan
+}
+
+// blockPlan is what findElidable and fusable decided for one block.
+type blockPlan struct {
+	fused *ir.Instr
+	elide map[ir.Value]bool
+	into  map[ir.Value]Reg
 }
 
 // Generate compiles an IR function to machine code. Every virtual register
@@ -292,7 +299,7 @@ func Generate(f *ir.Func, env Env, a *Assembler) (code *Code, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.Method.FullName(), err)
 	}
-	code = &Code{Code: blob.Code, FrameSize: g.frame, PrologSize: blob.Marks[prologEnd], PSPOffset: g.pspOff, Layout: lay, Homes: g.homes, Slots: g.slots, Saves: g.saves}
+	code = &Code{Code: blob.Code, FrameSize: g.frame, PrologSize: blob.Marks[prologEnd], PSPOffset: g.pspOff, Layout: lay, Homes: g.homes, Saves: g.saves}
 	for k, fn := range lay.Funcs {
 		fc := FuncletCode{Kind: fn.Kind, Clause: fn.Clause, Start: blob.Marks[funcStarts[k]], FrameSize: g.frame}
 		if k+1 < len(lay.Funcs) {
@@ -336,8 +343,8 @@ func (g *gen) block(b *ir.Block, entryArgRegs map[ir.Value]Reg, blockMarks []Mar
 		default:
 			g.argRegs = nil
 		}
-		g.fused = g.fusable(b)
-		g.findElidable(b)
+		p := g.plans[b.ID]
+		g.fused, g.elide, g.into = p.fused, p.elide, p.into
 		for _, in := range b.Instrs {
 			if in == g.fused {
 				continue
@@ -371,7 +378,7 @@ func (g *gen) analyze() {
 	defs := make([]int, len(f.Kinds))
 	g.consts = map[ir.Value]int64{}
 	for _, b := range f.Blocks {
-		for _, in := range append(append([]*ir.Instr(nil), b.Instrs...), b.Term) {
+		for _, in := range b.Code() {
 			for _, v := range in.Args {
 				g.uses[v]++
 			}
@@ -396,7 +403,7 @@ func (g *gen) analyze() {
 		g.slotless[v] = true
 	}
 	for _, b := range f.Blocks {
-		for _, in := range append(append([]*ir.Instr(nil), b.Instrs...), b.Term) {
+		for _, in := range b.Code() {
 			for k, v := range in.Args {
 				if g.slotless[v] && readsSlot(in, k) {
 					delete(g.slotless, v)
@@ -406,15 +413,17 @@ func (g *gen) analyze() {
 	}
 }
 
-// transient returns the values that never need a location of their own:
-// constants read as immediates, compares fused into their branch, and
-// results that stay in RAX (or an argument register) for the next
-// instruction. The block emitter decides the last two the same way.
+// transient plans every block (its fused compare and elided results, in
+// g.plans) and returns the values that never need a location of their
+// own: constants read as immediates, compares fused into their branch,
+// and results that stay in RAX (or an argument register) for the next
+// instruction.
 func (g *gen) transient() map[ir.Value]bool {
 	t := map[ir.Value]bool{}
 	for v := range g.slotless {
 		t[v] = true
 	}
+	g.plans = make([]blockPlan, len(g.f.Blocks))
 	for _, b := range g.f.Blocks {
 		g.fused = g.fusable(b)
 		if g.fused != nil {
@@ -424,6 +433,7 @@ func (g *gen) transient() map[ir.Value]bool {
 		for v := range g.elide {
 			t[v] = true
 		}
+		g.plans[b.ID] = blockPlan{g.fused, g.elide, g.into}
 	}
 	g.fused, g.elide, g.into = nil, nil, nil
 	return t
@@ -594,7 +604,7 @@ func (g *gen) storeArgs(b *ir.Block) {
 	locs, _ := classify(g.f.Kinds[:g.f.NumArgs])
 	for i, l := range locs {
 		v := ir.Value(i)
-		if l.stack < 0 && (g.homes[v] == NoReg || g.liveIn[b].has(i)) {
+		if l.stack < 0 && (g.homes[v] == NoReg || g.liveIn[b].Has(v)) {
 			g.store(l.reg, v)
 		}
 	}
@@ -666,6 +676,21 @@ func (g *gen) inHome(v ir.Value) bool {
 	return g.homes[v] != NoReg && !g.elide[v]
 }
 
+// twoAddress decides whether dst = x op y can be computed in dst's home h
+// as "h = x; h op= y": dst must be in its home, and the second operand
+// neither only in RAX (elided) nor in h itself (the first move would
+// overwrite it); a commutative op may swap its operands to get there.
+func (g *gen) twoAddress(op ir.Op, dst, x, y ir.Value) (h Reg, hx, hy ir.Value, ok bool) {
+	if !g.inHome(dst) {
+		return NoReg, x, y, false
+	}
+	h = g.homes[dst]
+	if g.homes[y] == h && x != y && commutative[op] {
+		x, y = y, x
+	}
+	return h, x, y, (g.homes[y] != h || x == y) && !g.elide[y]
+}
+
 // loadTo puts v in register r unless it is already there (r is v's home
 // and v was written to it).
 func (g *gen) loadTo(v ir.Value, r Reg) {
@@ -678,8 +703,8 @@ func (g *gen) loadTo(v ir.Value, r Reg) {
 // reg returns a general purpose register holding integer or reference v:
 // its home, or scratch after loading v there.
 func (g *gen) reg(v ir.Value, scratch Reg) Reg {
-	if h := g.homes[v]; h.IsGPR() && !g.elide[v] {
-		return h
+	if g.inHome(v) && g.homes[v].IsGPR() {
+		return g.homes[v]
 	}
 	g.load(v, scratch)
 	return scratch
@@ -714,6 +739,10 @@ func (g *gen) storeBits(reg Reg, v ir.Value) {
 
 // load moves register v's slot into reg (XMM for floats).
 func (g *gen) load(v ir.Value, reg Reg) {
+	if reg.IsGPR() && g.f.Kinds[v].IsFloat() {
+		g.loadBits(v, reg) // e.g. a float argument passed on the stack
+		return
+	}
 	if g.avail == v && v != ir.NoValue {
 		if reg == RAX {
 			g.avail = ir.NoValue
@@ -947,7 +976,7 @@ func (g *gen) term(b *ir.Block, i int) {
 				a.I(cmp, R(RAX), g.src(y))
 			case inReg:
 				a.I(cmp, R(r), g.src(y))
-			case g.homes[x] != NoReg && !g.elide[x]:
+			case g.inHome(x):
 				a.I(cmp, R(g.homes[x]), g.src(y))
 			case yConst && !xConst:
 				a.I(cmp, g.slot(x), g.src(y))
@@ -1058,12 +1087,8 @@ func (g *gen) instr(in *ir.Instr) {
 		case ir.I32:
 			a.I(MOVL, Imm(int64(int32(in.Aux.Int))), g.slot(in.Dst))
 		case ir.F32:
-			if g.homes[in.Dst] != NoReg {
-				a.I(MOVL, Imm(int64(math.Float32bits(float32(in.Aux.Float)))), R(RAX))
-				g.storeBits(RAX, in.Dst)
-				break
-			}
-			a.I(MOVL, Imm(int64(math.Float32bits(float32(in.Aux.Float)))), g.slot(in.Dst))
+			a.I(MOVL, Imm(int64(math.Float32bits(float32(in.Aux.Float)))), R(RAX))
+			g.storeBits(RAX, in.Dst)
 		case ir.F64:
 			a.I(MOVQ, Imm(int64(math.Float64bits(in.Aux.Float))), R(RAX))
 			g.storeBits(RAX, in.Dst)
@@ -1095,14 +1120,9 @@ func (g *gen) instr(in *ir.Instr) {
 	case ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpAnd, ir.OpOr, ir.OpXor, ir.OpDiv:
 		if k.IsFloat() {
 			x, y := in.Args[0], in.Args[1]
-			h := g.homes[in.Dst]
-			if g.inHome(in.Dst) && g.homes[y] == h && x != y && commutative[in.Op] {
-				x, y = y, x
-			}
-			if g.inHome(in.Dst) && (g.homes[y] != h || x == y) {
-				// Two-address form in the result's home.
-				g.loadTo(x, h)
-				a.I(pick(floatOps[in.Op]), g.slot(y), R(h))
+			if h, hx, hy, ok := g.twoAddress(in.Op, in.Dst, x, y); ok {
+				g.loadTo(hx, h)
+				a.I(pick(floatOps[in.Op]), g.slot(hy), R(h))
 				return
 			}
 			g.load(x, X0)
@@ -1146,18 +1166,10 @@ func (g *gen) instr(in *ir.Instr) {
 		if commutative[in.Op] && y == g.avail && x != y {
 			x, y = y, x
 		}
-		if h := g.homes[in.Dst]; g.inHome(in.Dst) {
-			hx, hy := x, y
-			if g.homes[hy] == h && hx != hy && commutative[in.Op] {
-				hx, hy = hy, hx
-			}
-			// Two-address form in the result's home, unless the second
-			// operand is only in RAX or in that home.
-			if (g.homes[hy] != h || hx == hy) && !g.elide[hy] {
-				g.loadTo(hx, h)
-				a.I(pick(intOps[in.Op]), g.src(hy), R(h))
-				return
-			}
+		if h, hx, hy, ok := g.twoAddress(in.Op, in.Dst, x, y); ok {
+			g.loadTo(hx, h)
+			a.I(pick(intOps[in.Op]), g.src(hy), R(h))
+			return
 		}
 		g.load(x, RAX)
 		a.I(pick(intOps[in.Op]), g.src(y), R(RAX))

@@ -189,11 +189,7 @@ func (g *gen) callGeneric(in *ir.Instr) {
 	locs, _ := classify(g.kinds(in.Args))
 	for i, l := range locs {
 		if l.stack >= 0 {
-			if g.f.Kinds[in.Args[i]].IsFloat() {
-				g.loadBits(in.Args[i], RAX)
-			} else {
-				g.load(in.Args[i], RAX)
-			}
+			g.load(in.Args[i], RAX)
 			a.I(MOVQ, R(RAX), Mem(RSP, int32(8*l.stack)))
 		}
 	}

@@ -1,7 +1,6 @@
 package amd64
 
 import (
-	"math/bits"
 	"slices"
 	"sort"
 
@@ -65,27 +64,27 @@ type interval struct {
 // allocate returns the home of every value (NoReg for a slot) and the
 // values live into each block of the main body. skip marks values that
 // need no location at all (see gen.transient).
-func allocate(f *ir.Func, lay *funclet.Layout, skip map[ir.Value]bool) ([]Reg, map[*ir.Block]bitset) {
+func allocate(f *ir.Func, lay *funclet.Layout, skip map[ir.Value]bool) ([]Reg, map[*ir.Block]ir.ValueSet) {
 	homes := make([]Reg, len(f.Kinds))
 	for i := range homes {
 		homes[i] = NoReg
 	}
 	blocks := lay.Funcs[0].Blocks
 	live := liveness(f, blocks)
-	framed := newBitset(len(f.Kinds)) // values that must stay in the frame
+	framed := ir.NewValueSet(len(f.Kinds)) // values that must stay in the frame
 	index := blockIndex(blocks)
 	for _, fn := range lay.Funcs[1:] {
 		for _, b := range fn.Blocks {
-			for _, in := range instrsAndTerm(b) {
+			for _, in := range b.Code() {
 				for _, v := range append([]ir.Value{in.Dst, in.Dst2}, in.Args...) {
 					if v != ir.NoValue {
-						framed.add(int(v))
+						framed.Add(v)
 					}
 				}
 			}
 			if b.Term.Op == ir.OpCatchRet {
 				if k, ok := index[b.Succs[0]]; ok {
-					framed.or(live[k].in)
+					framed.Or(live[k].in)
 				}
 			}
 		}
@@ -98,7 +97,7 @@ func allocate(f *ir.Func, lay *funclet.Layout, skip map[ir.Value]bool) ([]Reg, m
 	var cands []*interval
 	for i := range ivs {
 		iv := &ivs[i]
-		if iv.start > iv.end || skip[iv.v] || framed.has(int(iv.v)) || crosses(iv, finallyCalls) {
+		if iv.start > iv.end || skip[iv.v] || framed.Has(iv.v) || crosses(iv, finallyCalls) {
 			continue
 		}
 		iv.crossesCall = crosses(iv, calls)
@@ -110,7 +109,7 @@ func allocate(f *ir.Func, lay *funclet.Layout, skip map[ir.Value]bool) ([]Reg, m
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].start < cands[j].start })
 	scan(f, cands, homes, false, gprHomes)
 	scan(f, cands, homes, true, xmmHomes)
-	liveIn := make(map[*ir.Block]bitset, len(blocks))
+	liveIn := make(map[*ir.Block]ir.ValueSet, len(blocks))
 	for i, b := range blocks {
 		liveIn[b] = live[i].in
 	}
@@ -199,7 +198,7 @@ func intervals(f *ir.Func, blocks []*ir.Block, live []blockLive) (ivs []interval
 		for d := 0; d < min(depth[bi], 6); d++ {
 			w *= 8
 		}
-		for _, in := range instrsAndTerm(b) {
+		for _, in := range b.Code() {
 			for _, a := range in.Args {
 				touch(a, pos, w)
 			}
@@ -217,8 +216,8 @@ func intervals(f *ir.Func, blocks []*ir.Block, live []blockLive) (ivs []interval
 			pos += 2
 		}
 		last := pos - 1
-		live[bi].in.each(func(v int) { touch(ir.Value(v), first, 0) })
-		live[bi].out.each(func(v int) { touch(ir.Value(v), last, 0) })
+		live[bi].in.Each(func(v ir.Value) { touch(v, first, 0) })
+		live[bi].out.Each(func(v ir.Value) { touch(v, last, 0) })
 	}
 	return ivs, calls, finallyCalls
 }
@@ -261,60 +260,28 @@ func blockIndex(blocks []*ir.Block) map[*ir.Block]int {
 	return index
 }
 
-// instrsAndTerm returns b's instructions followed by its terminator (a
-// new slice: b.Instrs is never appended to).
-func instrsAndTerm(b *ir.Block) []*ir.Instr {
-	return append(append(make([]*ir.Instr, 0, len(b.Instrs)+1), b.Instrs...), b.Term)
-}
-
-// bitset is a set of small non-negative integers.
-type bitset []uint64
-
-func newBitset(n int) bitset { return make(bitset, (n+63)/64) }
-
-func (s bitset) add(i int)      { s[i/64] |= 1 << (i % 64) }
-func (s bitset) has(i int) bool { return s[i/64]&(1<<(i%64)) != 0 }
-
-// or adds every member of t to s.
-func (s bitset) or(t bitset) {
-	for w := range s {
-		s[w] |= t[w]
-	}
-}
-
-// each calls fn for every member of s in increasing order.
-func (s bitset) each(fn func(i int)) {
-	for w, word := range s {
-		for word != 0 {
-			b := bits.TrailingZeros64(word)
-			fn(64*w + b)
-			word &^= 1 << b
-		}
-	}
-}
-
 // blockLive is the set of values live on entry to and exit from a block.
-type blockLive struct{ in, out bitset }
+type blockLive struct{ in, out ir.ValueSet }
 
 // liveness solves the backward dataflow problem over the blocks.
 func liveness(f *ir.Func, blocks []*ir.Block) []blockLive {
 	nv := len(f.Kinds)
 	index := blockIndex(blocks)
-	use := make([]bitset, len(blocks))
-	def := make([]bitset, len(blocks))
+	use := make([]ir.ValueSet, len(blocks))
+	def := make([]ir.ValueSet, len(blocks))
 	live := make([]blockLive, len(blocks))
 	for i, b := range blocks {
-		use[i], def[i] = newBitset(nv), newBitset(nv)
-		live[i] = blockLive{newBitset(nv), newBitset(nv)}
-		for _, in := range instrsAndTerm(b) {
+		use[i], def[i] = ir.NewValueSet(nv), ir.NewValueSet(nv)
+		live[i] = blockLive{ir.NewValueSet(nv), ir.NewValueSet(nv)}
+		for _, in := range b.Code() {
 			for _, a := range in.Args {
-				if !def[i].has(int(a)) {
-					use[i].add(int(a))
+				if !def[i].Has(a) {
+					use[i].Add(a)
 				}
 			}
 			for _, d := range []ir.Value{in.Dst, in.Dst2} {
 				if d != ir.NoValue {
-					def[i].add(int(d))
+					def[i].Add(d)
 				}
 			}
 		}
@@ -326,7 +293,7 @@ func liveness(f *ir.Func, blocks []*ir.Block) []blockLive {
 			out := live[i].out
 			for _, s := range b.Succs {
 				if k, ok := index[s]; ok {
-					out.or(live[k].in)
+					out.Or(live[k].in)
 				}
 			}
 			in := live[i].in

@@ -248,6 +248,12 @@ type Block struct {
 	Region   *Region // innermost EH region containing the block (nil: none)
 }
 
+// Code returns the block's instructions followed by its terminator, in a
+// new slice (b.Instrs is never appended to).
+func (b *Block) Code() []*Instr {
+	return append(append(make([]*Instr, 0, len(b.Instrs)+1), b.Instrs...), b.Term)
+}
+
 // RegionKind is the kind of an exception-handling region.
 type RegionKind uint8
 

@@ -40,14 +40,14 @@ func NullChecks(f *ir.Func) int {
 			roots[r.Entry] = true
 		}
 	}
-	in := make([]bitset, len(f.Blocks))
+	in := make([]ir.ValueSet, len(f.Blocks))
 	for i, b := range f.Blocks {
-		in[i] = newBitset(nv)
+		in[i] = ir.NewValueSet(nv)
 		if !roots[b] {
-			in[i].fill(nv) // unknown yet: the top of the lattice
+			in[i].Fill(nv) // unknown yet: the top of the lattice
 		}
 	}
-	out := newBitset(nv)
+	out := ir.NewValueSet(nv)
 	for changed := true; changed; {
 		changed = false
 		for i, b := range f.Blocks {
@@ -59,15 +59,15 @@ func NullChecks(f *ir.Func) int {
 				if roots[s] {
 					continue
 				}
-				add := isCheck && k == 0 && !out.has(int(v))
+				add := isCheck && k == 0 && !out.Has(v)
 				if add {
-					out.add(int(v))
+					out.Add(v)
 				}
-				if in[j].and(out) {
+				if in[j].And(out) {
 					changed = true
 				}
 				if add {
-					out.remove(int(v))
+					out.Remove(v)
 				}
 			}
 		}
@@ -76,7 +76,7 @@ func NullChecks(f *ir.Func) int {
 	for i, b := range f.Blocks {
 		copy(out, in[i])
 		transfer(b, out)
-		if v, ok := nullCheck(b); ok && out.has(int(v)) {
+		if v, ok := nullCheck(b); ok && out.Has(v) {
 			throw := b.Succs[1]
 			throw.Preds = without(throw.Preds, b)
 			b.Term = &ir.Instr{Op: ir.OpJump, Dst: ir.NoValue, Dst2: ir.NoValue, ILOffset: b.Term.ILOffset}
@@ -89,49 +89,22 @@ func NullChecks(f *ir.Func) int {
 
 // transfer applies block b's instructions to known, the set of values
 // known to be non-null.
-func transfer(b *ir.Block, known bitset) {
+func transfer(b *ir.Block, known ir.ValueSet) {
 	for _, in := range b.Instrs {
 		for _, d := range []ir.Value{in.Dst, in.Dst2} {
 			if d != ir.NoValue {
-				known.remove(int(d))
+				known.Remove(d)
 			}
 		}
 		switch in.Op {
 		case ir.OpAlloc, ir.OpNewArr, ir.OpBox, ir.OpStr:
-			known.add(int(in.Dst))
+			known.Add(in.Dst)
 		case ir.OpCopy:
-			if known.has(int(in.Args[0])) {
-				known.add(int(in.Dst))
+			if known.Has(in.Args[0]) {
+				known.Add(in.Dst)
 			}
 		}
 	}
-}
-
-// bitset is a set of small non-negative integers.
-type bitset []uint64
-
-func newBitset(n int) bitset { return make(bitset, (n+63)/64) }
-
-func (s bitset) add(i int)      { s[i/64] |= 1 << (i % 64) }
-func (s bitset) remove(i int)   { s[i/64] &^= 1 << (i % 64) }
-func (s bitset) has(i int) bool { return s[i/64]&(1<<(i%64)) != 0 }
-
-// fill adds 0..n-1.
-func (s bitset) fill(n int) {
-	for i := range n {
-		s.add(i)
-	}
-}
-
-// and intersects s with t and reports whether s changed.
-func (s bitset) and(t bitset) bool {
-	changed := false
-	for w := range s {
-		if n := s[w] & t[w]; n != s[w] {
-			s[w], changed = n, true
-		}
-	}
-	return changed
 }
 
 // nullCheck reports whether block b ends in a null check of a reference
