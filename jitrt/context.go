@@ -6,12 +6,16 @@ package jitrt
 // 8 bytes. The slots native code touches on hot paths come first so they are
 // reachable with an 8-bit displacement (offsets below 0x80).
 const (
-	// CtxPoll is the poll counter. Prologs and loop back edges decrement it
-	// and exit with ExitPoll when the result is zero or negative; the Go
-	// side then resets it to the Machine's poll budget.
+	// CtxPoll asks loop back edges to poll: they test it and exit with
+	// ExitPoll when it is zero or negative. The watchdog thread stores 0
+	// to it every PollInterval while a Call runs; the Go side then resets
+	// it to the Machine's poll budget (code may also decrement it, and
+	// then exits at least every PollBudget decrements).
 	CtxPoll = 0x00
 	// CtxStackLimit is the lowest RSP a managed frame may leave after its
 	// prolog: the native stack's lowest usable address plus the reserve.
+	// The watchdog raises it to all ones to make the next prolog's stack
+	// check exit (a poll request, see CtxPollReq); the Go side restores it.
 	CtxStackLimit = 0x08
 	// CtxExitCode is where native code stores the exit code before entering
 	// the exit stub. The Go loop clears it to ExitNone before every resume.
@@ -33,11 +37,17 @@ const (
 
 	// CtxSpare0 .. CtxSpare7 are free slots with 8-bit displacements, kept
 	// for hot runtime data the code generator may want (for example a bump
-	// allocator's pointer and limit). The runtime does not touch them; a
+	// allocator's pointer and limit). The Machine does not touch them; a
 	// nested Call does not save or restore them.
 	CtxSpare0 = 0x40
 	CtxSpare1 = 0x48
-	CtxSpare2 = 0x50
+
+	// CtxPollReq is set to 1 by the watchdog thread before it raises
+	// CtxStackLimit: an ExitStackOverflow with CtxPollReq set is a poll
+	// request, not an overflow. The Go side clears it when it restores
+	// the limit.
+	CtxPollReq = 0x50
+
 	CtxSpare3 = 0x58
 	CtxSpare4 = 0x60
 	CtxSpare5 = 0x68
@@ -124,8 +134,9 @@ const (
 	// ExitReturn: the entry frame returned (through the return stub); the
 	// result is in RAX (and XMM0).
 	ExitReturn = 1
-	// ExitPoll: the poll counter ran out. The loop checks the Go context,
-	// yields the processor, resets CtxPoll and resumes.
+	// ExitPoll: a loop back edge saw CtxPoll at or below zero. The loop
+	// checks the Go context, yields the processor, resets CtxPoll and
+	// resumes.
 	ExitPoll = 2
 	// ExitStackOverflow: a prolog's stack check failed. Call returns a
 	// *StackOverflowError; the frames on the native stack are abandoned.

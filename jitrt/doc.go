@@ -44,7 +44,8 @@
 //
 //	0x00 CtxPoll          0x08 CtxStackLimit    0x10 CtxExitCode
 //	0x18 CtxExitArg       0x20 CtxExitStub      0x28 CtxPollStub
-//	0x30 CtxOverflowStub  0x38 CtxReturnStub    0x40-0x78 CtxSpare0-7
+//	0x30 CtxOverflowStub  0x38 CtxReturnStub    0x40 CtxHeapTop
+//	0x48 CtxHeapLimit     0x50 CtxPollReq       0x58-0x78 CtxSpare3-7
 //	0x80 CtxPC            0x88 CtxRSP           0x90 CtxRBP
 //	0x98 CtxRAX  0xa0 CtxRBX  0xa8 CtxRCX  0xb0 CtxRDX  0xb8 CtxRSI
 //	0xc0 CtxRDI  0xc8 CtxR8   0xd0 CtxR9   0xd8 CtxR10  0xe0 CtxR11
@@ -87,23 +88,39 @@
 //
 // # Polls
 //
-// Every prolog and every loop back edge decrements the poll counter and
-// exits when it runs out:
+// A goroutine running native code cannot be preempted by Go, so a loop
+// that never exits would block every stop-the-world in the process (and
+// the scheduler, and cancellation). Native code therefore polls, and the
+// polls are armed by the watchdog (watchdog.go): a thread of the process
+// that the Go runtime does not manage, cloned once with every signal
+// blocked, running a small loop of machine code. While a top-level Call
+// runs, its context block is registered with the watchdog, which every
+// PollInterval (500 microseconds) sets CtxPollReq = 1, CtxStackLimit =
+// all ones and CtxPoll = 0 in every registered context. No goroutine has
+// to run for that to happen, whatever the Go scheduler is doing (every P
+// busy in native code, GOMAXPROCS=1, the world stopping).
 //
-//	SUBQ $1, CtxPoll(R15)          ; sub qword ptr [r15], 1       (49 83 2F 01)
-//	JLE  poll                      ; or JG over the call below
-//	...
-//	poll: CALL [R15+CtxPollStub]   ; call qword ptr [r15+0x28]    (41 FF 57 28)
-//	      JMP back
+// Loop back edges test CtxPoll:
 //
-// Use JLE (signed, result <= 0): the runtime only ever stores budgets >= 1,
-// so JZ works today, but JLE also exits if the runtime stores 0 to ask for
-// an early exit. The poll stub exits with ExitPoll; the loop checks the
-// Call's context.Context (returning an error that wraps ctx.Err()), calls
-// runtime.Gosched, resets CtxPoll to MachineConfig.PollBudget (default
-// 1<<16) and resumes. Polls are how the garbage collector and the scheduler
-// get the goroutine back: a goroutine in native code cannot be preempted,
-// so a loop without a poll blocks every stop-the-world in the process.
+//	CMPQ CtxPoll(R15), $0          ; cmp qword ptr [r15], 0       (49 83 3F 00)
+//	JG   back
+//	CALL [R15+CtxPollStub]         ; call qword ptr [r15+0x28]    (41 FF 57 28)
+//	JMP  back
+//
+// Prologs poll through their stack check, which fails into the overflow
+// stub once the limit is raised; the Call loop sees CtxPollReq set,
+// restores the limit, and treats the exit as a poll. (Code may also
+// decrement CtxPoll, `SUBQ $1, CtxPoll(R15); JLE poll`: then it exits at
+// least every MachineConfig.PollBudget decrements as well.)
+//
+// The poll stub exits with ExitPoll. The loop returns an error wrapping
+// ctx.Err() if the Call's context is done or past its deadline, then
+// calls a Go function with a stack check: that is the preemption point,
+// where Go stops the goroutine if it asked to (for a garbage collection,
+// or the scheduler's 10 ms time slice); then it resets CtxPoll to the
+// budget and resumes. So native code reaches a preemption point within
+// PollInterval plus one loop iteration or call; a host's collection
+// waits no longer than that for it.
 //
 // # Stack
 //

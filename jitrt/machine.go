@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -45,7 +44,7 @@ type Machine struct {
 	budget  uint64
 	limit   uint64      // the real CtxStackLimit
 	outer   []exitState // the exits nested Calls were made from, innermost last
-	pollReq atomic.Bool // the ticker poisoned CtxStackLimit to request a poll
+	wd      *watchdog   // arms polls while a top-level Call runs
 	depth   int         // Calls in progress (nested Calls come from exit handlers)
 	xmm0    uint64
 	closed  bool
@@ -85,6 +84,10 @@ func (e *StackOverflowError) Is(target error) bool { return target == ErrStackOv
 func NewMachine(cfg MachineConfig) (*Machine, error) {
 	if cfg.Heap == nil {
 		return nil, errors.New("jitrt: MachineConfig.Heap is nil")
+	}
+	wd, err := startWatchdog()
+	if err != nil {
+		return nil, err
 	}
 	if cfg.StackBytes == 0 {
 		cfg.StackBytes = 8 << 20
@@ -127,6 +130,7 @@ func NewMachine(cfg MachineConfig) (*Machine, error) {
 		stackLo: base + uintptr(guard),
 		stackHi: base + uintptr(guard+stack),
 		budget:  cfg.PollBudget,
+		wd:      wd,
 	}
 	m.SetReg(CtxPoll, m.budget)
 	m.limit = uint64(m.stackLo) + uint64(cfg.StackReserve)
@@ -288,7 +292,10 @@ func (m *Machine) CallArgs(ctx context.Context, entry uintptr, intArgs, floatArg
 	} else {
 		sp = m.stackHi
 		m.SetReg(CtxPoll, m.budget)
-		stop := m.startPollTicker()
+		stop, err := m.startPolls()
+		if err != nil {
+			return 0, err
+		}
 		defer stop()
 	}
 	for off := execStart; off < execEnd; off += 8 {
@@ -322,20 +329,19 @@ func (m *Machine) run(ctx context.Context, h ExitHandler) (uint64, error) {
 			m.xmm0 = m.Reg(CtxXMM0)
 			return m.Reg(CtxRAX), nil
 		case ExitPoll:
-			if err := ctx.Err(); err != nil {
-				return 0, fmt.Errorf("jitrt: native call interrupted: %w", err)
+			if err := m.poll(ctx); err != nil {
+				return 0, err
 			}
-			runtime.Gosched()
-			atomic.StoreUint64((*uint64)(unsafe.Add(m.ctx, CtxPoll)), m.budget)
 		case ExitStackOverflow:
-			if m.pollReq.Swap(false) {
-				// A poll request, not an overflow: the ticker poisoned the
-				// limit so that the next prolog's stack check exits.
-				atomic.StoreUint64((*uint64)(unsafe.Add(m.ctx, CtxStackLimit)), m.limit)
-				if err := ctx.Err(); err != nil {
-					return 0, fmt.Errorf("jitrt: native call interrupted: %w", err)
+			if atomic.SwapUint64(m.word(CtxPollReq), 0) != 0 {
+				// A poll request, not an overflow: the watchdog raised the
+				// limit so that the next prolog's stack check exits. The
+				// code resumes after its overflow call as if the check had
+				// passed; a real overflow fails the next check again.
+				atomic.StoreUint64(m.word(CtxStackLimit), m.limit)
+				if err := m.poll(ctx); err != nil {
+					return 0, err
 				}
-				runtime.Gosched()
 				continue
 			}
 			return 0, &StackOverflowError{PC: m.PC(), SP: m.SP()}
@@ -352,47 +358,57 @@ func (m *Machine) run(ctx context.Context, h ExitHandler) (uint64, error) {
 	}
 }
 
-// PollInterval is how often a running top-level Call asks native code to
-// poll, by storing 0 to CtxPoll and, as Go does with a goroutine's stack
-// guard, by raising CtxStackLimit above any stack address. Loops may
-// therefore just test CtxPoll (`CMPQ [R15+CtxPoll], 0; JLE poll`) instead
-// of decrementing it, which keeps hot paths free of a read-modify-write
-// chain through memory; prologs need no poll of their own, since their
-// stack check fails into the overflow stub and the Call loop, seeing the
-// request, restores the limit and services it as a poll. Code that
-// decrements CtxPoll still exits at least every PollBudget polls.
-const PollInterval = 2 * time.Millisecond
-
-// startPollTicker starts a goroutine that requests a poll every
-// PollInterval until the returned function is called.
-func (m *Machine) startPollTicker() (stop func()) {
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	poll := (*uint64)(unsafe.Add(m.ctx, CtxPoll))
-	limit := (*uint64)(unsafe.Add(m.ctx, CtxStackLimit))
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(PollInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				m.pollReq.Store(true)
-				atomic.StoreUint64(limit, ^uint64(0))
-				atomic.StoreUint64(poll, 0)
-			}
-		}
-	}()
-	return func() {
-		close(done)
-		<-finished
-		if m.pollReq.Swap(false) {
-			atomic.StoreUint64(limit, m.limit)
-		}
+// startPolls registers the Machine with the watchdog thread, which then
+// asks its native code to poll every PollInterval, until the returned
+// function is called.
+func (m *Machine) startPolls() (stop func(), err error) {
+	slot, err := m.wd.register(m.ctxAddr)
+	if err != nil {
+		return nil, err
 	}
+	return func() {
+		m.wd.unregister(slot)
+		// The thread no longer touches the context: undo a request it may
+		// have left.
+		atomic.StoreUint64(m.word(CtxPollReq), 0)
+		atomic.StoreUint64(m.word(CtxStackLimit), m.limit)
+	}, nil
 }
+
+// poll services a poll request: it ends the Call if ctx is done or past
+// its deadline (which a time limit's timer may not have reported yet if
+// no goroutine could run it), passes a preemption point and rearms
+// CtxPoll.
+func (m *Machine) poll(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("jitrt: native call interrupted: %w", err)
+	}
+	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+		return fmt.Errorf("jitrt: native call interrupted: %w", context.DeadlineExceeded)
+	}
+	preemptPoint()
+	atomic.StoreUint64(m.word(CtxPoll), m.budget)
+	return nil
+}
+
+// preemptPoint is where a goroutine that runs native code lets Go preempt
+// it. Go preempts a goroutine synchronously at the stack check of a
+// function's prolog once it has asked for it (a stop-the-world, or the
+// scheduler after 10 ms of running): a function that makes a call always
+// has that check (leaf functions may omit it), so calling this costs a few
+// nanoseconds unless Go is waiting for the goroutine. runtime.Gosched
+// would do as well, but it hands the goroutine to the run queue and wakes
+// another thread to take it, which moved a spinning run between threads
+// every poll and cost up to 16% on the benchmarks.
+//
+//go:noinline
+func preemptPoint() { preemptLeaf() }
+
+//go:noinline
+func preemptLeaf() {}
+
+// word returns a pointer to a context slot, for atomic access.
+func (m *Machine) word(off int) *uint64 { return (*uint64)(m.slot(off)) }
 
 // exitState is where native code stood when it exited to Go.
 type exitState struct{ pc, sp, bp uintptr }

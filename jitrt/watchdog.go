@@ -1,0 +1,195 @@
+//go:build linux && amd64
+
+package jitrt
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unsafe"
+)
+
+// The watchdog makes running native code reach a preemption point on its
+// own. A goroutine in native code cannot be preempted by Go: the
+// scheduler's signal finds a PC it does not know and leaves it alone, and
+// a stop-the-world waits for it forever. So native code polls: every loop
+// back edge tests CtxPoll and every prolog's stack check compares against
+// CtxStackLimit, and the poll exit is where Go gets the goroutine back.
+// Someone must arm those polls, and it cannot be a goroutine: with every P
+// busy in native code, or the world stopping, no goroutine runs (a ticker
+// goroutine froze `GOMAXPROCS=1 miniil run` on `L: br.s L` forever).
+//
+// It is instead a thread of the process that the Go runtime does not
+// manage: cloned once by cloneWatchdog (watchdog_amd64.s), with every
+// signal blocked, running a loop of machine code that only makes system
+// calls and stores to registered context blocks. While a top-level Call
+// runs, its Machine's context is registered; every PollInterval the thread
+// asks each registered Machine to poll (CtxPollReq = 1, CtxStackLimit =
+// all ones, CtxPoll = 0). When nothing is registered it sleeps on a futex
+// and costs nothing. Polls in JIT code stay a compare with memory, with no
+// read-modify-write chain: a budget counter decremented on back edges and
+// prologs, the other design, cost 10-95% on the compute benchmarks.
+
+// PollInterval is how often the watchdog asks running native code to
+// poll: the bound on how long native code runs before Go can stop it (for
+// a garbage collection, the scheduler, a cancelled context or a time
+// limit), plus one loop iteration or one call.
+//
+// The environment variable MINIIL_POLL_INTERVAL, read when the first
+// Machine is created, overrides it with a Go duration ("1ms"), or with
+// "off" to never ask: a diagnostic for measuring what polls cost, which
+// makes spinning code impossible to stop.
+const PollInterval = 500 * time.Microsecond
+
+// pollInterval returns the watchdog's interval: PollInterval unless the
+// environment says otherwise (0: never poll).
+func pollInterval() (time.Duration, error) {
+	v, ok := os.LookupEnv("MINIIL_POLL_INTERVAL")
+	if !ok {
+		return PollInterval, nil
+	}
+	if v == "off" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("jitrt: MINIIL_POLL_INTERVAL=%q is not a positive duration or \"off\"", v)
+	}
+	return d, nil
+}
+
+// Layout of the watchdog's data block (byte offsets; shared with
+// watchdog_amd64.s through go_asm.h).
+const (
+	wdActive   = 0x00 // uint32: registered contexts (the futex word)
+	wdScanning = 0x04 // uint32: 1 while the thread stores to contexts
+	wdHigh     = 0x08 // uint32: slots in use are below this index
+	wdTicks    = 0x10 // uint64: completed scans
+	wdInterval = 0x20 // struct timespec: the sleep between scans
+	wdSlots    = 0x40 // [wdMaxSlots]uint64: context addresses, 0 = free
+
+	wdMaxSlots  = 8184 // fills the 64 KiB block
+	wdDataBytes = 64 << 10
+	wdStack     = 16 << 10 // the thread's stack (system calls only)
+)
+
+// cloneWatchdog starts the watchdog thread (see watchdog_amd64.s) and
+// returns its thread id or -errno.
+//
+//go:noescape
+func cloneWatchdog(data, stackTop uintptr) int64
+
+// watchdogLoop is the thread's body; never called from Go.
+func watchdogLoop()
+
+// watchdog is the process's one watchdog thread and its registry of
+// context blocks. Its memory is mapped once and never unmapped: the thread
+// lives as long as the process.
+type watchdog struct {
+	mu   sync.Mutex
+	mem  []byte
+	data unsafe.Pointer
+	free []int // free slot indexes below high
+	high int
+	tid  int64
+}
+
+var (
+	theWatchdog     *watchdog
+	theWatchdogErr  error
+	theWatchdogOnce sync.Once
+)
+
+// startWatchdog returns the process's watchdog, starting it on first use.
+func startWatchdog() (*watchdog, error) {
+	theWatchdogOnce.Do(func() {
+		theWatchdog, theWatchdogErr = newWatchdog()
+	})
+	return theWatchdog, theWatchdogErr
+}
+
+func newWatchdog() (*watchdog, error) {
+	interval, err := pollInterval()
+	if err != nil {
+		return nil, err
+	}
+	if interval == 0 {
+		interval = 1000 * time.Hour // effectively never
+	}
+	mem, err := syscall.Mmap(-1, 0, wdDataBytes+wdStack, syscall.PROT_READ|syscall.PROT_WRITE,
+		syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	if err != nil {
+		return nil, fmt.Errorf("jitrt: mapping the watchdog: %w", err)
+	}
+	w := &watchdog{mem: mem, data: unsafe.Pointer(&mem[0])}
+	iv := (*syscall.Timespec)(unsafe.Add(w.data, wdInterval))
+	*iv = syscall.NsecToTimespec(int64(interval))
+	top := uintptr(unsafe.Pointer(&mem[0])) + wdDataBytes + wdStack
+	tid := cloneWatchdog(uintptr(w.data), top)
+	if tid <= 0 {
+		syscall.Munmap(mem)
+		return nil, fmt.Errorf("jitrt: starting the watchdog thread: %w", syscall.Errno(-tid))
+	}
+	w.tid = tid
+	return w, nil
+}
+
+func (w *watchdog) word32(off uintptr) *uint32 { return (*uint32)(unsafe.Add(w.data, off)) }
+
+func (w *watchdog) slot(i int) *uint64 { return (*uint64)(unsafe.Add(w.data, wdSlots+8*i)) }
+
+// ticks returns the number of scans the thread has completed.
+func (w *watchdog) ticks() uint64 { return atomic.LoadUint64((*uint64)(unsafe.Add(w.data, wdTicks))) }
+
+// errTooManyMachines is returned when every watchdog slot is taken.
+var errTooManyMachines = errors.New("jitrt: too many native calls running at once")
+
+// register adds a context block to the ones the thread polls and returns
+// its slot.
+func (w *watchdog) register(ctx uintptr) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var i int
+	if n := len(w.free); n > 0 {
+		i, w.free = w.free[n-1], w.free[:n-1]
+	} else {
+		if w.high == wdMaxSlots {
+			return 0, errTooManyMachines
+		}
+		i = w.high
+		w.high++
+		atomic.StoreUint32(w.word32(wdHigh), uint32(w.high))
+	}
+	atomic.StoreUint64(w.slot(i), uint64(ctx))
+	if atomic.AddUint32(w.word32(wdActive), 1) == 1 {
+		// Wake the thread from its futex sleep (it rechecks the count, so
+		// a wake that arrives before it sleeps is not lost).
+		syscall.RawSyscall6(syscall.SYS_FUTEX, uintptr(unsafe.Add(w.data, wdActive)), 129 /* FUTEX_WAKE_PRIVATE */, 1, 0, 0, 0)
+	}
+	return i, nil
+}
+
+// unregister removes slot i and returns once the thread no longer stores
+// to the context block that was registered there.
+func (w *watchdog) unregister(i int) {
+	w.mu.Lock()
+	atomic.StoreUint64(w.slot(i), 0)
+	atomic.AddUint32(w.word32(wdActive), ^uint32(0))
+	w.free = append(w.free, i)
+	w.mu.Unlock()
+	// The thread sets the scanning flag before it reads any slot (both
+	// are locked exchanges, so they are ordered with the store above): if
+	// it is clear now, any later scan sees the slot empty.
+	for spins := 0; atomic.LoadUint32(w.word32(wdScanning)) != 0; spins++ {
+		if spins < 100 {
+			runtime.Gosched()
+		} else {
+			time.Sleep(10 * time.Microsecond)
+		}
+	}
+}

@@ -1,0 +1,114 @@
+//go:build linux
+
+#include "go_asm.h"
+#include "textflag.h"
+
+// Linux amd64 system call numbers and flags used below.
+#define SYS_nanosleep 35
+#define SYS_rt_sigprocmask 14
+#define SYS_clone 56
+#define SYS_futex 202
+#define SIG_SETMASK 2
+#define FUTEX_WAIT_PRIVATE 128
+// CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM:
+// a thread of this process, as the Go runtime creates its own.
+#define CLONE_FLAGS 0x50f00
+
+// func cloneWatchdog(data, stackTop uintptr) int64
+//
+// Starts the watchdog thread: a thread of this process that the Go runtime
+// does not know about and that never runs Go code. It blocks every signal
+// in the calling thread (so the new thread inherits a mask that keeps Go's
+// signal handlers, which need a Go thread, off it), clones, and restores
+// the caller's mask. The parent returns the new thread's id, or -errno.
+// The child runs watchdogLoop on the stack ending at stackTop with R12 =
+// data and never returns.
+TEXT ·cloneWatchdog(SB), NOSPLIT, $16-24
+	MOVQ	data+0(FP), R12
+	MOVQ	stackTop+8(FP), R13
+	// rt_sigprocmask(SIG_SETMASK, &all, &old, 8); all at 0(SP), old at 8(SP).
+	MOVQ	$-1, 0(SP)
+	MOVL	$SIG_SETMASK, DI
+	LEAQ	0(SP), SI
+	LEAQ	8(SP), DX
+	MOVL	$8, R10
+	MOVL	$SYS_rt_sigprocmask, AX
+	SYSCALL
+	// clone(flags, stackTop, NULL, NULL, 0). The child starts right after
+	// SYSCALL with RSP = stackTop and every other register as the parent
+	// had it (but RAX = 0, and RCX, R11 clobbered).
+	MOVL	$CLONE_FLAGS, DI
+	MOVQ	R13, SI
+	XORL	DX, DX
+	XORL	R10, R10
+	XORL	R8, R8
+	MOVL	$SYS_clone, AX
+	SYSCALL
+	CMPQ	AX, $0
+	JEQ	child
+	MOVQ	AX, BX
+	// Parent: rt_sigprocmask(SIG_SETMASK, &old, NULL, 8).
+	MOVL	$SIG_SETMASK, DI
+	LEAQ	8(SP), SI
+	XORL	DX, DX
+	MOVL	$8, R10
+	MOVL	$SYS_rt_sigprocmask, AX
+	SYSCALL
+	MOVQ	BX, ret+16(FP)
+	RET
+child:
+	JMP	·watchdogLoop(SB)
+
+// watchdogLoop is the watchdog thread's body (R12 = its data block). While
+// no Machine is registered it sleeps on a futex on the registration count;
+// otherwise it sleeps for one poll interval and then asks every registered
+// Machine to poll: it sets CtxPollReq, raises CtxStackLimit above every
+// stack address (so the next prolog's stack check exits) and zeroes
+// CtxPoll (so the next loop back edge exits). The scan is bracketed by the
+// scanning flag so that a Machine that unregisters can wait until the
+// watchdog no longer touches its context.
+TEXT ·watchdogLoop(SB), NOSPLIT|NOFRAME, $0-0
+loop:
+	MOVL	const_wdActive(R12), AX
+	TESTL	AX, AX
+	JNZ	tick
+	// futex(&active, FUTEX_WAIT_PRIVATE, 0, NULL): sleep until a Machine
+	// registers (returns at once if active is no longer 0).
+	LEAQ	const_wdActive(R12), DI
+	MOVL	$FUTEX_WAIT_PRIVATE, SI
+	XORL	DX, DX
+	XORL	R10, R10
+	XORL	R8, R8
+	XORL	R9, R9
+	MOVL	$SYS_futex, AX
+	SYSCALL
+	JMP	loop
+tick:
+	// nanosleep(&interval, NULL)
+	LEAQ	const_wdInterval(R12), DI
+	XORL	SI, SI
+	MOVL	$SYS_nanosleep, AX
+	SYSCALL
+	MOVL	$1, AX
+	XCHGL	AX, const_wdScanning(R12)
+	MOVL	const_wdHigh(R12), CX
+	LEAQ	const_wdSlots(R12), SI
+scan:
+	TESTL	CX, CX
+	JZ	done
+	MOVQ	(SI), DI
+	TESTQ	DI, DI
+	JZ	next
+	MOVQ	$1, const_CtxPollReq(DI)
+	MOVQ	$-1, const_CtxStackLimit(DI)
+	MOVQ	$0, const_CtxPoll(DI)
+next:
+	ADDQ	$8, SI
+	DECL	CX
+	JMP	scan
+done:
+	XORL	AX, AX
+	XCHGL	AX, const_wdScanning(R12)
+	LOCK
+	INCQ	const_wdTicks(R12)
+	JMP	loop
