@@ -279,12 +279,12 @@ func (p *Program) Dump(w io.Writer, stage Stage, method string) (err error) {
 			}
 			continue
 		case StageEH:
-			cs, err := ehclauses.Build(m, f, code)
+			table, err := ehclauses.Build(m, f, code)
 			if err != nil {
 				return err
 			}
-			ehclauses.Fprint(w, m, cs)
-			if err := ehclauses.Validate(m, f, code, cs); err != nil {
+			ehclauses.Fprint(w, m, table)
+			if err := ehclauses.Validate(m, f, code, table); err != nil {
 				fmt.Fprintf(w, "  INVALID: %v\n", err)
 			}
 			continue

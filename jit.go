@@ -30,26 +30,22 @@ func compileMethod(mod *il.Module, asm *amd64.Assembler) jitrt.CompileFunc {
 		for _, r := range code.CellRefs {
 			c.CellRefs = append(c.CellRefs, jitrt.CellRef{Offset: r.Offset, Cell: r.Cell})
 		}
-		clauses, err := ehclauses.Build(m, f, code)
+		table, err := ehclauses.Build(m, f, code)
 		if err != nil {
 			return nil, err
 		}
-		for _, cl := range clauses {
-			tf := 0
-			for k, fc := range code.Funclets {
-				if fc.Start <= cl.OrigTryStart && cl.OrigTryStart < fc.End {
-					tf = k
-				}
-			}
+		for _, cl := range table.Clauses {
 			c.Clauses = append(c.Clauses, jitrt.EHClause{
 				Kind: cl.Kind, TryStart: cl.TryStart, TryEnd: cl.TryEnd,
 				HandlerStart: cl.HandlerStart, HandlerEnd: cl.HandlerEnd, FilterStart: cl.FilterStart, CatchType: cl.CatchType,
-				TryFunclet: tf,
+				Next: cl.Next, TryFunclet: cl.TryFunclet,
 			})
 		}
+		inFilter := filterRegions(f)
 		for k, fc := range code.Funclets {
 			c.Funclets = append(c.Funclets, jitrt.FuncletInfo{
-				Start: fc.Start, End: fc.End, FrameSize: fc.FrameSize, InFilter: inFilter(code.Layout.Funcs[k].Region),
+				Start: fc.Start, End: fc.End, FrameSize: fc.FrameSize, InFilter: inFilter[code.Layout.Funcs[k].Region],
+				Enclosing: table.Enclosing[k],
 			})
 		}
 		for _, s := range code.Sites {
@@ -72,14 +68,13 @@ func importIR(mod *il.Module, m *il.Method) (*ir.Func, error) {
 	return f, nil
 }
 
-// inFilter reports whether a funclet's region is a filter or lies in one.
-func inFilter(r *ir.Region) bool {
-	for ; r != nil; r = r.Parent {
-		if r.Kind == ir.RegionFilter {
-			return true
-		}
+// filterRegions returns the regions that are filters or lie in one.
+func filterRegions(f *ir.Func) map[*ir.Region]bool {
+	in := map[*ir.Region]bool{}
+	for _, r := range f.Regions { // parents first
+		in[r] = r.Kind == ir.RegionFilter || r.Parent != nil && in[r.Parent]
 	}
-	return false
+	return in
 }
 
 // runJIT runs the program's entry point on the JIT.

@@ -50,8 +50,10 @@ type tracker struct {
 
 	second  bool // in the second pass
 	swallow bool // second pass up to a filter that the exception escapes
-	fi, ci  int  // next frame and clause to examine
-	hf, hc  int  // handling frame and clause (second pass)
+	// fi is the frame being examined, ci the next clause of its chain
+	// (chainStart: the frame's first clause, -1: the chain is done).
+	fi, ci int
+	hf, hc int // handling frame and clause (second pass; hc -1: none)
 
 	running   runKind
 	runFrame  int     // frame whose funclet runs
@@ -79,11 +81,16 @@ func (r *resumeAt) Error() string {
 	return fmt.Sprintf("jitrt: resuming %d native call(s) out at %#x", r.levels, r.pc)
 }
 
+// chainStart in tracker.ci means that the examination of frame fi starts
+// at the first clause covering its offset.
+const chainStart = -2
+
 // walk collects the frames an exception thrown at (pc, sp, bp) travels
 // through. The caller of any frame is found through RBP: funclets run with
 // their method's main RBP, so the frame after a funclet is the caller of
-// its main body (the main body's own frame is skipped: the duplicate
-// clauses of the funclet already cover the regions enclosing it). Where
+// its main body (the main body's own frame is skipped: the funclet's
+// clause chain already reaches the clauses enclosing it, as the CLR's
+// duplicate clauses do). Where
 // managed code was called by the runtime (a nested native call), the walk
 // continues at the exit that the runtime was serving.
 func (rt *Runtime) walk(frames []frame, pc, sp, bp uintptr) ([]frame, endKind) {
@@ -146,7 +153,7 @@ func (rt *Runtime) newTracker(m *Machine, exc uintptr) *tracker {
 	} else {
 		t = &tracker{}
 	}
-	t.exc, t.throwSP = exc, m.SP()
+	t.exc, t.throwSP, t.ci = exc, m.SP(), chainStart
 	t.frames, t.ended = rt.walk(t.frames, m.PC(), m.SP(), uintptr(m.Reg(CtxRBP)))
 	rt.trackers = append(rt.trackers, t)
 	return t
@@ -182,13 +189,13 @@ func (rt *Runtime) rethrow(m *Machine) error {
 // position. It returns after starting a filter funclet (native code then
 // runs it), after starting the second pass, or with the run's end.
 func (rt *Runtime) firstPass(m *Machine, t *tracker) error {
-	for ; t.fi < len(t.frames); t.fi, t.ci = t.fi+1, 0 {
+	for ; t.fi < len(t.frames); t.fi, t.ci = t.fi+1, chainStart {
 		f := &t.frames[t.fi]
-		for ; t.ci < len(f.code.clauses); t.ci++ {
+		if t.ci == chainStart {
+			t.ci = f.code.firstClause(f.offset())
+		}
+		for ; t.ci >= 0; t.ci = f.code.clauses[t.ci].Next {
 			c := &f.code.clauses[t.ci]
-			if !c.covers(f.offset()) {
-				continue
-			}
 			switch c.Kind {
 			case il.EHCatch:
 				if rt.isInstance(t.exc, c.catchRT) {
@@ -210,8 +217,7 @@ func (rt *Runtime) noHandler(m *Machine, t *tracker) error {
 		// catch-all. Finally blocks up to it run, then the exception is
 		// swallowed and the filter counts as false.
 		t.swallow = true
-		last := len(t.frames) - 1
-		return rt.startSecondPass(m, t, last, len(t.frames[last].code.clauses))
+		return rt.startSecondPass(m, t, len(t.frames)-1, -1)
 	}
 	rt.pop(t)
 	// Unhandled: no second pass runs (CoreCLR on Linux).
@@ -233,25 +239,26 @@ func (rt *Runtime) noHandler(m *Machine, t *tracker) error {
 	return &UnhandledException{Type: typ, Message: msg, Trace: trace, ILOffsets: append([]int(nil), t.ilOffs...)}
 }
 
-// startSecondPass records the handler and runs the finally and fault
-// funclets between the throw site and it.
+// startSecondPass records the handler (hc -1: none, run every finally of
+// frame hf) and runs the finally and fault funclets between the throw site
+// and it.
 func (rt *Runtime) startSecondPass(m *Machine, t *tracker, hf, hc int) error {
 	t.second, t.hf, t.hc = true, hf, hc
-	t.fi, t.ci = 0, 0
+	t.fi, t.ci = 0, chainStart
 	return rt.secondPass(m, t)
 }
 
 func (rt *Runtime) secondPass(m *Machine, t *tracker) error {
-	for ; t.fi <= t.hf; t.fi, t.ci = t.fi+1, 0 {
+	for ; t.fi <= t.hf; t.fi, t.ci = t.fi+1, chainStart {
 		f := &t.frames[t.fi]
-		for ; t.ci < len(f.code.clauses); t.ci++ {
-			if t.fi == t.hf && t.ci >= t.hc {
-				break
-			}
+		if t.ci == chainStart {
+			t.ci = f.code.firstClause(f.offset())
+		}
+		for t.ci >= 0 && (t.fi != t.hf || t.ci != t.hc) {
 			c := &f.code.clauses[t.ci]
-			if (c.Kind == il.EHFinally || c.Kind == il.EHFault) && c.covers(f.offset()) {
+			t.ci = c.Next
+			if c.Kind == il.EHFinally || c.Kind == il.EHFault {
 				t.running, t.runFrame = runFinally, t.fi
-				t.ci++
 				return rt.invoke(m, t, f, c.HandlerStart)
 			}
 		}
@@ -268,7 +275,7 @@ func (rt *Runtime) secondPass(m *Machine, t *tracker) error {
 				rt.freeTrackers = append(rt.freeTrackers, rt.trackers[i+1:]...)
 				rt.trackers = rt.trackers[:i+1]
 				owner.running = runNone
-				owner.ci++
+				owner.ci = owner.frames[owner.fi].code.clauses[owner.ci].Next
 				return rt.firstPass(m, owner)
 			}
 		}
@@ -300,7 +307,7 @@ func (rt *Runtime) funcletReturned(m *Machine) error {
 		if int32(result) != 0 {
 			return rt.startSecondPass(m, t, t.fi, t.ci)
 		}
-		t.ci++
+		t.ci = t.frames[t.fi].code.clauses[t.ci].Next
 		return rt.firstPass(m, t)
 	case runFinally:
 		return rt.secondPass(m, t)
@@ -338,29 +345,49 @@ func (rt *Runtime) funcletReturned(m *Machine) error {
 // right above its own; one invoked by the dispatcher has its establisher
 // frame recorded by the tracker that invoked it.
 func (rt *Runtime) tryFrame(m *Machine, f frame, k int) (frame, error) {
-	for steps := 0; f.funclet != k; steps++ {
-		if f.funclet == 0 || steps > 1000 {
+	// Each step goes to an older frame at a higher address. The funclets
+	// met were invoked by ever older dispatches, so the search for the
+	// next one's tracker continues down the tracker stack from the last
+	// one found (a deep nest of catches that rethrow climbs once).
+	below := len(rt.trackers)
+	for f.funclet != k {
+		if f.funclet == 0 {
 			return f, fmt.Errorf("jitrt: no frame of %s runs the code of its try (funclet %d)", f.code.method.FullName(), k)
 		}
 		size := uintptr(f.code.funclets[f.funclet].FrameSize)
 		ret := uintptr(m.ReadStack(f.sp + size + 8))
+		var next frame
 		if ret == rt.funcletReturn {
-			var est *frame
-			for _, o := range rt.trackers {
-				if o.running != runNone && o.funcletSP == f.sp {
-					est = &o.frames[o.runFrame]
-				}
-			}
-			if est == nil {
+			i := rt.invokerOf(f.sp, below)
+			if i < 0 {
 				return f, fmt.Errorf("jitrt: no dispatch invoked the funclet at sp %#x", f.sp)
 			}
-			f = *est
-			continue
+			below = i
+			o := rt.trackers[i]
+			next = o.frames[o.runFrame]
+		} else {
+			next = frame{pc: ret, sp: f.sp + size + 16, bp: f.bp, code: f.code, seg: f.seg}
+			next.funclet = next.code.funcletAt(next.offset())
 		}
-		f = frame{pc: ret, sp: f.sp + size + 16, bp: f.bp, code: f.code, seg: f.seg}
-		f.funclet = f.code.funcletAt(f.offset())
+		if next.sp <= f.sp {
+			return f, fmt.Errorf("jitrt: the frames of %s do not lead outward from sp %#x", f.code.method.FullName(), f.sp)
+		}
+		f = next
 	}
 	return f, nil
+}
+
+// invokerOf returns the index of the tracker running the funclet whose
+// frame is at sp, searching down from below-1 first (-1: none).
+func (rt *Runtime) invokerOf(sp uintptr, below int) int {
+	for _, r := range [][2]int{{below - 1, 0}, {len(rt.trackers) - 1, below}} {
+		for i := r[0]; i >= r[1]; i-- {
+			if o := rt.trackers[i]; o.running != runNone && o.funcletSP == sp {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // invoke makes native code call a funclet of frame f at code offset off
@@ -391,8 +418,6 @@ func (rt *Runtime) pop(t *tracker) {
 		}
 	}
 }
-
-func (c *EHClause) covers(off int) bool { return c.TryStart <= off && off < c.TryEnd }
 
 // throwNewAt raises a new base library exception of the named class at the
 // current exit (implicit exceptions raised inside helpers).

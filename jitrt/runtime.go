@@ -20,7 +20,9 @@ type Compiled struct {
 	Code     []byte
 	Sites    []Site    // call and exit sites, sorted by offset
 	CellRefs []CellRef // RIP-relative references to call cells
-	// Clauses is the native EH clause table, sorted inner first.
+	// Clauses is the native EH clause table, sorted inner first, without
+	// the CLR's duplicate clauses: Next links and FuncletInfo.Enclosing
+	// stand for them (see package ehclauses).
 	Clauses []EHClause
 	// Funclets lists the main body (first) and each funclet's code range.
 	Funclets []FuncletInfo
@@ -34,9 +36,14 @@ type EHClause struct {
 	HandlerStart, HandlerEnd int
 	FilterStart              int
 	CatchType                *il.Type
+	// Next is the index of the clause an exception this clause does not
+	// handle is offered to next in the same frame (-1: none): a later
+	// handler of the same try, or the first clause of the try enclosing
+	// this one, in the same funclet or around the handler it lies in.
+	Next int
 	// TryFunclet is the index (in Compiled.Funclets) of the code holding
-	// the clause's original try: a duplicate clause is found in a nested
-	// funclet's frame, but its catch resumes in this code's frame.
+	// the clause's try: a clause found through a nested funclet's chain
+	// resumes its catch in this code's frame.
 	TryFunclet int
 	catchRT    *rtType // the catch type's runtime type, set at install
 }
@@ -48,6 +55,10 @@ type FuncletInfo struct {
 	Start, End int
 	FrameSize  int
 	InFilter   bool
+	// Enclosing is the first clause offered an exception that escapes
+	// the funclet's own clauses: the innermost clause whose try encloses
+	// the handler (-1: none, and always for the main body and filters).
+	Enclosing int
 }
 
 // CellRef asks the installer to point the 4-byte RIP-relative
@@ -210,18 +221,86 @@ type codeRange struct {
 	method     *il.Method
 	sites      []Site
 	clauses    []EHClause
-	funclets   []FuncletInfo
+	funclets   []FuncletInfo // sorted by Start
+	// innermost maps code offsets to the first clause whose try covers
+	// them: segment k covers [innermost[k].start, innermost[k+1].start).
+	innermost []segment
 }
+
+// segment is a run of code offsets whose first covering clause is clause
+// (-1: none).
+type segment struct{ start, clause int }
 
 // funcletAt returns the index of the funclet containing code offset off
 // (0: the main body).
 func (r *codeRange) funcletAt(off int) int {
-	for k, f := range r.funclets {
-		if f.Start <= off && off < f.End {
-			return k
-		}
+	k := sort.Search(len(r.funclets), func(k int) bool { return r.funclets[k].End > off })
+	if k < len(r.funclets) && r.funclets[k].Start <= off {
+		return k
 	}
 	return 0
+}
+
+// firstClause returns the first clause an exception raised at code
+// offset off is offered to: the innermost clause whose try covers off,
+// else the first one enclosing the funclet off lies in (-1: none).
+func (r *codeRange) firstClause(off int) int {
+	k := sort.Search(len(r.innermost), func(k int) bool { return r.innermost[k].start > off }) - 1
+	if k >= 0 && r.innermost[k].clause >= 0 {
+		return r.innermost[k].clause
+	}
+	return r.funclets[r.funcletAt(off)].Enclosing
+}
+
+// innermostIndex builds codeRange.innermost from a clause table whose try
+// ranges nest (inner clauses, and among clauses of one try the first, have
+// the lowest indexes).
+func innermostIndex(cs []EHClause) []segment {
+	order := make([]int, len(cs))
+	for i := range order {
+		order[i] = i
+	}
+	// Outer ranges first; of equal ranges the highest index first, so
+	// the lowest ends on top of the stack.
+	sort.Slice(order, func(a, b int) bool {
+		x, y := &cs[order[a]], &cs[order[b]]
+		if x.TryStart != y.TryStart {
+			return x.TryStart < y.TryStart
+		}
+		if x.TryEnd != y.TryEnd {
+			return x.TryEnd > y.TryEnd
+		}
+		return order[a] > order[b]
+	})
+	segs := []segment{{0, -1}}
+	var open []int
+	mark := func(pos int) {
+		top := -1
+		if len(open) > 0 {
+			top = open[len(open)-1]
+		}
+		last := &segs[len(segs)-1]
+		switch {
+		case last.start == pos:
+			last.clause = top
+		case last.clause != top:
+			segs = append(segs, segment{pos, top})
+		}
+	}
+	closeTo := func(pos int) {
+		for len(open) > 0 && cs[open[len(open)-1]].TryEnd <= pos {
+			end := cs[open[len(open)-1]].TryEnd
+			open = open[:len(open)-1]
+			mark(end)
+		}
+	}
+	for _, i := range order {
+		closeTo(cs[i].TryStart)
+		open = append(open, i)
+		mark(cs[i].TryStart)
+	}
+	closeTo(math.MaxInt)
+	return segs
 }
 
 // NewRuntime prepares a module for JIT execution: it maps the managed heap
@@ -798,7 +877,8 @@ func (rt *Runtime) compile(i int) error {
 			}
 		}
 	}
-	r := codeRange{start: addr, end: addr + uintptr(len(c.Code)), method: m, sites: c.Sites, clauses: c.Clauses, funclets: c.Funclets}
+	r := codeRange{start: addr, end: addr + uintptr(len(c.Code)), method: m, sites: c.Sites, clauses: c.Clauses, funclets: c.Funclets,
+		innermost: innermostIndex(c.Clauses)}
 	k := sort.Search(len(rt.codeMap), func(j int) bool { return rt.codeMap[j].start > addr })
 	rt.codeMap = append(rt.codeMap, codeRange{})
 	copy(rt.codeMap[k+1:], rt.codeMap[k:])

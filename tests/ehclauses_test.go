@@ -1,7 +1,9 @@
 package tests
 
 import (
+	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"miniil/amd64"
@@ -21,7 +23,10 @@ func (stubEnv) StringAddr(string) uintptr    { return 0x50000 }
 func (stubEnv) BuiltinID(*il.Method) uint64  { return 1 }
 
 // TestEHClauseTables compiles every method of the corpus and checks its
-// native EH clause table against the CLR's rules (ehclauses.Validate).
+// native EH clause table against the CLR's rules (ehclauses.Validate),
+// and that the compact table's chains offer an exception at every native
+// offset to exactly the clauses, in the same order, that the CLR's scan
+// of the table with duplicate clauses (Table.Expand) would.
 func TestEHClauseTables(t *testing.T) {
 	asm := amd64.NewAssembler()
 	methods, clauses, dups := 0, 0, 0
@@ -41,45 +46,81 @@ func TestEHClauseTables(t *testing.T) {
 				t.Errorf("%s: %v", filepath.Base(file), err)
 				continue
 			}
-			cs, err := ehclauses.Build(m, f, code)
+			table, err := ehclauses.Build(m, f, code)
 			if err != nil {
 				t.Errorf("%s: %v", filepath.Base(file), err)
 				continue
 			}
-			if err := ehclauses.Validate(m, f, code, cs); err != nil {
+			if err := ehclauses.Validate(m, f, code, table); err != nil {
 				t.Errorf("%s: %v", filepath.Base(file), err)
+				continue
 			}
-			methods++
-			clauses += len(cs)
-			for _, c := range cs {
-				if c.Duplicate {
-					dups++
+			expanded := table.Expand()
+			if err := checkCLRTable(expanded); err != nil {
+				t.Errorf("%s: %s: expanded table: %v", filepath.Base(file), m.FullName(), err)
+			}
+			for off := range len(code.Code) {
+				var chain, scan []int
+				table.Chain(off, func(i int) bool { chain = append(chain, table.Clauses[i].ILClause); return true })
+				for _, c := range expanded {
+					if c.Covers(off) {
+						scan = append(scan, c.ILClause)
+					}
+				}
+				if !slices.Equal(chain, scan) {
+					t.Errorf("%s: %s: at %04x the chain offers IL clauses %v, the CLR table %v", filepath.Base(file), m.FullName(), off, chain, scan)
+					break
 				}
 			}
+			methods++
+			clauses += len(table.Clauses)
+			dups += len(expanded) - len(table.Clauses)
 		}
 	}
 	if clauses == 0 || dups == 0 {
 		t.Errorf("the corpus produced %d clauses and %d duplicates; the test checks nothing", clauses, dups)
 	}
-	t.Logf("validated %d methods: %d native clauses, %d duplicates", methods, clauses, dups)
+	t.Logf("validated %d methods: %d native clauses, %d implied duplicates", methods, clauses, dups)
+}
+
+// checkCLRTable checks a table with duplicates against the CLR's ordering
+// rules: try ranges nested or disjoint, inner before outer, disjoint ones
+// by address.
+func checkCLRTable(cs []ehclauses.Clause) error {
+	for i, c := range cs {
+		for j := i + 1; j < len(cs); j++ {
+			d := cs[j]
+			nested := c.TryStart >= d.TryStart && c.TryEnd <= d.TryEnd || d.TryStart >= c.TryStart && d.TryEnd <= c.TryEnd
+			disjoint := c.TryEnd <= d.TryStart || d.TryEnd <= c.TryStart
+			switch {
+			case !nested && !disjoint:
+				return fmt.Errorf("clauses %d and %d overlap without nesting", i, j)
+			case nested && d.TryStart >= c.TryStart && d.TryEnd <= c.TryEnd && (d.TryStart != c.TryStart || d.TryEnd != c.TryEnd):
+				return fmt.Errorf("clause %d comes before clause %d, which it contains", i, j)
+			case disjoint && d.TryStart < c.TryStart:
+				return fmt.Errorf("clauses %d and %d are disjoint but not in address order", i, j)
+			}
+		}
+	}
+	return nil
 }
 
 // TestEHValidatorRejects breaks a real clause table in each way the rules
 // forbid and checks that the validator notices.
 func TestEHValidatorRejects(t *testing.T) {
-	file := filepath.Join("corpus", "eh_leave_multi_finally.il")
+	file := filepath.Join("corpus", "eh2_leave_5deep_finally.il")
 	prog, err := il.Load(file, mustRead(t, file))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var m *il.Method
 	for _, x := range prog.AllMethods() {
-		if len(x.EH) == 3 {
+		if len(x.EH) == 5 {
 			m = x
 		}
 	}
 	if m == nil {
-		t.Fatal("no method with three clauses in " + file)
+		t.Fatal("no method with five clauses in " + file)
 	}
 	f, err := reader.Import(prog, m)
 	if err != nil {
@@ -96,30 +137,38 @@ func TestEHValidatorRejects(t *testing.T) {
 	if err := ehclauses.Validate(m, f, code, good); err != nil {
 		t.Fatalf("valid table rejected: %v", err)
 	}
-	mutations := map[string]func([]ehclauses.Clause) []ehclauses.Clause{
-		"outer before inner": func(cs []ehclauses.Clause) []ehclauses.Clause { cs[0], cs[2] = cs[2], cs[0]; return cs },
-		"missing duplicate": func(cs []ehclauses.Clause) []ehclauses.Clause {
-			for i, c := range cs {
-				if c.Duplicate {
-					return append(cs[:i], cs[i+1:]...)
-				}
-			}
-			return cs
-		},
-		"overlapping tries":   func(cs []ehclauses.Clause) []ehclauses.Clause { cs[0].TryEnd = cs[len(cs)-1].TryStart + 1; return cs },
-		"handler not funclet": func(cs []ehclauses.Clause) []ehclauses.Clause { cs[0].HandlerStart++; return cs },
-		"try spans funclets":  func(cs []ehclauses.Clause) []ehclauses.Clause { cs[0].TryEnd = cs[0].HandlerEnd; return cs },
-		"spurious duplicate": func(cs []ehclauses.Clause) []ehclauses.Clause {
-			d := cs[0]
+	nested := -1 // a funclet nested in a try
+	for k, e := range good.Enclosing {
+		if e >= 0 {
+			nested = k
+		}
+	}
+	if nested < 0 || good.Clauses[0].Next < 0 {
+		t.Fatalf("the table has no chains to break: %+v", good)
+	}
+	type table = ehclauses.Table
+	mutations := map[string]func(t *table){
+		"outer before inner":  func(t *table) { t.Clauses[0], t.Clauses[2] = t.Clauses[2], t.Clauses[0] },
+		"chain cut":           func(t *table) { t.Clauses[0].Next = -1 },
+		"chain skips":         func(t *table) { t.Clauses[0].Next = t.Clauses[t.Clauses[0].Next].Next },
+		"chain out of range":  func(t *table) { t.Clauses[0].Next = len(t.Clauses) },
+		"funclet chain lost":  func(t *table) { t.Enclosing[nested] = -1 },
+		"main body chained":   func(t *table) { t.Enclosing[0] = 0 },
+		"overlapping tries":   func(t *table) { t.Clauses[0].TryEnd = t.Clauses[len(t.Clauses)-1].TryEnd + 1 },
+		"handler not funclet": func(t *table) { t.Clauses[0].HandlerStart++ },
+		"try spans funclets":  func(t *table) { t.Clauses[0].TryEnd = t.Clauses[0].HandlerEnd },
+		"empty try":           func(t *table) { t.Clauses[0].TryEnd = t.Clauses[0].TryStart },
+		"wrong try funclet":   func(t *table) { t.Clauses[0].TryFunclet = nested },
+		"duplicate in table": func(t *table) {
+			d := t.Clauses[len(t.Clauses)-1]
 			d.Duplicate = true
-			d.TryStart, d.TryEnd = 0, 1
-			return append(cs, d)
+			t.Clauses = append(t.Clauses, d)
 		},
-		"empty try": func(cs []ehclauses.Clause) []ehclauses.Clause { cs[0].TryEnd = cs[0].TryStart; return cs },
 	}
 	for name, mutate := range mutations {
-		cs := mutate(append([]ehclauses.Clause(nil), good...))
-		if err := ehclauses.Validate(m, f, code, cs); err == nil {
+		bad := &table{Clauses: slices.Clone(good.Clauses), Enclosing: slices.Clone(good.Enclosing), Funclets: good.Funclets}
+		mutate(bad)
+		if err := ehclauses.Validate(m, f, code, bad); err == nil {
 			t.Errorf("%s: the validator accepted a broken table", name)
 		}
 	}
