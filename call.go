@@ -74,7 +74,7 @@ func (p *Program) Call(ctx context.Context, cfg Config, name string, args ...any
 		res, err = interp.Call(ctx, p.mod, m, norm, interp.Options{Stdout: out, MaxCallDepth: cfg.MaxCallDepth})
 	case JIT:
 		var rt *jitrt.Runtime
-		rt, err = jitrt.NewRuntime(p.mod, jitrt.Options{Stdout: out, Compile: compileMethod(p.mod, amd64.NewAssembler())})
+		rt, err = jitrt.NewRuntime(p.mod, jitrt.Options{Stdout: out, Compile: compileMethod(p.mod, amd64.NewAssembler()), MaxCallDepth: cfg.MaxCallDepth})
 		if err != nil {
 			return nil, err
 		}

@@ -78,8 +78,8 @@ func filterRegions(f *ir.Func) map[*ir.Region]bool {
 }
 
 // runJIT runs the program's entry point on the JIT.
-func runJIT(ctx context.Context, mod *il.Module, out io.Writer) (int, error) {
-	rt, err := jitrt.NewRuntime(mod, jitrt.Options{Stdout: out, Compile: compileMethod(mod, amd64.NewAssembler())})
+func runJIT(ctx context.Context, mod *il.Module, cfg Config, out io.Writer) (int, error) {
+	rt, err := jitrt.NewRuntime(mod, jitrt.Options{Stdout: out, Compile: compileMethod(mod, amd64.NewAssembler()), MaxCallDepth: cfg.MaxCallDepth})
 	if err != nil {
 		return 1, fmt.Errorf("starting the JIT runtime: %w", err)
 	}

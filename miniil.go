@@ -91,10 +91,21 @@ func (p *Program) Module() *il.Module { return p.mod }
 type Config struct {
 	Engine Engine    // which engine runs the program
 	Stdout io.Writer // program output; nil discards it
-	// MaxCallDepth bounds managed call nesting; deeper recursion ends the
-	// run with *StackOverflowError. Zero means the engine's default.
+	// MaxCallDepth bounds the nesting of method calls; a deeper call ends
+	// the run with *StackOverflowError, on both engines at the same depth.
+	// The entry point is at depth 1 and each call one deeper; a handler or
+	// filter runs at its method's depth, a base library method at its
+	// caller's. Zero means DefaultMaxCallDepth. The JIT's native stack
+	// holds jitrt.StackBytesPerCall bytes per call of the limit (at least
+	// 8 MiB, at most 1 GiB), so recursion through larger frames may run
+	// out of it first, and then overflows as well.
 	MaxCallDepth int
 }
+
+// DefaultMaxCallDepth is the call depth limit when Config.MaxCallDepth is
+// zero (a million calls, more than CoreCLR's and Mono's default stacks
+// hold for small frames).
+const DefaultMaxCallDepth = il.DefaultMaxCallDepth
 
 // ManagedException is an exception that no handler caught. Its Error
 // text is CoreCLR's report: "Unhandled exception. TYPE: MESSAGE" and one
@@ -170,7 +181,7 @@ func (p *Program) Run(ctx context.Context, cfg Config) (code int, err error) {
 	case Interp:
 		code, err = interp.Run(ctx, p.mod, interp.Options{Stdout: out, MaxCallDepth: cfg.MaxCallDepth})
 	case JIT:
-		return runJIT(ctx, p.mod, out)
+		return runJIT(ctx, p.mod, cfg, out)
 	default:
 		return 1, fmt.Errorf("unknown engine %v", cfg.Engine)
 	}

@@ -917,7 +917,9 @@ func (g *gen) funcletProlog() {
 	a.I(PUSHQ, R(RBP))
 	a.I(SUBQ, Imm(int64(g.fsize)), R(RSP))
 	ok := a.NewLabel()
-	a.I(CMPQ, R(RSP), Mem(R15, jitrt.CtxStackLimit))
+	// Against the hard limit: a funclet adds no call depth, which the
+	// runtime may be counting through CtxStackLimit.
+	a.I(CMPQ, R(RSP), Mem(R15, jitrt.CtxStackHard))
 	a.Jump(JCC, ok)
 	a.I(CALL, Mem(R15, jitrt.CtxOverflowStub))
 	a.Bind(ok)

@@ -123,3 +123,17 @@ func newBaseLibrary() map[string]*Class {
 	}
 	return lib
 }
+
+// DefaultMaxCallDepth is the call depth both engines allow a run by
+// default: the entry point is at depth 1, each method call one deeper (a
+// handler or filter runs at its method's depth, a base library method at
+// its caller's). A call deeper than the limit ends the run with a stack
+// overflow, as CoreCLR does when its stack runs out.
+const DefaultMaxCallDepth = 1_000_000
+
+// MaxCallbackDepth is how deep base library methods that call managed code
+// back (Console.WriteLine(object) or String.Concat(object, object) calling
+// an overridden ToString, an overridden get_Message) may nest, on both
+// engines: the JIT serves each such call with a Go frame of a few KiB.
+// Deeper nesting ends the run with a stack overflow.
+const MaxCallbackDepth = 10_000

@@ -276,12 +276,13 @@ type native struct {
 // pushNative pushes a native frame and starts it; it always waits for at
 // least one managed call.
 func (s *state) pushNative(n *native) (value, bstatus) {
-	if len(s.frames) >= s.maxDepth {
+	callbacks := s.topCallbacks() + 1
+	if callbacks > il.MaxCallbackDepth {
 		s.deferred = &StackOverflowError{}
 		return value{}, stErr
 	}
 	end := s.topEnd()
-	s.frames = append(s.frames, frame{kind: fkNative, nat: n, end: end, lbase: end, sbase: end})
+	s.frames = append(s.frames, frame{kind: fkNative, nat: n, end: end, lbase: end, sbase: end, depth: s.topDepth(), callbacks: callbacks})
 	if err := s.natRun(); err != nil {
 		s.deferred = err
 		return value{}, stErr

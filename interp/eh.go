@@ -113,9 +113,6 @@ func (s *state) firstPass(d *dispatch) (bool, error) {
 // pushFilter runs the filter block of clause ci of frame fi in a new frame
 // that shares fi's arguments and locals.
 func (s *state) pushFilter(d *dispatch, fi, ci int) error {
-	if len(s.frames) >= s.maxDepth {
-		return &StackOverflowError{}
-	}
 	owner := &s.frames[fi]
 	m := owner.m
 	lbase := owner.lbase
@@ -126,7 +123,7 @@ func (s *state) pushFilter(d *dispatch, fi, ci int) error {
 	}
 	s.vals[sbase] = value{r: d.exc}
 	s.frames = append(s.frames, frame{m: m, pc: m.eh[ci].fStart, sp: 1, lbase: lbase, sbase: sbase,
-		end: end, kind: fkFilter, fclause: ci, disp: d})
+		end: end, kind: fkFilter, fclause: ci, disp: d, depth: owner.depth, callbacks: s.topCallbacks()})
 	return nil
 }
 

@@ -25,14 +25,17 @@ import (
 type Options struct {
 	// Stdout receives the program's standard output (nil: discarded).
 	Stdout io.Writer
-	// MaxCallDepth is the number of frames beyond which a call reports a
-	// stack overflow; 0 means DefaultMaxCallDepth.
+	// MaxCallDepth is the call depth beyond which a call reports a stack
+	// overflow; 0 means DefaultMaxCallDepth. The entry point is at depth
+	// 1, a method at its caller's depth plus one; a filter runs at its
+	// method's depth, a base library method at its caller's (the JIT
+	// counts the same way).
 	MaxCallDepth int
 }
 
 // DefaultMaxCallDepth is the call depth limit when Options.MaxCallDepth is
 // 0.
-const DefaultMaxCallDepth = 100000
+const DefaultMaxCallDepth = il.DefaultMaxCallDepth
 
 // ExitUnhandled is the exit code of a program that dies of an unhandled
 // exception or a stack overflow (SIGABRT, like CoreCLR on Linux).
@@ -90,6 +93,8 @@ type frame struct {
 	kind              frameKind
 	fclause           int       // filter frames: the filter's clause
 	newobj            any       // constructor frames of newobj: the new object
+	depth             int       // call depth (Options.MaxCallDepth)
+	callbacks         int       // native frames at or below this one (il.MaxCallbackDepth)
 	disp              *dispatch // filter frames: the suspended first pass
 	nat               *native   // native frames
 }
@@ -390,7 +395,8 @@ func (s *state) grow(need int) {
 // pushFrame pushes a managed frame whose arguments are already at
 // vals[lbase:].
 func (s *state) pushFrame(dm *dmethod, lbase int) error {
-	if len(s.frames) >= s.maxDepth {
+	depth := s.topDepth() + 1
+	if depth > s.maxDepth {
 		return &StackOverflowError{}
 	}
 	if !dm.decoded {
@@ -403,8 +409,25 @@ func (s *state) pushFrame(dm *dmethod, lbase int) error {
 		s.grow(end)
 	}
 	clear(s.vals[lbase+dm.nargs : lbase+dm.nvars])
-	s.frames = append(s.frames, frame{m: dm, lbase: lbase, sbase: lbase + dm.nvars, end: end})
+	s.frames = append(s.frames, frame{m: dm, lbase: lbase, sbase: lbase + dm.nvars, end: end, depth: depth, callbacks: s.topCallbacks()})
 	return nil
+}
+
+// topCallbacks returns the number of native frames at or below the top
+// frame.
+func (s *state) topCallbacks() int {
+	if n := len(s.frames); n > 0 {
+		return s.frames[n-1].callbacks
+	}
+	return 0
+}
+
+// topDepth returns the call depth of the top frame (0: none).
+func (s *state) topDepth() int {
+	if n := len(s.frames); n > 0 {
+		return s.frames[n-1].depth
+	}
+	return 0
 }
 
 // top returns the end of the value stack in use.

@@ -160,6 +160,18 @@ func (h *CodeHeap) Reservation() (lo, hi uintptr) {
 	return h.base, h.base + uintptr(len(h.mem))
 }
 
+// code returns the n bytes of installed (sealed, readable) code at addr,
+// or false if they are not all installed code.
+func (h *CodeHeap) code(addr uintptr, n int) ([]byte, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if addr < h.base || addr+uintptr(n) > h.base+uintptr(h.codeNext) {
+		return nil, false
+	}
+	off := int(addr - h.base)
+	return h.mem[off : off+n : off+n], true
+}
+
 // Install copies code into the heap, makes it read-execute and returns its
 // address (16-byte aligned; in fact page aligned).
 func (h *CodeHeap) Install(code []byte) (uintptr, error) {

@@ -48,7 +48,13 @@ const (
 	// the limit.
 	CtxPollReq = 0x50
 
-	CtxSpare3 = 0x58
+	// CtxStackHard is the lowest RSP any frame may leave after its prolog
+	// (the native stack's lowest usable address plus the reserve): funclet
+	// prologs, which add no call depth, check against it, while method
+	// prologs check CtxStackLimit, which the runtime may keep higher to
+	// count call depth (see ExitStackLimit).
+	CtxStackHard = 0x58
+
 	CtxSpare4 = 0x60
 	CtxSpare5 = 0x68
 	CtxSpare6 = 0x70
@@ -146,6 +152,15 @@ const (
 	ExitCompile = 4
 	// Codes 5 .. ExitHelperBase-1 are reserved for runtime exits (throw and
 	// the like); they are delivered to the ExitHandler too.
+
+	// ExitStackLimit is delivered to the ExitHandler when a method
+	// prolog's stack check failed against CtxStackLimit while the frame is
+	// still above CtxStackHard: the soft limit the runtime set to check
+	// call depth (Machine.SetStackLimit). The handler either returns an
+	// error (the run overflows) or resumes, usually after lowering the
+	// limit; the code then continues as if the check had passed. The
+	// value compared is Machine.StackCheckValue.
+	ExitStackLimit = 6
 
 	// ExitHelperBase is the first code for helper calls; codes at or above
 	// it are delivered to the ExitHandler.

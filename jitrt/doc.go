@@ -45,7 +45,8 @@
 //	0x00 CtxPoll          0x08 CtxStackLimit    0x10 CtxExitCode
 //	0x18 CtxExitArg       0x20 CtxExitStub      0x28 CtxPollStub
 //	0x30 CtxOverflowStub  0x38 CtxReturnStub    0x40 CtxHeapTop
-//	0x48 CtxHeapLimit     0x50 CtxPollReq       0x58-0x78 CtxSpare3-7
+//	0x48 CtxHeapLimit     0x50 CtxPollReq       0x58 CtxStackHard
+//	0x60-0x78 CtxSpare4-7
 //	0x80 CtxPC            0x88 CtxRSP           0x90 CtxRBP
 //	0x98 CtxRAX  0xa0 CtxRBX  0xa8 CtxRCX  0xb0 CtxRDX  0xb8 CtxRSI
 //	0xc0 CtxRDI  0xc8 CtxR8   0xd0 CtxR9   0xd8 CtxR10  0xe0 CtxR11
@@ -125,25 +126,35 @@
 // # Stack
 //
 // Each Machine has its own native stack (MachineConfig.StackBytes, default
-// 8 MiB) with PROT_NONE guard pages below it (default 64 KiB), and the
-// context block in a page just above it. CtxStackLimit = lowest usable
-// address + MachineConfig.StackReserve (default 64 KiB). Prologs check:
+// 8 MiB; the Runtime sizes it from its call depth limit) with PROT_NONE
+// guard pages below it (default 64 KiB), and the context block in a page
+// just above it. CtxStackHard = lowest usable address +
+// MachineConfig.StackReserve (default 64 KiB); CtxStackLimit, the soft
+// limit, is at or above it (Machine.SetStackLimit). Method prologs check
+// the soft limit:
 //
 //	PUSHQ BP; MOVQ SP, BP; SUBQ $N, SP
 //	CMPQ SP, CtxStackLimit(R15)    ; cmp rsp, qword ptr [r15+0x8] (49 3B 67 08)
-//	JB   overflow
-//	...
-//	overflow: CALL [R15+CtxOverflowStub]  ; call qword ptr [r15+0x30] (41 FF 57 30)
+//	JAE  ok                        ; 73 04
+//	CALL [R15+CtxOverflowStub]     ; call qword ptr [r15+0x30] (41 FF 57 30)
+//	ok:
 //
-// Checking after the SUB is safe for frames up to StackReserve-4 KiB
-// (about 60 KiB): nothing below the limit has been touched yet and the
-// reserve holds the overflow CALL. Larger frames compare first, through
-// R11: LEAQ -N(SP), R11; CMPQ R11, CtxStackLimit(R15); JB overflow. The
-// overflow stub exits with ExitStackOverflow; Call returns a
-// *StackOverflowError (errors.Is(err, ErrStackOverflow)) with the PC and
-// SP of the failing check. The frames on the native stack are abandoned;
-// the Machine stays usable (the next top-level Call starts afresh) and the
-// process is unaffected.
+// and funclet prologs the hard one (`cmp rsp, [r15+0x58]`). The Machine
+// decodes these 10 bytes before the overflow call's return address, so
+// the check must have exactly this form. Checking after the SUB is safe
+// for frames up to StackReserve-4 KiB (about 60 KiB): nothing below the
+// limit has been touched yet and the reserve holds the overflow CALL.
+// Larger frames compare first, through RAX: LEAQ -N(SP), RAX; CMPQ RAX,
+// CtxStackLimit(R15) (49 3B 47 08); JAE ok; CALL overflow; ok: SUBQ $N,
+// SP. The overflow stub exits with ExitStackOverflow. If the watchdog
+// raised the limit (CtxPollReq), the exit is a poll and the check runs
+// again. If a method prolog failed the soft limit only, the ExitHandler
+// gets ExitStackLimit and decides (the Runtime counts call depth there,
+// see depth.go). Otherwise Call returns a *StackOverflowError
+// (errors.Is(err, ErrStackOverflow)) with the PC and SP of the failing
+// check. The frames on the native stack are abandoned; the Machine stays
+// usable (the next top-level Call starts afresh) and the process is
+// unaffected.
 //
 // # Calls between methods: cells and prestubs
 //

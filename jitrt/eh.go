@@ -42,11 +42,19 @@ const (
 // tracker is one exception dispatch.
 type tracker struct {
 	exc     uintptr
-	frames  []frame      // from the throw site outward, as far as the dispatch may go
-	ended   endKind      // why the walk stopped after frames
-	throwSP uintptr      // funclets run below this
-	trace   []*il.Method // for the unhandled report; names are made only then
-	ilOffs  []int        // IL offset of each trace frame's call or throw site (-1: unknown)
+	frames  []frame // from the throw site outward, as far as the walk got
+	walk    walkState
+	ended   endKind // why the walk stopped, once walk.done
+	throwSP uintptr // funclets run below this
+	// trace lists the methods for the report of an unhandled exception
+	// (names are made only then), ilOffs the IL offset of each one's call
+	// or throw site (-1: unknown). Frame i is trace[i+traceOff]; frames
+	// below traceSkip are not in the trace (a rethrow's own frame is the
+	// catching frame the old trace ends with).
+	trace     []*il.Method
+	ilOffs    []int
+	traceOff  int
+	traceSkip int
 
 	second  bool // in the second pass
 	swallow bool // second pass up to a filter that the exception escapes
@@ -85,51 +93,61 @@ func (r *resumeAt) Error() string {
 // at the first clause covering its offset.
 const chainStart = -2
 
-// walk collects the frames an exception thrown at (pc, sp, bp) travels
-// through. The caller of any frame is found through RBP: funclets run with
-// their method's main RBP, so the frame after a funclet is the caller of
-// its main body (the main body's own frame is skipped: the funclet's
-// clause chain already reaches the clauses enclosing it, as the CLR's
-// duplicate clauses do). Where
-// managed code was called by the runtime (a nested native call), the walk
-// continues at the exit that the runtime was serving.
-func (rt *Runtime) walk(frames []frame, pc, sp, bp uintptr) ([]frame, endKind) {
-	lo, hi := rt.mach.StackBounds()
-	seg := 0
-	for len(frames) < 1<<20 {
-		r := rt.methodAt(pc - 1)
-		if r == nil {
-			outer := rt.mach.outer
-			if seg >= len(outer) {
-				return frames, endTop
-			}
-			o := outer[len(outer)-1-seg]
-			seg++
-			pc, sp, bp = o.pc, o.sp, o.bp
-			continue
-		}
-		f := frame{pc: pc, sp: sp, bp: bp, code: r, seg: seg}
-		f.funclet = r.funcletAt(f.offset())
-		frames = append(frames, f)
-		if r.funclets[f.funclet].InFilter {
-			return frames, endFilter
-		}
-		if bp < lo || bp+16 > hi {
-			break
-		}
-		pc, sp, bp = uintptr(rt.mach.ReadStack(bp+8)), bp+16, uintptr(rt.mach.ReadStack(bp))
-	}
-	return frames, endTop
+// walkState is where a tracker's stack walk goes on.
+type walkState struct {
+	pc, sp, bp uintptr
+	seg        int
+	done       bool
 }
 
-// appendTrace appends the methods of frames, and the IL offsets of their
-// call or throw sites, to a trace.
-func appendTrace(t []*il.Method, offs []int, frames []frame) ([]*il.Method, []int) {
-	for _, f := range frames {
-		t = append(t, f.code.method)
-		offs = append(offs, f.code.ilOffset(int(f.pc-f.code.start)))
+// maxFrames bounds a stack walk (a corrupt frame chain would loop).
+const maxFrames = 1 << 24
+
+// nextFrame appends the next frame an exception travels through to t's
+// frames (and trace), or returns false when the walk is over (t.ended
+// says why). Frames are walked as the first pass needs them, so a throw
+// caught near where it was thrown costs the same however deep the stack
+// is (the trace, like CoreCLR's, runs from the throw to the catch). The
+// caller of any frame is found through RBP: funclets run with their
+// method's main RBP, so the frame after a funclet is the caller of its
+// main body (the main body's own frame is skipped: the funclet's clause
+// chain already reaches the clauses enclosing it, as the CLR's duplicate
+// clauses do). Where managed code was called by the runtime (a nested
+// native call), the walk continues at the exit the runtime was serving.
+func (rt *Runtime) nextFrame(t *tracker) bool {
+	w := &t.walk
+	lo, hi := rt.mach.StackBounds()
+	for !w.done {
+		r := rt.methodAt(w.pc - 1)
+		if r == nil || len(t.frames) >= maxFrames {
+			outer := rt.mach.outer
+			if r != nil || w.seg >= len(outer) {
+				w.done, t.ended = true, endTop
+				break
+			}
+			o := outer[len(outer)-1-w.seg]
+			w.seg++
+			w.pc, w.sp, w.bp = o.pc, o.sp, o.bp
+			continue
+		}
+		f := frame{pc: w.pc, sp: w.sp, bp: w.bp, code: r, seg: w.seg}
+		f.funclet = r.funcletAt(f.offset())
+		if len(t.frames) >= t.traceSkip {
+			t.trace = append(t.trace, r.method)
+			t.ilOffs = append(t.ilOffs, r.ilOffset(int(f.pc-r.start)))
+		}
+		t.frames = append(t.frames, f)
+		switch {
+		case r.funclets[f.funclet].InFilter:
+			w.done, t.ended = true, endFilter
+		case w.bp < lo || w.bp+16 > hi:
+			w.done, t.ended = true, endTop
+		default:
+			w.pc, w.sp, w.bp = rt.returnAddress(w.bp+8), w.bp+16, uintptr(rt.mach.ReadStack(w.bp))
+		}
+		return true
 	}
-	return t, offs
+	return false
 }
 
 // ilOffset returns the IL offset of the call or exit site whose return
@@ -154,16 +172,14 @@ func (rt *Runtime) newTracker(m *Machine, exc uintptr) *tracker {
 		t = &tracker{}
 	}
 	t.exc, t.throwSP, t.ci = exc, m.SP(), chainStart
-	t.frames, t.ended = rt.walk(t.frames, m.PC(), m.SP(), uintptr(m.Reg(CtxRBP)))
+	t.walk = walkState{pc: m.PC(), sp: m.SP(), bp: uintptr(m.Reg(CtxRBP))}
 	rt.trackers = append(rt.trackers, t)
 	return t
 }
 
 // throw starts dispatching exc, thrown at the current exit.
 func (rt *Runtime) throw(m *Machine, exc uintptr) error {
-	t := rt.newTracker(m, exc)
-	t.trace, t.ilOffs = appendTrace(t.trace, t.ilOffs, t.frames)
-	return rt.firstPass(m, t)
+	return rt.firstPass(m, rt.newTracker(m, exc))
 }
 
 // rethrow rethrows the exception of the catch funclet making the exit.
@@ -175,11 +191,12 @@ func (rt *Runtime) rethrow(m *Machine) error {
 		}
 		t := rt.newTracker(m, old.exc)
 		// The trace keeps the original frames up to the catching one, then
-		// the frames above it (CoreCLR preserves the trace on rethrow).
-		keep := min(old.hf+1, len(old.trace))
+		// the frames above it (CoreCLR preserves the trace on rethrow);
+		// the rethrow's own frame is the catching one.
+		keep := min(old.hf+old.traceOff+1, len(old.trace))
 		t.trace = append(t.trace, old.trace[:keep]...)
 		t.ilOffs = append(t.ilOffs, old.ilOffs[:keep]...)
-		t.trace, t.ilOffs = appendTrace(t.trace, t.ilOffs, t.frames[min(1, len(t.frames)):])
+		t.traceSkip, t.traceOff = 1, keep-1
 		return rt.firstPass(m, t)
 	}
 	return errors.New("jitrt: rethrow outside a running catch handler")
@@ -189,7 +206,7 @@ func (rt *Runtime) rethrow(m *Machine) error {
 // position. It returns after starting a filter funclet (native code then
 // runs it), after starting the second pass, or with the run's end.
 func (rt *Runtime) firstPass(m *Machine, t *tracker) error {
-	for ; t.fi < len(t.frames); t.fi, t.ci = t.fi+1, chainStart {
+	for ; t.fi < len(t.frames) || rt.nextFrame(t); t.fi, t.ci = t.fi+1, chainStart {
 		f := &t.frames[t.fi]
 		if t.ci == chainStart {
 			t.ci = f.code.firstClause(f.offset())
@@ -321,18 +338,20 @@ func (rt *Runtime) funcletReturned(m *Machine) error {
 		return err
 	}
 	rt.pop(t)
-	kept := rt.trackers[:0]
-	for _, o := range rt.trackers {
-		if o.running != runNone && o.funcletSP >= f.sp {
-			kept = append(kept, o)
-		} else {
-			rt.freeTrackers = append(rt.freeTrackers, o)
-		}
+	// Dispatches whose funclets ran below the frame resumed are abandoned.
+	// They are the newest ones: a dispatch starts inside the funclet of
+	// any older one that is running, so running funclets lie deeper the
+	// newer their dispatch.
+	n := len(rt.trackers)
+	for n > 0 && (rt.trackers[n-1].running == runNone || rt.trackers[n-1].funcletSP < f.sp) {
+		n--
 	}
-	rt.trackers = kept
+	rt.freeTrackers = append(rt.freeTrackers, rt.trackers[n:]...)
+	rt.trackers = rt.trackers[:n]
 	if f.seg > 0 {
 		return &resumeAt{pc: uintptr(result), sp: f.sp, bp: f.bp, levels: f.seg}
 	}
+	rt.unwindTo(f.sp)
 	m.SetPC(uintptr(result))
 	m.SetSP(f.sp)
 	m.SetReg(CtxRBP, uint64(f.bp))
@@ -443,6 +462,7 @@ func (rt *Runtime) resumeOuter(m *Machine, err error) error {
 		r.levels--
 		return r
 	}
+	rt.unwindTo(r.sp)
 	m.SetPC(r.pc)
 	m.SetSP(r.sp)
 	m.SetReg(CtxRBP, uint64(r.bp))

@@ -42,7 +42,8 @@ type Machine struct {
 	stackLo uintptr // lowest usable stack address
 	stackHi uintptr // high end of the stack (exclusive), 16-byte aligned
 	budget  uint64
-	limit   uint64      // the real CtxStackLimit
+	limit   uint64      // CtxStackLimit as the runtime set it (the watchdog raises the slot)
+	hard    uint64      // CtxStackHard
 	outer   []exitState // the exits nested Calls were made from, innermost last
 	wd      *watchdog   // arms polls while a top-level Call runs
 	depth   int         // Calls in progress (nested Calls come from exit handlers)
@@ -133,8 +134,10 @@ func NewMachine(cfg MachineConfig) (*Machine, error) {
 		wd:      wd,
 	}
 	m.SetReg(CtxPoll, m.budget)
-	m.limit = uint64(m.stackLo) + uint64(cfg.StackReserve)
+	m.hard = uint64(m.stackLo) + uint64(cfg.StackReserve)
+	m.limit = m.hard
 	m.SetReg(CtxStackLimit, m.limit)
+	m.SetReg(CtxStackHard, m.hard)
 	m.SetReg(CtxExitStub, uint64(cfg.Heap.exitStub))
 	m.SetReg(CtxPollStub, uint64(cfg.Heap.pollStub))
 	m.SetReg(CtxOverflowStub, uint64(cfg.Heap.overflowStub))
@@ -335,11 +338,20 @@ func (m *Machine) run(ctx context.Context, h ExitHandler) (uint64, error) {
 		case ExitStackOverflow:
 			if atomic.SwapUint64(m.word(CtxPollReq), 0) != 0 {
 				// A poll request, not an overflow: the watchdog raised the
-				// limit so that the next prolog's stack check exits. The
-				// code resumes after its overflow call as if the check had
-				// passed; a real overflow fails the next check again.
+				// limit so that the next prolog's stack check exits. Redo
+				// the check against the restored limit, which the frame may
+				// really have failed too.
 				atomic.StoreUint64(m.word(CtxStackLimit), m.limit)
 				if err := m.poll(ctx); err != nil {
+					return 0, err
+				}
+				if _, _, ok := m.stackCheck(); ok {
+					m.SetPC(m.PC() - stackCheckLen)
+				}
+				continue
+			}
+			if v, soft, ok := m.stackCheck(); ok && soft && uint64(v) >= m.hard && h != nil {
+				if err := h(m, ExitStackLimit); err != nil {
 					return 0, err
 				}
 				continue
@@ -356,6 +368,70 @@ func (m *Machine) run(ctx context.Context, h ExitHandler) (uint64, error) {
 			}
 		}
 	}
+}
+
+// stackCheckLen is the length of a prolog's stack check up to its
+// overflow call's return address:
+//
+//	CMP RSP|RAX, [R15+CtxStackLimit|CtxStackHard]  ; 49 3B 67|47 disp8
+//	JAE ok                                         ; 73 04
+//	CALL [R15+CtxOverflowStub]                     ; 41 FF 57 30
+//	ok:
+const stackCheckLen = 10
+
+// stackCheck decodes the stack check whose overflow call exited: the value
+// it compared (RSP, or RAX for a frame checked before it is allocated),
+// whether it compared with the soft limit CtxStackLimit (a method prolog)
+// or the hard one, and ok = false if the code before the exit is not a
+// stack check of that form.
+func (m *Machine) stackCheck() (v uintptr, soft, ok bool) {
+	b, ok := m.heap.code(m.PC()-stackCheckLen, stackCheckLen)
+	if !ok {
+		return 0, false, false
+	}
+	if b[0] != 0x49 || b[1] != 0x3b || b[4] != 0x73 || b[5] != 0x04 ||
+		b[6] != 0x41 || b[7] != 0xff || b[8] != 0x57 || b[9] != CtxOverflowStub {
+		return 0, false, false
+	}
+	switch b[2] {
+	case 0x67:
+		v = m.SP()
+	case 0x47:
+		v = uintptr(m.Reg(CtxRAX))
+	default:
+		return 0, false, false
+	}
+	switch b[3] {
+	case CtxStackLimit:
+		soft = true
+	case CtxStackHard:
+	default:
+		return 0, false, false
+	}
+	return v, soft, true
+}
+
+// StackCheckValue returns, at an ExitStackLimit, the stack address the
+// failed check compared with the limit: where the new frame's RSP is (or
+// would be, for a large frame checked before it is allocated).
+func (m *Machine) StackCheckValue() uintptr {
+	v, _, _ := m.stackCheck()
+	return v
+}
+
+// StackLimit returns the soft stack limit, CtxStackLimit as last set.
+func (m *Machine) StackLimit() uintptr { return uintptr(m.limit) }
+
+// HardStackLimit returns CtxStackHard: no frame may go below it.
+func (m *Machine) HardStackLimit() uintptr { return uintptr(m.hard) }
+
+// SetStackLimit sets the soft limit that method prologs check (clamped to
+// the hard limit): a prolog whose frame goes below it exits with
+// ExitStackLimit. The runtime uses it to count call depth only when a
+// run's frames could be that deep.
+func (m *Machine) SetStackLimit(v uintptr) {
+	m.limit = max(uint64(v), m.hard)
+	atomic.StoreUint64(m.word(CtxStackLimit), m.limit)
 }
 
 // startPolls registers the Machine with the watchdog thread, which then

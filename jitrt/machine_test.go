@@ -247,9 +247,9 @@ func TestCancellation(t *testing.T) {
 			}
 		}
 	}()
+	start := time.Now() // before the deadline is set: Call may return right at it
 	ctx, cancel := context.WithTimeout(bg, 200*time.Millisecond)
 	defer cancel()
-	start := time.Now()
 	_, err := m.Call(ctx, spin, nil, nil)
 	el := time.Since(start)
 	close(stop)

@@ -86,8 +86,13 @@ type Options struct {
 	// HeapBytes bounds the managed heap (there is no collector yet).
 	// Default 1 GiB.
 	HeapBytes int
-	// StackBytes is the native stack size. Default 8 MiB.
+	// StackBytes is the native stack size. Default StackBytesPerCall
+	// bytes per call of MaxCallDepth, at least 8 MiB and at most 1 GiB.
 	StackBytes int
+	// MaxCallDepth bounds the nesting of method calls (see depth.go);
+	// deeper calls end the run with a *StackOverflowError. Default
+	// DefaultMaxCallDepth.
+	MaxCallDepth int
 }
 
 // UnhandledException is a managed exception no handler caught.
@@ -213,6 +218,10 @@ type Runtime struct {
 	trackers      []*tracker
 	freeTrackers  []*tracker
 	funcletReturn uintptr // the stub funclets invoked by the dispatcher return to
+	// Call depth (depth.go).
+	maxDepth       int
+	checkpoints    []checkpoint // oldest (highest address) first
+	checkpointStub uintptr
 }
 
 // codeRange is one installed method's code.
@@ -316,8 +325,14 @@ func NewRuntime(mod *il.Module, opts Options) (rt *Runtime, err error) {
 	if opts.HeapBytes == 0 {
 		opts.HeapBytes = 1 << 30
 	}
+	if opts.MaxCallDepth <= 0 {
+		opts.MaxCallDepth = DefaultMaxCallDepth
+	}
+	if opts.StackBytes == 0 {
+		opts.StackBytes = stackBytesFor(opts.MaxCallDepth)
+	}
 	rt = &Runtime{
-		mod: mod, opts: opts, out: newOutWriter(opts.Stdout),
+		mod: mod, opts: opts, out: newOutWriter(opts.Stdout), maxDepth: opts.MaxCallDepth,
 		classMT: map[*il.Class]*rtType{}, typeMT: map[string]*rtType{}, strs: map[string]uintptr{},
 		vtableRefs: map[*il.Method][]uintptr{}, builtinID: map[*il.Method]uint64{}, stubs: map[*il.Method]uintptr{},
 	}
@@ -353,6 +368,13 @@ func NewRuntime(mod *il.Module, opts Options) (rt *Runtime, err error) {
 	stub.callMem(CtxExitStub)
 	stub.byte(0x0F, 0x0B) // ud2: never resumed
 	if rt.funcletReturn, err = rt.code.Install(stub.b); err != nil {
+		return nil, err
+	}
+	var cp asmbuf
+	cp.storeImm(CtxExitCode, ExitCheckpoint)
+	cp.callMem(CtxExitStub)
+	cp.byte(0x0F, 0x0B) // ud2: resumed at the real return address
+	if rt.checkpointStub, err = rt.code.Install(cp.b); err != nil {
 		return nil, err
 	}
 	obj := mod.Class(il.ObjectClass)
@@ -636,6 +658,7 @@ func (rt *Runtime) Run(ctx context.Context) (code int, err error) {
 		}
 	}()
 	entry := rt.mod.Entry
+	rt.startDepth()
 	ret, err := rt.mach.Call(ctx, rt.cells.Get(entry.Index), nil, rt.handle)
 	if err != nil {
 		return 1, err
@@ -701,6 +724,10 @@ func (rt *Runtime) handle(m *Machine, code uint64) error {
 		return rt.rethrow(m)
 	case ExitFuncletReturn:
 		return rt.funcletReturned(m)
+	case ExitStackLimit:
+		return rt.stackLimit(m)
+	case ExitCheckpoint:
+		return rt.checkpointReturned(m)
 	case HelperBuiltin:
 		return rt.resumeOuter(m, rt.builtin(m, rt.builtins[m.ExitArg()]))
 	case HelperFRem:
@@ -939,6 +966,9 @@ func (rt *Runtime) newException(m *Machine) (uintptr, error) {
 // callVirtual calls virtual slot of obj from Go (a nested native call)
 // and returns RAX.
 func (rt *Runtime) callVirtual(obj uintptr, slot int) (uintptr, error) {
+	if rt.mach.depth > il.MaxCallbackDepth {
+		return 0, &StackOverflowError{PC: rt.mach.PC(), SP: rt.mach.SP()}
+	}
 	target := uintptr(rt.u64(uintptr(rt.u64(obj+ObjMT)) + MTVTable + uintptr(MTSlotSize*slot)))
 	ret, err := rt.mach.Call(rt.ctx, target, []uint64{uint64(obj)}, rt.handle)
 	return uintptr(ret), err
@@ -984,6 +1014,7 @@ func (rt *Runtime) Call(ctx context.Context, meth *il.Method, args []any) (resul
 			return nil, fmt.Errorf("jitrt: argument %d has unsupported type %T", i+1, a)
 		}
 	}
+	rt.startDepth()
 	ret, err := rt.mach.CallArgs(ctx, rt.cells.Get(meth.Index), ints, floats, rt.handle)
 	if err != nil {
 		return nil, err
