@@ -1070,6 +1070,17 @@ var (
 	}
 )
 
+// shiftCount returns the immediate for a shift of a 32-bit (q false) or
+// 64-bit operand by the constant count c: c masked to the operand width,
+// as CoreCLR does (ECMA-335 leaves counts of the width or more
+// unspecified) and as the hardware masks a count in CL.
+func shiftCount(c int64, q bool) int64 {
+	if q {
+		return c & 63
+	}
+	return c & 31
+}
+
 func (g *gen) instr(in *ir.Instr) {
 	a := g.a
 	k := in.Kind
@@ -1184,22 +1195,23 @@ func (g *gen) instr(in *ir.Instr) {
 		g.divide(in)
 	case ir.OpShl, ir.OpShr, ir.OpShrUn:
 		ops := map[ir.Op][2]Op{ir.OpShl: {SHLL, SHLQ}, ir.OpShr: {SARL, SARQ}, ir.OpShrUn: {SHRL, SHRQ}}[in.Op]
-		if c, ok := g.consts[in.Args[1]]; ok && g.inHome(in.Dst) {
-			// A constant count (masked as the hardware does).
-			h := g.homes[in.Dst]
-			g.loadTo(in.Args[0], h)
-			a.I(pick(ops), Imm(c&63), R(h))
-			return
+		// A constant count is an immediate, masked to the operand width; a
+		// variable one goes in CL, which the 32-bit and 64-bit forms mask
+		// the same way (see shiftCount).
+		count := R(RCX)
+		if c, ok := g.consts[in.Args[1]]; ok {
+			count = Imm(shiftCount(c, q))
+		} else {
+			g.load(in.Args[1], RCX)
 		}
-		g.load(in.Args[1], RCX)
 		if g.inHome(in.Dst) {
 			h := g.homes[in.Dst]
 			g.loadTo(in.Args[0], h)
-			a.I(pick(ops), R(RCX), R(h))
+			a.I(pick(ops), count, R(h))
 			return
 		}
 		g.load(in.Args[0], RAX)
-		a.I(pick(ops), R(RCX), R(RAX))
+		a.I(pick(ops), count, R(RAX))
 		g.store(RAX, in.Dst)
 	case ir.OpNeg:
 		switch k {

@@ -19,7 +19,17 @@
 // mode sets: nothing inside a filter can throw (no throw statements or
 // regions, only non-throwing expressions, calls only to methods that
 // cannot throw). MonoSafe also avoids the int64 constant -2^31, which
-// Mono 6.8 multiplies with the wrong sign.
+// Mono 6.8 multiplies with the wrong sign, and keeps int32 shl and shr
+// counts in [0, 31]: Mono 6.8 folds those shifts (of constants, also
+// ones it propagates from locals) masking the count by 63, not 31.
+//
+// Every binary operator (arithmetic, bitwise, shifts, division,
+// comparisons, compare-and-branch, checked arithmetic) gets constant
+// operands on either side, often edge values (0, 1, -1, the minimum and
+// maximum); shift counts are constants inside, at and beyond the operand
+// width, negative and large, or expressions masked to the width, masked
+// wider or not at all; a guarded division by a constant that cannot
+// throw keeps it, so the JIT sees constant divisors too.
 //
 // API: Generate(seed, Options) builds the AST, Program.IL lowers it;
 // Runner runs one program on every engine and Mismatch compares the
@@ -98,8 +108,10 @@ type Load struct{ V Var }
 
 // Bin is a binary operator: add sub mul and or xor, the checked
 // add.ovf sub.ovf mul.ovf (and .un), the shifts shl shr shr.un (B is an
-// int32 amount), and div rem div.un rem.un (Guard makes the divisor
-// non-zero and never -1).
+// int32 count, masked to the operand width when run), and div rem div.un
+// rem.un (Guard makes the divisor non-zero and never -1: a constant
+// divisor that is neither stays as it is, any other is mapped into
+// 2..257, or -257..-2 with Neg).
 type Bin struct {
 	Op    string
 	A, B  Expr

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strings"
 )
 
 // Options bound the size of generated programs.
@@ -409,7 +410,8 @@ func (g *gen) cond(budget *int) Cond {
 		return Cond{A: g.expr(I4, 0, budget, safe)}
 	}
 	t := g.typ()
-	return Cond{Op: brOps[g.r.IntN(len(brOps))], A: g.expr(t, 1, budget, safe), B: g.expr(t, 1, budget, safe)}
+	op := brOps[g.r.IntN(len(brOps))]
+	return Cond{Op: op, A: g.operand(op, 0, t, 1, budget, safe), B: g.operand(op, 1, t, 1, budget, safe)}
 }
 
 func (g *gen) ifStmt(budget *int, depth int) Stmt {
@@ -670,8 +672,17 @@ func (g *gen) args(j int, budget *int, safe bool) []Expr {
 	return as
 }
 
-var int32Consts = []int64{0, 1, -1, 2, 3, 7, 31, 32, 100, -100, 255, 65535, 65536, math.MaxInt32, math.MinInt32, math.MaxInt32 - 1, math.MinInt32 + 1, 0x55555555, 128, -129}
-var int64Consts = []int64{0, 1, -1, 2, 63, 64, math.MaxInt32, math.MinInt32, math.MaxUint32, 1 << 32, math.MaxInt64, math.MinInt64, math.MinInt64 + 1, 0x123456789, -5000000000}
+var int32Consts = []int64{0, 1, -1, 2, 3, 7, 31, 32, 33, 63, 64, 100, -100, 255, 65535, 65536, math.MaxInt32, math.MinInt32, math.MaxInt32 - 1, math.MinInt32 + 1, 0x55555555, 128, -129}
+var int64Consts = []int64{0, 1, -1, 2, 31, 32, 63, 64, 65, math.MaxInt32, math.MinInt32, math.MaxUint32, 1 << 32, math.MaxInt64, math.MinInt64, math.MinInt64 + 1, 0x123456789, -5000000000}
+
+// shiftCounts are constant shift counts: inside, at and beyond the width
+// of both operand sizes, negative and large (a count is masked to the
+// operand width, as CoreCLR does).
+var shiftCounts = []int64{0, 1, 2, 7, 8, 15, 16, 31, 32, 33, 63, 64, 65, 95, 96, 127, 128, 255, 256, -1, -2, -31, -32, -33, -63, -64, math.MaxInt32, math.MinInt32, math.MinInt32 + 1}
+
+// divisors are constant divisors that never throw: not 0, and -1 only
+// for the unsigned operators (a signed MinValue / -1 overflows).
+var divisors = []int64{1, 2, 3, 5, 7, 10, 16, 100, 255, 256, 1000, 65536, 0x55555555, math.MaxInt32, math.MinInt32, -2, -3, -7, -16, -100, -65536}
 
 func (g *gen) constant(t Type) *Const {
 	c := &Const{T: t}
@@ -683,11 +694,6 @@ func (g *gen) constant(t Type) *Const {
 			c.V = int32Consts[g.r.IntN(len(int32Consts))]
 		} else {
 			c.V = int64Consts[g.r.IntN(len(int64Consts))]
-			if g.o.MonoSafe && c.V == math.MinInt32 {
-				// Mono 6.8 multiplies an int64 by the constant -2^31
-				// with the wrong sign (3L * -2147483648L = 6442450944)
-				c.V = math.MinInt32 + 1
-			}
 		}
 	default:
 		if t == I4 {
@@ -696,7 +702,85 @@ func (g *gen) constant(t Type) *Const {
 			c.V = int64(g.r.Uint64())
 		}
 	}
+	return g.monoConst(c)
+}
+
+// monoConst keeps MonoSafe programs off a Mono 6.8 bug: it multiplies an
+// int64 by the constant -2^31 with the wrong sign (3L * -2147483648L =
+// 6442450944).
+func (g *gen) monoConst(c *Const) *Const {
+	if g.o.MonoSafe && c.T == I8 && c.V == math.MinInt32 {
+		c.V = math.MinInt32 + 1
+	}
 	return c
+}
+
+// operandConstPct is the chance (in percent) that an operand of a binary
+// operator is a constant chosen for that operator (opConst), on top of
+// the constant leaves of expr. Shift counts have their own shapes
+// (shiftCount).
+const operandConstPct = 10
+
+// operand returns operand side (0: the first, 1: the second) of a binary
+// operator op (a Bin, Cmp or Cond operator) of type t: sometimes a
+// constant chosen for op, otherwise any expression.
+func (g *gen) operand(op string, side int, t Type, depth int, budget *int, safe bool) Expr {
+	if g.chance(operandConstPct) {
+		return g.opConst(op, side, t)
+	}
+	return g.expr(t, depth, budget, safe)
+}
+
+// opConst returns an interesting constant operand for side of op: a
+// divisor that cannot throw for the second operand of a guarded division
+// (see lowering), else the edge values of t (0, 1, -1, the minimum and
+// maximum and their neighbors, shift counts, bit patterns).
+func (g *gen) opConst(op string, side int, t Type) *Const {
+	if side == 1 && isDiv(op) {
+		v := divisors[g.r.IntN(len(divisors))]
+		if strings.HasSuffix(op, ".un") && g.chance(15) {
+			v = -1
+		}
+		return g.monoConst(&Const{T: t, V: v})
+	}
+	if t == I4 {
+		return &Const{T: t, V: int32Consts[g.r.IntN(len(int32Consts))]}
+	}
+	return g.monoConst(&Const{T: t, V: int64Consts[g.r.IntN(len(int64Consts))]})
+}
+
+func isDiv(op string) bool {
+	return strings.HasPrefix(op, "div") || strings.HasPrefix(op, "rem")
+}
+
+// shiftCount returns the int32 count of a shift of a t value: a constant
+// (in range, or any of shiftCounts: beyond the width, negative, large),
+// an expression masked to the width, masked wider than the width, or
+// unmasked. With MonoSafe an int32 shl or shr count stays in [0, 31]:
+// Mono 6.8 folds those shifts masking a constant count by 63 (int32 5 shl
+// 33 gives 0, CoreCLR 10), also counts it propagates from locals.
+func (g *gen) shiftCount(op string, t Type, depth int, budget *int, safe bool) Expr {
+	width := int64(32)
+	if t == I8 {
+		width = 64
+	}
+	inRange := g.o.MonoSafe && t == I4 && op != "shr.un"
+	mask := func(e Expr, m int64) Expr { return &Bin{Op: "and", A: e, B: &Const{T: I4, V: m}, T: I4} }
+	switch k := g.r.IntN(100); {
+	case k < 20:
+		return &Const{T: I4, V: g.r.Int64N(width)}
+	case k < 45:
+		c := shiftCounts[g.r.IntN(len(shiftCounts))]
+		if inRange {
+			c &= width - 1
+		}
+		return &Const{T: I4, V: c}
+	case k < 70 || inRange:
+		return mask(g.expr(I4, depth, budget, safe), width-1)
+	case k < 85:
+		return mask(g.expr(I4, depth, budget, safe), 4*width-1)
+	}
+	return g.expr(I4, depth, budget, safe)
 }
 
 var (
@@ -724,21 +808,14 @@ func (g *gen) expr(t Type, depth int, budget *int, safe bool) Expr {
 	d := depth + 1
 	switch k := g.r.IntN(100); {
 	case k < 38:
-		return &Bin{Op: g.oneOf(arithOps), A: g.expr(t, d, budget, safe), B: g.expr(t, d, budget, safe), T: t}
+		op := g.oneOf(arithOps)
+		return &Bin{Op: op, A: g.operand(op, 0, t, d, budget, safe), B: g.operand(op, 1, t, d, budget, safe), T: t}
 	case k < 50:
-		var amt Expr
-		max := int64(32)
-		if t == I8 {
-			max = 64
-		}
-		if g.chance(50) {
-			amt = &Const{T: I4, V: g.r.Int64N(max)}
-		} else {
-			amt = &Bin{Op: "and", A: g.expr(I4, d, budget, safe), B: &Const{T: I4, V: max - 1}, T: I4}
-		}
-		return &Bin{Op: g.oneOf(shiftOps), A: g.expr(t, d, budget, safe), B: amt, T: t}
+		op := g.oneOf(shiftOps)
+		return &Bin{Op: op, A: g.operand(op, 0, t, d, budget, safe), B: g.shiftCount(op, t, d, budget, safe), T: t}
 	case k < 60:
-		return &Bin{Op: g.oneOf(divOps), A: g.expr(t, d, budget, safe), B: g.expr(t, d, budget, safe), T: t, Guard: true, Neg: g.chance(50)}
+		op := g.oneOf(divOps)
+		return &Bin{Op: op, A: g.operand(op, 0, t, d, budget, safe), B: g.operand(op, 1, t, d, budget, safe), T: t, Guard: true, Neg: g.chance(50)}
 	case k < 68:
 		return &Un{Op: g.oneOf([]string{"neg", "not"}), A: g.expr(t, d, budget, safe)}
 	case k < 84:
@@ -749,7 +826,8 @@ func (g *gen) expr(t Type, depth int, budget *int, safe bool) Expr {
 		return &Conv{Op: op, A: g.expr(g.typ(), d, budget, safe), T: t}
 	case t == I4:
 		ct := g.typ()
-		return &Cmp{Op: g.oneOf(cmpOps), A: g.expr(ct, d, budget, safe), B: g.expr(ct, d, budget, safe)}
+		op := g.oneOf(cmpOps)
+		return &Cmp{Op: op, A: g.operand(op, 0, ct, d, budget, safe), B: g.operand(op, 1, ct, d, budget, safe)}
 	}
 	return g.leaf(t, budget, safe)
 }
@@ -767,7 +845,8 @@ func (g *gen) risky(t Type, depth int, budget *int) Expr {
 	switch {
 	case k < 25:
 		g.may(ovf)
-		return &Bin{Op: g.oneOf(checkedOps), A: g.expr(t, d, budget, false), B: g.expr(t, d, budget, false), T: t}
+		op := g.oneOf(checkedOps)
+		return &Bin{Op: op, A: g.operand(op, 0, t, d, budget, false), B: g.operand(op, 1, t, d, budget, false), T: t}
 	case k < 45:
 		g.may(ovf)
 		op := g.oneOf(convOvfI4)
@@ -777,7 +856,15 @@ func (g *gen) risky(t Type, depth int, budget *int) Expr {
 		return &Conv{Op: op, A: g.expr(g.typ(), d, budget, false), T: t}
 	case k < 60:
 		g.may("System.DivideByZeroException", ovf)
-		return &Bin{Op: g.oneOf(divOps), A: g.expr(t, d, budget, false), B: g.expr(t, d, budget, false), T: t}
+		// unguarded: a constant divisor may be 0 or -1 too
+		op := g.oneOf(divOps)
+		var b Expr
+		if g.chance(operandConstPct) {
+			b = g.monoConst(&Const{T: t, V: []int64{0, -1, 1, 2, -2}[g.r.IntN(5)]})
+		} else {
+			b = g.expr(t, d, budget, false)
+		}
+		return &Bin{Op: op, A: g.operand(op, 0, t, d, budget, false), B: b, T: t}
 	case k < 72:
 		g.may("System.IndexOutOfRangeException")
 		return &ArrLoad{Idx: g.leaf(I4, budget, false)}

@@ -217,7 +217,7 @@ func (l *lowerer) expr(e Expr) {
 		l.expr(e.B)
 		switch {
 		case e.Op == "div" || e.Op == "rem" || e.Op == "div.un" || e.Op == "rem.un":
-			if e.Guard {
+			if e.Guard && !safeDivisor(e.Op, e.B) {
 				// divisor in 2..257 (or -257..-2 for signed ops when B is odd): never 0 or -1
 				c := "ldc.i4"
 				if e.T == I8 {
@@ -286,6 +286,22 @@ func (l *lowerer) expr(e Expr) {
 	default:
 		panic(fmt.Sprintf("fuzz: cannot lower %T", e))
 	}
+}
+
+// safeDivisor reports whether divisor b of op is a constant that cannot
+// make it throw: not 0, and not -1 for a signed op (MinValue / -1
+// overflows). A guarded division by it needs no guard, so the JIT sees a
+// constant divisor.
+func safeDivisor(op string, b Expr) bool {
+	c, ok := b.(*Const)
+	if !ok {
+		return false
+	}
+	v := c.V
+	if c.T == I4 {
+		v = int64(int32(v))
+	}
+	return v != 0 && (v != -1 || strings.HasSuffix(op, ".un"))
 }
 
 func (l *lowerer) arrIndex(idx Expr, safe bool) {

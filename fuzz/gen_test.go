@@ -1,0 +1,240 @@
+package fuzz
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// binary is one binary operator node of a generated program: a Bin, a Cmp
+// or a compare-and-branch Cond.
+type binary struct {
+	op   string
+	a, b Expr
+	t    Type // operand type
+}
+
+// binaries returns every binary operator node of p.
+func binaries(p *Program) []binary {
+	var out []binary
+	var expr func(e Expr)
+	expr = func(e Expr) {
+		switch e := e.(type) {
+		case *Bin:
+			out = append(out, binary{e.Op, e.A, e.B, e.T})
+		case *Cmp:
+			out = append(out, binary{e.Op, e.A, e.B, e.A.Type()})
+		}
+		if e != nil {
+			for _, s := range subexprs(e) {
+				expr(*s)
+			}
+		}
+	}
+	for _, m := range p.Methods {
+		expr(m.RetExpr)
+		forEachStmt(&m.Body, func(ss *[]Stmt, i int) {
+			s := (*ss)[i]
+			if c, ok := s.(*If); ok && c.C.Op != "" && !isMaybeIfCond(c.C) {
+				out = append(out, binary{c.C.Op, c.C.A, c.C.B, c.C.A.Type()})
+			}
+			for _, x := range stmtExprs(s) {
+				expr(*x)
+			}
+		})
+	}
+	return out
+}
+
+// isMaybeIfCond reports whether c is the fixed (x & 3) == 0 condition
+// that maybeIf puts around jumps and throws (not a generated operator).
+func isMaybeIfCond(c Cond) bool {
+	a, ok := c.A.(*Bin)
+	if !ok || c.Op != "beq" || a.Op != "and" {
+		return false
+	}
+	m, ok1 := a.B.(*Const)
+	z, ok2 := c.B.(*Const)
+	return ok1 && ok2 && m.V == 3 && z.V == 0
+}
+
+// TestOperandConstants checks that every binary operator gets constant
+// operands on either side, and both at once, at a rate comparable to
+// the other operand shapes (a constant is one of about three shapes:
+// constants, variables, nested expressions and calls).
+func TestOperandConstants(t *testing.T) {
+	type count struct{ n, a, b, both int }
+	counts := map[string]*count{}
+	for _, size := range []string{"medium", "large"} {
+		o, _ := SizeOptions(size)
+		for seed := uint64(1); seed <= 400; seed++ {
+			for _, x := range binaries(Generate(seed, o)) {
+				c := counts[x.op]
+				if c == nil {
+					c = &count{}
+					counts[x.op] = c
+				}
+				_, ca := x.a.(*Const)
+				_, cb := x.b.(*Const)
+				c.n++
+				if ca {
+					c.a++
+				}
+				if cb {
+					c.b++
+				}
+				if ca && cb {
+					c.both++
+				}
+			}
+		}
+	}
+	ops := slices.Concat(arithOps, checkedOps, shiftOps, divOps, cmpOps, brOps)
+	for _, op := range ops {
+		c := counts[op]
+		if c == nil || c.n < 100 {
+			t.Errorf("%s: too few nodes to judge (%v)", op, c)
+			continue
+		}
+		pa, pb := 100*c.a/c.n, 100*c.b/c.n
+		hi := 60
+		if op == "and" {
+			hi = 90 // masks: of shift counts, switch values, indices
+		}
+		if pa < 15 || pa > hi || pb < 15 || pb > hi || c.both == 0 {
+			t.Errorf("%s: %d nodes, constant first operand %d%%, second %d%%, both %d times: want 15-%d%% each, both some", op, c.n, pa, pb, c.both, hi)
+		}
+	}
+}
+
+// shiftCountShape classifies the count of a shift of a width-bit value.
+func shiftCountShape(b Expr, width int64) string {
+	switch b := b.(type) {
+	case *Const:
+		switch {
+		case b.V < 0:
+			return "negative"
+		case b.V >= width:
+			return "too large"
+		}
+		return "in range"
+	case *Bin:
+		if m, ok := b.B.(*Const); ok && b.Op == "and" {
+			if m.V == width-1 {
+				return "masked"
+			}
+			return "masked wider"
+		}
+	}
+	return "unmasked"
+}
+
+// TestShiftCountShapes checks that every shift of either operand type
+// gets counts of every shape: in range, negative and too large
+// constants, masked to the width, masked wider and unmasked expressions;
+// with MonoSafe an int32 shl or shr count stays in [0, 31].
+func TestShiftCountShapes(t *testing.T) {
+	shapes := []string{"in range", "negative", "too large", "masked", "masked wider", "unmasked"}
+	for _, mono := range []bool{false, true} {
+		seen := map[string]int{}
+		o, _ := SizeOptions("medium")
+		o.MonoSafe = mono
+		for seed := uint64(1); seed <= 400; seed++ {
+			for _, x := range binaries(Generate(seed, o)) {
+				if !slices.Contains(shiftOps, x.op) {
+					continue
+				}
+				width := int64(32)
+				if x.t == I8 {
+					width = 64
+				}
+				shape := shiftCountShape(x.b, width)
+				seen[fmt.Sprintf("%s %s %s", x.op, x.t.il(), shape)]++
+				if mono && x.t == I4 && x.op != "shr.un" && shape != "in range" && shape != "masked" {
+					t.Fatalf("seed %d: MonoSafe %s int32 by a count %s", seed, x.op, shape)
+				}
+			}
+		}
+		for _, op := range shiftOps {
+			for _, ty := range []Type{I4, I8} {
+				for _, shape := range shapes {
+					k := fmt.Sprintf("%s %s %s", op, ty.il(), shape)
+					want := !mono || ty == I8 || op == "shr.un" || shape == "in range" || shape == "masked"
+					if got := seen[k] > 0; got != want {
+						t.Errorf("mono=%v: %s: %d counts, want some: %v", mono, k, seen[k], want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestGuardedDivisors lowers and runs guarded divisions by constants: a
+// divisor that cannot throw stays a constant in the IL (the JIT sees a
+// constant divisor); 0, and -1 of a signed operator, go through the guard
+// (divisor 2..257). Both engines must print the quotient or remainder.
+func TestGuardedDivisors(t *testing.T) {
+	r := &Runner{}
+	for _, op := range divOps {
+		for _, ty := range []Type{I4, I8} {
+			for _, d := range []int64{7, -7, 1, 0, -1, math.MinInt32, 0x55555555} {
+				t.Run(fmt.Sprintf("%s %s by %d", op, ty.il(), d), func(t *testing.T) {
+					x := int64(-1000000007)
+					if ty == I8 {
+						x = -100000000000007
+					}
+					e := &Bin{Op: op, A: &Const{T: ty, V: x}, B: &Const{T: ty, V: d}, T: ty, Guard: true}
+					p := &Program{Methods: []*Method{{NI4: 1, Body: []Stmt{&Mix{E: e, Print: true}}}}}
+					src := p.IL()
+					unsigned := strings.HasSuffix(op, ".un")
+					safe := d != 0 && (d != -1 || unsigned)
+					div := d
+					if !safe {
+						div = d&255 + 2
+					}
+					if guarded := strings.Contains(src, " 255\n"); guarded == safe {
+						t.Errorf("guard in the IL: %v, want %v:\n%s", guarded, !safe, src)
+					}
+					want := quotient(op, ty, x, div)
+					outs, err := r.Run(src)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, o := range outs {
+						if got, _, _ := strings.Cut(o.Stdout, "\n"); got != want || o.Err != "" {
+							t.Errorf("%s: got %q (%s), want %q", o.Engine, got, o.Err, want)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// quotient computes x op d as CoreCLR does for operands of type ty.
+func quotient(op string, ty Type, x, d int64) string {
+	if ty == I4 {
+		a, b := int32(x), int32(d)
+		switch op {
+		case "div":
+			return strconv.FormatInt(int64(a/b), 10)
+		case "rem":
+			return strconv.FormatInt(int64(a%b), 10)
+		case "div.un":
+			return strconv.FormatInt(int64(int32(uint32(a)/uint32(b))), 10)
+		}
+		return strconv.FormatInt(int64(int32(uint32(a)%uint32(b))), 10)
+	}
+	switch op {
+	case "div":
+		return strconv.FormatInt(x/d, 10)
+	case "rem":
+		return strconv.FormatInt(x%d, 10)
+	case "div.un":
+		return strconv.FormatInt(int64(uint64(x)/uint64(d)), 10)
+	}
+	return strconv.FormatInt(int64(uint64(x)%uint64(d)), 10)
+}
