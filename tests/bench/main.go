@@ -4,6 +4,10 @@
 //
 //	go run ./tests/bench [-n 5] [-filter REGEXP] [-engines jit,interp,mono]
 //
+// The engine jit-nopoll is the JIT with the watchdog that arms its polls
+// switched off (MINIIL_POLL_INTERVAL=off): run it beside jit to see what
+// making JIT code preemptible costs (the jit/nopoll column).
+//
 // Every run is a fresh process, so start-up is included for every engine
 // alike: miniil is built once into a temporary directory and executed, and
 // each program is assembled once with ilasm for Mono. Start-up is measured
@@ -40,7 +44,7 @@ import (
 // startupProgram is the empty program whose run time is start-up.
 const startupProgram = "empty"
 
-var engineNames = []string{"jit", "interp", "mono"}
+var engineNames = []string{"jit", "interp", "mono", "jit-nopoll"}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -85,7 +89,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	n := fs.Int("n", 5, "runs per engine and program; the best time counts")
 	filter := fs.String("filter", "", "run only programs whose name matches this regular expression")
-	enginesFlag := fs.String("engines", strings.Join(engineNames, ","), "comma-separated engines to run: jit, interp, mono")
+	enginesFlag := fs.String("engines", "jit,interp,mono", "comma-separated engines to run: jit, interp, mono, jit-nopoll")
 	timeout := fs.Duration("timeout", 10*time.Minute, "time limit for one run")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -130,7 +134,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	var notes []string
 	var miniilBin, monoBin string
-	if contains(engines, "jit") || contains(engines, "interp") {
+	if contains(engines, "jit") || contains(engines, "interp") || contains(engines, "jit-nopoll") {
 		miniilBin = filepath.Join(tmp, "miniil")
 		fmt.Fprintln(stderr, "building miniil ...")
 		build := exec.Command("go", "build", "-o", miniilBin, "./cmd/miniil")
@@ -168,6 +172,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		switch engine {
 		case "mono":
 			return []string{monoBin, p.exe}
+		case "jit-nopoll":
+			return []string{"env", "MINIIL_POLL_INTERVAL=off", miniilBin, "run", "-engine=jit", p.il}
 		default:
 			return []string{miniilBin, "run", "-engine=" + engine, p.il}
 		}
@@ -297,11 +303,15 @@ func table(w io.Writer, engines []string, progs []*bench, sub *bench) {
 	head = append(head, engines...)
 	hasJM := contains(engines, "jit") && contains(engines, "mono")
 	hasIJ := contains(engines, "jit") && contains(engines, "interp")
+	hasJN := contains(engines, "jit") && contains(engines, "jit-nopoll")
 	if hasJM {
 		head = append(head, "jit/mono")
 	}
 	if hasIJ {
 		head = append(head, "interp/jit")
+	}
+	if hasJN {
+		head = append(head, "jit/nopoll")
 	}
 	fmt.Fprintf(w, "| %s |\n", strings.Join(head, " | "))
 	fmt.Fprintf(w, "|%s\n", strings.Repeat("---|", len(head)))
@@ -327,6 +337,9 @@ func table(w io.Writer, engines []string, progs []*bench, sub *bench) {
 		}
 		if hasIJ {
 			row = append(row, ratio(t["jit"], t["interp"], "JIT ", " than interp"))
+		}
+		if hasJN {
+			row = append(row, fmt.Sprintf("%+.1f%%", 100*(float64(t["jit"])/float64(t["jit-nopoll"])-1)))
 		}
 		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
 	}
@@ -495,7 +508,7 @@ func parseEngines(s string) ([]string, error) {
 			continue
 		}
 		if !contains(engineNames, e) {
-			return nil, fmt.Errorf("unknown engine %q (want jit, interp or mono)", e)
+			return nil, fmt.Errorf("unknown engine %q (want jit, interp, mono or jit-nopoll)", e)
 		}
 		if !contains(out, e) {
 			out = append(out, e)
