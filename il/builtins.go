@@ -26,6 +26,17 @@ var exceptionClasses = []struct {
 	{"System.NotImplementedException", "System.SystemException", "The method or operation is not implemented."},
 	{"System.FormatException", "System.SystemException", "One of the identified items was in an invalid format."},
 	{"System.ApplicationException", "System.Exception", "Error in the application."},
+	{"System.OutOfMemoryException", "System.SystemException", "Insufficient memory to continue the execution of the program."},
+}
+
+// BaseLibraryClasses returns the full names of the base library's classes,
+// every base before its subclasses.
+func BaseLibraryClasses() []string {
+	names := []string{ObjectClass, StringClass, ConsoleClass, ExceptionClass}
+	for _, e := range exceptionClasses {
+		names = append(names, e.name)
+	}
+	return names
 }
 
 // DefaultMessage returns the message that the parameterless constructor of
@@ -50,6 +61,13 @@ func ExceptionDefaultMessage(runtimeClass string) string {
 
 // Names of base library classes and members that engines refer to.
 const (
+	// OutOfMemoryClass is the exception both engines throw when the
+	// managed heap limit is reached or an array is too long.
+	OutOfMemoryClass = "System.OutOfMemoryException"
+	// ArrayTooLongMessage is CoreCLR's message (64-bit) for newarr with
+	// more than MaxArrayLength elements (an OutOfMemoryException) or more
+	// than 2^31-1 (an OverflowException).
+	ArrayTooLongMessage = "Array dimensions exceeded supported range."
 	ObjectClass    = "System.Object"
 	StringClass    = "System.String"
 	ConsoleClass   = "System.Console"
@@ -137,3 +155,45 @@ const DefaultMaxCallDepth = 1_000_000
 // engines: the JIT serves each such call with a Go frame of a few KiB.
 // Deeper nesting ends the run with a stack overflow.
 const MaxCallbackDepth = 10_000
+// The managed heap's object sizes. Both engines charge every allocation
+// against the heap limit (Config.MaxHeap) with these formulas, which are
+// the JIT's object layout (see jitrt/abi.go): an 8-byte method table
+// pointer, then 8-byte field slots; arrays and strings add an 8-byte
+// length and pack their elements; every object is 8-byte aligned. With no
+// collector yet, the charge is cumulative: an engine throws
+// OutOfMemoryException once the bytes allocated in a run would exceed the
+// limit, at the same allocation on both engines.
+
+// MaxArrayLength is the most elements an array may have (CoreCLR's
+// Array.MaxLength); newarr beyond it throws OutOfMemoryException.
+const MaxArrayLength = 0x7FFFFFC7
+
+// ObjectSize returns the heap size of an instance of a class with
+// numFields instance fields (inherited ones included).
+func ObjectSize(numFields int) int64 { return 8 + 8*int64(numFields) }
+
+// BoxSize is the heap size of a boxed primitive.
+const BoxSize = 16
+
+// ArraySize returns the heap size of an array of n elements of type elem
+// (0 <= n <= MaxArrayLength).
+func ArraySize(elem *Type, n int64) int64 { return align8(16 + n*int64(ElemSize(elem))) }
+
+// StringSize returns the heap size of a string of n UTF-16 code units.
+func StringSize(n int) int64 { return align8(16 + 2*int64(n)) }
+
+// ElemSize returns the size in bytes of an array element of type t: the
+// natural size of a primitive, 8 for references and 64-bit values.
+func ElemSize(t *Type) int {
+	switch t.Kind {
+	case KBool, KI1, KU1:
+		return 1
+	case KChar, KI2, KU2:
+		return 2
+	case KI4, KU4, KR4:
+		return 4
+	}
+	return 8
+}
+
+func align8(n int64) int64 { return (n + 7) &^ 7 }
