@@ -2,6 +2,7 @@ package jitrt
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -189,7 +190,7 @@ func (rt *Runtime) write(k il.Kind, v uint64) error {
 	case il.KString:
 		rt.out.units(rt.str(uintptr(v)))
 	case il.KChar:
-		rt.out.unit(uint16(v))
+		rt.out.char(uint16(v))
 	case il.KObject:
 		s, err := rt.toStringOf(uintptr(v))
 		if err != nil {
@@ -242,7 +243,7 @@ func (rt *Runtime) concat(parts ...[]uint16) (uintptr, error) {
 	for _, p := range parts {
 		n += len(p)
 	}
-	s, err := rt.alloc(rt.classMT[rt.mod.Class(il.StringClass)], 8+2*n)
+	s, err := rt.alloc(rt.classMT[rt.mod.Class(il.StringClass)], il.StringSize(n))
 	if err != nil {
 		return 0, err
 	}
@@ -276,13 +277,18 @@ var newline = []byte{'\n'}
 
 // outWriter buffers standard output and encodes UTF-16 to UTF-8 like
 // .NET's console stream: a surrogate pair written in two calls still forms
-// one character, lone surrogates become U+FFFD.
+// one character, lone surrogates become U+FFFD. With lines set it flushes
+// after every write that ends a line (as C's stdio does for a terminal);
+// otherwise only when the buffer fills and when the run ends.
 type outWriter struct {
-	w  *bufio.Writer
-	hi uint16 // pending high surrogate
+	w     *bufio.Writer
+	hi    uint16 // pending high surrogate
+	lines bool   // flush after every write containing a newline
 }
 
-func newOutWriter(w io.Writer) *outWriter { return &outWriter{w: bufio.NewWriterSize(w, 64<<10)} }
+func newOutWriter(w io.Writer, lines bool) *outWriter {
+	return &outWriter{w: bufio.NewWriterSize(w, 64<<10), lines: lines}
+}
 
 func (o *outWriter) flushHi() {
 	if o.hi != 0 {
@@ -294,6 +300,9 @@ func (o *outWriter) flushHi() {
 func (o *outWriter) ascii(b []byte) {
 	o.flushHi()
 	o.w.Write(b)
+	if o.lines && bytes.IndexByte(b, '\n') >= 0 {
+		o.w.Flush()
+	}
 }
 
 func (o *outWriter) unit(c uint16) {
@@ -316,9 +325,22 @@ func (o *outWriter) unit(c uint16) {
 	}
 }
 
+// char writes one UTF-16 unit (Console.Write(char)).
+func (o *outWriter) char(c uint16) {
+	o.unit(c)
+	if o.lines && c == '\n' {
+		o.w.Flush()
+	}
+}
+
 func (o *outWriter) units(u []uint16) {
+	nl := false
 	for _, c := range u {
 		o.unit(c)
+		nl = nl || c == '\n'
+	}
+	if o.lines && nl {
+		o.w.Flush()
 	}
 }
 

@@ -76,7 +76,7 @@ func NewCodeHeap(cfg CodeHeapConfig) (*CodeHeap, error) {
 	mem, err := syscall.Mmap(-1, 0, reserve, syscall.PROT_NONE,
 		syscall.MAP_PRIVATE|syscall.MAP_ANON|syscall.MAP_NORESERVE)
 	if err != nil {
-		return nil, fmt.Errorf("jitrt: reserving code heap: %w", err)
+		return nil, fmt.Errorf("jitrt: reserving %s for the code heap: %w", formatBytes(reserve), err)
 	}
 	h := &CodeHeap{
 		mem:      mem,

@@ -114,7 +114,7 @@ func NewMachine(cfg MachineConfig) (*Machine, error) {
 	mem, err := syscall.Mmap(-1, 0, guard+stack+ctxBytes, syscall.PROT_READ|syscall.PROT_WRITE,
 		syscall.MAP_PRIVATE|syscall.MAP_ANON|syscall.MAP_NORESERVE)
 	if err != nil {
-		return nil, fmt.Errorf("jitrt: mapping native stack: %w", err)
+		return nil, fmt.Errorf("jitrt: mapping %s for the native stack: %w", formatBytes(guard+stack+ctxBytes), err)
 	}
 	if guard > 0 {
 		if err := syscall.Mprotect(mem[:guard], syscall.PROT_NONE); err != nil {

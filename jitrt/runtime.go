@@ -83,8 +83,12 @@ type CompileFunc func(rt *Runtime, m *il.Method) (*Compiled, error)
 type Options struct {
 	Stdout  io.Writer
 	Compile CompileFunc
-	// HeapBytes bounds the managed heap (there is no collector yet).
-	// Default 1 GiB.
+	// HeapBytes bounds the managed heap: the bytes a run may allocate
+	// (there is no collector yet, so the count is cumulative; object sizes
+	// are il.ObjectSize and its siblings). An allocation that would pass
+	// the bound throws System.OutOfMemoryException. The heap reserves
+	// exactly this much address space. Default DefaultHeapBytes, at most
+	// MaxHeapBytes.
 	HeapBytes int
 	// StackBytes is the native stack size. Default StackBytesPerCall
 	// bytes per call of MaxCallDepth, at least 8 MiB and at most 1 GiB.
@@ -93,7 +97,17 @@ type Options struct {
 	// deeper calls end the run with a *StackOverflowError. Default
 	// DefaultMaxCallDepth.
 	MaxCallDepth int
+	// FlushLines makes the output writer flush to Stdout at the end of
+	// every line written (for a terminal); otherwise output is
+	// block-buffered and flushed when the run ends.
+	FlushLines bool
 }
+
+// DefaultHeapBytes is the managed heap limit when Options.HeapBytes is 0.
+const DefaultHeapBytes = 1 << 30
+
+// MaxHeapBytes is the largest managed heap limit a runtime accepts.
+const MaxHeapBytes = 1 << 40
 
 // UnhandledException is a managed exception no handler caught.
 type UnhandledException struct {
@@ -144,40 +158,79 @@ type arena struct {
 	top   *uint64
 	limit uintptr
 	own   uint64 // top's storage when no context holds it
+	full  error  // what alloc returns when the arena is full
 }
 
-func newArena(size int) (*arena, error) {
-	mem, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE,
+// newArena maps an arena that can hand out exactly size bytes (the first
+// allocation starts 8 bytes into the mapping, so no object is at the
+// mapping's base); what names the arena in errors.
+func newArena(size int, what string, full error) (*arena, error) {
+	mapped := roundUp(size+8, pageSize)
+	mem, err := syscall.Mmap(-1, 0, mapped, syscall.PROT_READ|syscall.PROT_WRITE,
 		syscall.MAP_PRIVATE|syscall.MAP_ANONYMOUS|syscall.MAP_NORESERVE)
 	if err != nil {
-		return nil, fmt.Errorf("jitrt: mapping %d bytes: %w", size, err)
+		return nil, fmt.Errorf("jitrt: mapping %s for %s: %w", formatBytes(mapped), what, err)
 	}
 	// Bump allocation touches fresh memory all the time: transparent huge
 	// pages cut the page faults (advice only; ignored where unsupported).
 	_ = syscall.Madvise(mem, 14 /* MADV_HUGEPAGE */)
-	a := &arena{mem: mem, base: uintptr(unsafe.Pointer(&mem[0]))}
-	a.limit = a.base + uintptr(size)
+	a := &arena{mem: mem, base: uintptr(unsafe.Pointer(&mem[0])), full: full}
 	a.own = uint64(a.base) + 8
 	a.top = &a.own
+	a.limit = a.base + 8 + uintptr(size)
 	return a, nil
 }
 
-// ErrHeapExhausted reports that the managed heap is full (there is no
-// garbage collector yet).
-var ErrHeapExhausted = errors.New("managed heap exhausted (miniil has no garbage collector yet)")
-
-func (a *arena) alloc(n int) (uintptr, error) {
-	n = (n + 7) &^ 7
-	p := uintptr(*a.top)
-	if n < 0 || p+uintptr(n) > a.limit {
-		return 0, ErrHeapExhausted
+// formatBytes formats a size for messages: "1 GiB", "64 MiB", "12 KiB",
+// "100 bytes".
+func formatBytes(n int) string {
+	for _, u := range []struct {
+		shift uint
+		name  string
+	}{{30, "GiB"}, {20, "MiB"}, {10, "KiB"}} {
+		if n >= 1<<u.shift {
+			if n%(1<<u.shift) == 0 {
+				return fmt.Sprintf("%d %s", n>>u.shift, u.name)
+			}
+			return fmt.Sprintf("%.1f %s", float64(n)/float64(int(1)<<u.shift), u.name)
+		}
 	}
-	*a.top = uint64(p + uintptr(n))
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// ErrHeapExhausted reports that the managed heap limit is reached. Inside
+// a run it never escapes: the runtime throws System.OutOfMemoryException
+// into the program instead.
+var ErrHeapExhausted = errors.New("jitrt: managed heap limit reached")
+
+// errMetaExhausted reports that the type metadata arena, sized from the
+// module, is full: a bug in the estimate.
+var errMetaExhausted = errors.New("jitrt: type metadata arena exhausted")
+
+// alloc allocates size bytes (rounded up to 8), or fails with the arena's
+// error when they do not fit.
+func (a *arena) alloc(size int64) (uintptr, error) {
+	n := uintptr((size + 7) &^ 7)
+	p := uintptr(*a.top)
+	if size < 0 || n > a.limit-p {
+		return 0, a.full
+	}
+	*a.top = uint64(p + n)
 	return p, nil
 }
 
 func (a *arena) contains(p uintptr, n int) bool {
 	return p >= a.base && p+uintptr(n) <= uintptr(*a.top)
+}
+
+// used returns the bytes allocated so far.
+func (a *arena) used() int { return int(uintptr(*a.top) - a.base - 8) }
+
+func (a *arena) unmap() error {
+	if a == nil {
+		return nil
+	}
+	return syscall.Munmap(a.mem)
 }
 
 // Context slots of the managed heap's bump allocator (absolute addresses):
@@ -218,6 +271,7 @@ type Runtime struct {
 	trackers      []*tracker
 	freeTrackers  []*tracker
 	funcletReturn uintptr // the stub funclets invoked by the dispatcher return to
+	oom           uintptr // the preallocated OutOfMemoryException (in meta)
 	// Call depth (depth.go).
 	maxDepth       int
 	checkpoints    []checkpoint // oldest (highest address) first
@@ -314,8 +368,10 @@ func innermostIndex(cs []EHClause) []segment {
 
 // NewRuntime prepares a module for JIT execution: it maps the managed heap
 // and the native stack, lays out method tables and statics, and creates a
-// call cell with a prestub for every method.
-func NewRuntime(mod *il.Module, opts Options) (rt *Runtime, err error) {
+// call cell with a prestub for every method. Every mapping is sized from
+// the options and the module (see Reservations). On failure everything
+// mapped so far is released.
+func NewRuntime(mod *il.Module, opts Options) (*Runtime, error) {
 	if opts.Compile == nil {
 		return nil, errors.New("jitrt: Options.Compile is required")
 	}
@@ -323,7 +379,10 @@ func NewRuntime(mod *il.Module, opts Options) (rt *Runtime, err error) {
 		opts.Stdout = io.Discard
 	}
 	if opts.HeapBytes == 0 {
-		opts.HeapBytes = 1 << 30
+		opts.HeapBytes = DefaultHeapBytes
+	}
+	if opts.HeapBytes < 0 || opts.HeapBytes > MaxHeapBytes {
+		return nil, fmt.Errorf("jitrt: heap limit %d out of range [1, %d]", opts.HeapBytes, MaxHeapBytes)
 	}
 	if opts.MaxCallDepth <= 0 {
 		opts.MaxCallDepth = DefaultMaxCallDepth
@@ -331,51 +390,147 @@ func NewRuntime(mod *il.Module, opts Options) (rt *Runtime, err error) {
 	if opts.StackBytes == 0 {
 		opts.StackBytes = stackBytesFor(opts.MaxCallDepth)
 	}
-	rt = &Runtime{
-		mod: mod, opts: opts, out: newOutWriter(opts.Stdout), maxDepth: opts.MaxCallDepth,
+	rt := &Runtime{
+		mod: mod, opts: opts, out: newOutWriter(opts.Stdout, opts.FlushLines), maxDepth: opts.MaxCallDepth,
 		classMT: map[*il.Class]*rtType{}, typeMT: map[string]*rtType{}, strs: map[string]uintptr{},
 		vtableRefs: map[*il.Method][]uintptr{}, builtinID: map[*il.Method]uint64{}, stubs: map[*il.Method]uintptr{},
 	}
-	defer func() {
-		if err != nil {
-			rt.Close()
-		}
-	}()
-	if rt.code, err = NewCodeHeap(CodeHeapConfig{}); err != nil {
+	if err := rt.init(); err != nil {
+		rt.Close()
 		return nil, err
+	}
+	return rt, nil
+}
+
+// Reservations returns the address space a runtime for mod reserves
+// besides the managed heap and the native stack: the code heap (code,
+// cells, prestubs and stubs) and the type metadata arena (method tables,
+// statics, interned strings). Both are estimated from the module with
+// room to spare; pages are only committed as they are used.
+func Reservations(mod *il.Module) (code, meta int) {
+	return codeReserve(mod), metaReserve(mod)
+}
+
+// codeReserve sizes the code heap: every method compiled (each install
+// takes whole pages), its cell and prestub, and the stubs, allowing 128
+// bytes of machine code per IL instruction, more than twice the densest
+// code measured on the corpus (about 55 bytes per instruction in
+// throw-heavy methods, 14 on average). Everything in one code heap is
+// within rel32 reach, so the reservation stays at most 1 GiB.
+func codeReserve(mod *il.Module) int {
+	methods := mod.AllMethods()
+	n := 0
+	for _, m := range methods {
+		size := 512 + 128*len(m.Code) + 256*len(m.EH)
+		for _, in := range m.Code {
+			size += 16 * len(in.Targets)
+		}
+		n += roundUp(size, pageSize)
+	}
+	n += roundUp(8*len(methods), pageSize) + roundUp(prestubSize*len(methods), pageSize)
+	// The shared stubs, the funclet return and checkpoint stubs and one
+	// exit stub per virtual base library method, a page each; a staging
+	// chunk.
+	stubs := 3
+	for _, name := range il.BaseLibraryClasses() {
+		if c := mod.Class(name); c != nil {
+			stubs += len(c.Methods)
+		}
+	}
+	n += stubs*pageSize + 64<<10
+	return min(max(n, 1<<20), 1<<30)
+}
+
+// metaReserve sizes the type metadata arena: the method tables of the
+// classes and of the array and box types instructions name, the statics,
+// and the interned strings (literals, type names, default messages),
+// doubled.
+func metaReserve(mod *il.Module) int {
+	n := 8 * (len(mod.StaticFields()) + 1)
+	for _, name := range il.BaseLibraryClasses() {
+		if c := mod.Class(name); c != nil {
+			n += metaClass(c)
+		}
+	}
+	for _, c := range mod.Classes {
+		n += metaClass(c)
+	}
+	// Each distinct array or box type: a method table per array nesting
+	// level (arrays of arrays get their element's too) and its name.
+	types := map[string]bool{}
+	typeCost := func(t *il.Type) int {
+		key := t.String()
+		if types[key] {
+			return 0
+		}
+		types[key] = true
+		levels := strings.Count(key, "[]") + 1
+		return levels * (MTVTable + MTSlotSize*4 + int(il.StringSize(len(key)+16)))
+	}
+	for _, m := range mod.AllMethods() {
+		for _, in := range m.Code {
+			if in.Str != "" {
+				n += int(il.StringSize(len(in.Str)))
+			}
+			if in.Type != nil {
+				n += typeCost(in.Type)
+			}
+		}
+		for _, c := range m.EH {
+			if c.CatchType != nil {
+				n += typeCost(c.CatchType)
+			}
+		}
+	}
+	return roundUp(2*n+64<<10, pageSize)
+}
+
+// metaClass is what a class costs in the metadata arena: its method table,
+// its name and the default message naming it.
+func metaClass(c *il.Class) int {
+	return MTVTable + MTSlotSize*len(c.VTable) + 2*int(il.StringSize(len(c.Name)+48)) + 2*int(il.ObjectSize(c.NumFields))
+}
+
+// init maps the runtime's memory and lays out its types.
+func (rt *Runtime) init() error {
+	mod, opts := rt.mod, rt.opts
+	codeBytes, metaBytes := Reservations(mod)
+	var err error
+	if rt.code, err = NewCodeHeap(CodeHeapConfig{ReserveBytes: codeBytes}); err != nil {
+		return err
 	}
 	if rt.mach, err = NewMachine(MachineConfig{Heap: rt.code, StackBytes: opts.StackBytes}); err != nil {
-		return nil, err
+		return err
 	}
-	if rt.heap, err = newArena(opts.HeapBytes); err != nil {
-		return nil, err
+	if rt.heap, err = newArena(opts.HeapBytes, "the managed heap (the heap limit)", ErrHeapExhausted); err != nil {
+		return err
 	}
 	rt.mach.SetReg(CtxHeapTop, *rt.heap.top)
 	rt.mach.SetReg(CtxHeapLimit, uint64(rt.heap.limit))
 	rt.heap.top = (*uint64)(rt.mach.slot(CtxHeapTop))
-	if rt.meta, err = newArena(64 << 20); err != nil {
-		return nil, err
+	if rt.meta, err = newArena(metaBytes, "type metadata", errMetaExhausted); err != nil {
+		return err
 	}
 	rt.methods = mod.AllMethods()
 	if rt.cells, err = rt.code.NewCells(len(rt.methods)); err != nil {
-		return nil, err
+		return err
 	}
-	if rt.statics, err = rt.meta.alloc(8 * (len(mod.StaticFields()) + 1)); err != nil {
-		return nil, err
+	if rt.statics, err = rt.meta.alloc(8 * int64(len(mod.StaticFields())+1)); err != nil {
+		return err
 	}
 	var stub asmbuf
 	stub.storeImm(CtxExitCode, ExitFuncletReturn)
 	stub.callMem(CtxExitStub)
 	stub.byte(0x0F, 0x0B) // ud2: never resumed
 	if rt.funcletReturn, err = rt.code.Install(stub.b); err != nil {
-		return nil, err
+		return err
 	}
 	var cp asmbuf
 	cp.storeImm(CtxExitCode, ExitCheckpoint)
 	cp.callMem(CtxExitStub)
 	cp.byte(0x0F, 0x0B) // ud2: resumed at the real return address
 	if rt.checkpointStub, err = rt.code.Install(cp.b); err != nil {
-		return nil, err
+		return err
 	}
 	obj := mod.Class(il.ObjectClass)
 	rt.toString = methodSlot(obj, "ToString")
@@ -392,7 +547,7 @@ func NewRuntime(mod *il.Module, opts Options) (rt *Runtime, err error) {
 		seen[c] = true
 		classes = append(classes, c)
 	}
-	for _, name := range baseLibraryClasses() {
+	for _, name := range il.BaseLibraryClasses() {
 		add(mod.Class(name))
 	}
 	for _, c := range mod.Classes {
@@ -404,24 +559,17 @@ func NewRuntime(mod *il.Module, opts Options) (rt *Runtime, err error) {
 			kind = tkString
 		}
 		if _, err := rt.newType(&rtType{kind: kind, class: c, name: c.Name}, c.VTable, c.Base); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return rt, nil
-}
-
-// baseLibraryClasses lists the base library's class names.
-func baseLibraryClasses() []string {
-	names := []string{il.ObjectClass, il.StringClass, il.ConsoleClass, il.ExceptionClass}
-	for _, n := range []string{"System.SystemException", "System.ArithmeticException", "System.DivideByZeroException",
-		"System.OverflowException", "System.NullReferenceException", "System.IndexOutOfRangeException",
-		"System.InvalidCastException", "System.ArrayTypeMismatchException", "System.ArgumentException",
-		"System.ArgumentOutOfRangeException", "System.ArgumentNullException", "System.InvalidOperationException",
-		"System.NotSupportedException", "System.NotImplementedException", "System.FormatException",
-		"System.ApplicationException"} {
-		names = append(names, n)
+	// CoreCLR preallocates an OutOfMemoryException to throw when not even
+	// a new one fits; it has no message.
+	oom := mod.Class(il.OutOfMemoryClass)
+	if rt.oom, err = rt.meta.alloc(il.ObjectSize(oom.NumFields)); err != nil {
+		return err
 	}
-	return names
+	rt.setU64(rt.oom+ObjMT, uint64(rt.classMT[oom].mt))
+	return nil
 }
 
 func methodSlot(c *il.Class, name string) int {
@@ -435,7 +583,7 @@ func methodSlot(c *il.Class, name string) int {
 
 // newType allocates a method table with the given vtable and registers t.
 func (rt *Runtime) newType(t *rtType, vtable []*il.Method, base *il.Class) (*rtType, error) {
-	mt, err := rt.meta.alloc(MTVTable + MTSlotSize*len(vtable))
+	mt, err := rt.meta.alloc(int64(MTVTable + MTSlotSize*len(vtable)))
 	if err != nil {
 		return nil, err
 	}
@@ -484,8 +632,12 @@ func (rt *Runtime) entryPoint(m *il.Method) (uintptr, error) {
 	return addr, nil
 }
 
-// Close releases the runtime's memory.
+// Close releases the runtime's memory. It may be called more than once,
+// and on a nil Runtime.
 func (rt *Runtime) Close() error {
+	if rt == nil {
+		return nil
+	}
 	var errs []error
 	if rt.mach != nil {
 		errs = append(errs, rt.mach.Close())
@@ -493,11 +645,8 @@ func (rt *Runtime) Close() error {
 	if rt.code != nil {
 		errs = append(errs, rt.code.Close())
 	}
-	for _, a := range []*arena{rt.heap, rt.meta} {
-		if a != nil {
-			errs = append(errs, syscall.Munmap(a.mem))
-		}
-	}
+	errs = append(errs, rt.heap.unmap(), rt.meta.unmap())
+	rt.mach, rt.code, rt.heap, rt.meta = nil, nil, nil, nil
 	return errors.Join(errs...)
 }
 
@@ -570,28 +719,21 @@ func (rt *Runtime) typeFor(t *il.Type) (*rtType, error) {
 	return rtt, nil
 }
 
-// ElemSize returns the size in bytes of an array element of type t.
-func ElemSize(t *il.Type) int {
-	switch t.Kind {
-	case il.KBool, il.KI1, il.KU1:
-		return 1
-	case il.KChar, il.KI2, il.KU2:
-		return 2
-	case il.KI4, il.KU4, il.KR4:
-		return 4
-	}
-	return 8
-}
+// ElemSize returns the size in bytes of an array element of type t
+// (il.ElemSize).
+func ElemSize(t *il.Type) int { return il.ElemSize(t) }
 
 // StaticAddr returns the address of a static field's slot.
 func (rt *Runtime) StaticAddr(f *il.Field) uintptr { return rt.statics + uintptr(8*f.Slot) }
 
-// StringAddr returns the interned string object for s.
+// StringAddr returns the interned string object for s. Interned strings
+// live in the metadata arena, as CoreCLR's frozen string literals: they
+// are not charged to the heap limit.
 func (rt *Runtime) StringAddr(s string) uintptr {
 	if p, ok := rt.strs[s]; ok {
 		return p
 	}
-	p, err := rt.newString(utf16Of(s))
+	p, err := rt.newStringIn(rt.meta, utf16Of(s))
 	if err != nil {
 		panic(err)
 	}
@@ -610,10 +752,14 @@ func (rt *Runtime) BuiltinID(m *il.Method) uint64 {
 	return id
 }
 
-// alloc allocates a zeroed object of type t with room for n bytes after
-// the header.
-func (rt *Runtime) alloc(t *rtType, n int) (uintptr, error) {
-	p, err := rt.heap.alloc(8 + n)
+// alloc allocates a zeroed object of type t and size bytes (header
+// included) in the managed heap; ErrHeapExhausted if it does not fit.
+func (rt *Runtime) alloc(t *rtType, size int64) (uintptr, error) {
+	return rt.allocIn(rt.heap, t, size)
+}
+
+func (rt *Runtime) allocIn(a *arena, t *rtType, size int64) (uintptr, error) {
+	p, err := a.alloc(size)
 	if err != nil {
 		return 0, err
 	}
@@ -622,11 +768,15 @@ func (rt *Runtime) alloc(t *rtType, n int) (uintptr, error) {
 }
 
 func (rt *Runtime) newObject(c *il.Class) (uintptr, error) {
-	return rt.alloc(rt.classMT[c], 8*c.NumFields)
+	return rt.alloc(rt.classMT[c], il.ObjectSize(c.NumFields))
 }
 
 func (rt *Runtime) newString(u []uint16) (uintptr, error) {
-	p, err := rt.alloc(rt.classMT[rt.mod.Class(il.StringClass)], 8+2*len(u))
+	return rt.newStringIn(rt.heap, u)
+}
+
+func (rt *Runtime) newStringIn(a *arena, u []uint16) (uintptr, error) {
+	p, err := rt.allocIn(a, rt.classMT[rt.mod.Class(il.StringClass)], il.StringSize(len(u)))
 	if err != nil {
 		return 0, err
 	}
@@ -635,6 +785,29 @@ func (rt *Runtime) newString(u []uint16) (uintptr, error) {
 		copy(unsafe.Slice((*uint16)(unsafe.Pointer(&rt.bytes(p+StrData, 2*len(u))[0])), len(u)), u)
 	}
 	return p, nil
+}
+
+// outOfMemory returns the exception to throw when the heap limit is
+// reached: a new OutOfMemoryException if one still fits, else the
+// preallocated one (CoreCLR's GetBestOutOfMemoryException). Neither has a
+// message, so Message is "Exception of type
+// 'System.OutOfMemoryException' was thrown.", as on CoreCLR.
+func (rt *Runtime) outOfMemory() uintptr {
+	if exc, err := rt.newObject(rt.mod.Class(il.OutOfMemoryClass)); err == nil {
+		return exc
+	}
+	return rt.oom
+}
+
+// throwNew throws a new base library exception of the named class with
+// message msg (interned) at the current exit.
+func (rt *Runtime) throwNew(m *Machine, class, msg string) error {
+	exc, err := rt.newObject(rt.mod.Class(class))
+	if err != nil {
+		return err
+	}
+	rt.setU64(exc+ObjFields, uint64(rt.StringAddr(msg)))
+	return rt.throw(m, exc)
 }
 
 // str returns the UTF-16 units of a string object (nil for null).
@@ -649,8 +822,13 @@ func (rt *Runtime) str(p uintptr) []uint16 {
 	return unsafe.Slice((*uint16)(unsafe.Pointer(&rt.bytes(p+StrData, 2*n)[0])), n)
 }
 
-// Run runs the entry point and returns its exit code.
+// Run runs the entry point and returns its exit code. A nil ctx means
+// context.Background(); a ctx that is already done stops the run before it
+// starts. Output is flushed before Run returns, however the run ends.
 func (rt *Runtime) Run(ctx context.Context) (code int, err error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	rt.ctx = ctx
 	defer func() {
 		if ferr := rt.out.finish(); err == nil && ferr != nil {
@@ -669,27 +847,42 @@ func (rt *Runtime) Run(ctx context.Context) (code int, err error) {
 	return 0, nil
 }
 
-// handle services exits from native code.
+// handle services exits from native code. An exit whose allocation does
+// not fit in the heap limit throws System.OutOfMemoryException there.
 func (rt *Runtime) handle(m *Machine, code uint64) error {
+	err := rt.serve(m, code)
+	if err == ErrHeapExhausted {
+		return rt.throw(m, rt.outOfMemory())
+	}
+	return err
+}
+
+// serve services one exit.
+func (rt *Runtime) serve(m *Machine, code uint64) error {
 	switch code {
 	case ExitCompile:
 		return rt.compile(int(m.ExitArg()))
 	case HelperAlloc:
-		return rt.result(rt.alloc(rt.types[rt.u64(uintptr(m.Reg(CtxRDI))+MTTypeID)], 8*rt.numFields(uintptr(m.Reg(CtxRDI)))))
+		t := rt.types[rt.u64(uintptr(m.Reg(CtxRDI))+MTTypeID)]
+		return rt.result(rt.alloc(t, il.ObjectSize(t.class.NumFields)))
 	case HelperNewArr:
 		t := rt.types[rt.u64(uintptr(m.Reg(CtxRDI))+MTTypeID)]
-		n := int64(m.Reg(CtxRSI))
-		if n > int64(rt.opts.HeapBytes) {
-			return ErrHeapExhausted
+		n := int64(m.Reg(CtxRSI)) // >= 0: native code checked
+		switch {
+		case n > math.MaxInt32:
+			// A native int length: CoreCLR's array lengths are 32-bit.
+			return rt.throwNew(m, "System.OverflowException", il.ArrayTooLongMessage)
+		case n > il.MaxArrayLength:
+			return rt.throwNew(m, il.OutOfMemoryClass, il.ArrayTooLongMessage)
 		}
-		p, err := rt.alloc(t, 8+int(n)*t.elemSize)
+		p, err := rt.alloc(t, il.ArraySize(t.elem, n))
 		if err == nil {
 			rt.setU64(p+ArrLen, uint64(n))
 		}
 		return rt.result(p, err)
 	case HelperBox:
 		t := rt.types[rt.u64(uintptr(m.Reg(CtxRDI))+MTTypeID)]
-		p, err := rt.alloc(t, 8)
+		p, err := rt.alloc(t, il.BoxSize)
 		if err == nil {
 			rt.setU64(p+BoxValue, boxBits(t.prim, m.Reg(CtxRSI)))
 		}
@@ -740,11 +933,6 @@ func (rt *Runtime) handle(m *Machine, code uint64) error {
 		return nil
 	}
 	return fmt.Errorf("jitrt: unknown exit code %d at %#x", code, m.PC())
-}
-
-func (rt *Runtime) numFields(mt uintptr) int {
-	t := rt.types[rt.u64(mt+MTTypeID)]
-	return t.class.NumFields
 }
 
 // result stores a helper's pointer result in RAX.
@@ -978,6 +1166,9 @@ func (rt *Runtime) callVirtual(obj uintptr, slot int) (uintptr, error) {
 // result in the normalized Go form of interp.Call: int64 for integer and
 // bool types, float64 for float types, string, nil for null or void.
 func (rt *Runtime) Call(ctx context.Context, meth *il.Method, args []any) (result any, err error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	rt.ctx = ctx
 	defer func() {
 		if ferr := rt.out.finish(); err == nil && ferr != nil {
@@ -1005,7 +1196,7 @@ func (rt *Runtime) Call(ctx context.Context, meth *il.Method, args []any) (resul
 		case string:
 			p, err := rt.newString(utf16Of(x))
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("jitrt: argument %d: %w", i+1, err)
 			}
 			ints = append(ints, uint64(p))
 		case nil:
@@ -1058,5 +1249,5 @@ type Stats struct {
 
 // Stats returns the runtime's current resource use.
 func (rt *Runtime) Stats() Stats {
-	return Stats{HeapBytes: int(uintptr(*rt.heap.top) - rt.heap.base), Trackers: len(rt.trackers), Methods: len(rt.codeMap)}
+	return Stats{HeapBytes: rt.heap.used(), Trackers: len(rt.trackers), Methods: len(rt.codeMap)}
 }
