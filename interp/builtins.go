@@ -2,6 +2,7 @@ package interp
 
 import (
 	"bufio"
+	"bytes"
 	"io"
 	"strconv"
 	"unicode/utf16"
@@ -98,39 +99,64 @@ func (s *state) excMessage(o *managedObject) *managedString {
 	return newString(il.ExceptionDefaultMessage(o.cls.name))
 }
 
-// excToString is System.Exception's ToString given the Message.
-func excToString(o *managedObject, msg *managedString) *managedString {
+// excToString is System.Exception's ToString given the Message: "TYPE:
+// MESSAGE" (a new string), or the type name (as the JIT, an interned
+// string, not charged) for an empty message. exc is the
+// OutOfMemoryException to throw instead when the string does not fit.
+func (s *state) excToString(o *managedObject, msg *managedString) (str *managedString, exc *managedObject) {
 	name := newString(o.cls.name)
 	if msg == nil || len(msg.u) == 0 {
-		return name
+		return name, nil
 	}
-	return concatStrings(name, newString(": "), msg)
+	return s.concat(name, newString(": "), msg)
 }
 
 // quickString returns the virtual ToString of r when no managed code is
-// involved.
-func (s *state) quickString(r any) (*managedString, bool) {
+// involved (ok false: a managed method must run). New strings are charged
+// to the heap; exc is the OutOfMemoryException to throw when they do not
+// fit. Strings the JIT interns (type names, "") are not charged.
+func (s *state) quickString(r any) (str *managedString, ok bool, exc *managedObject) {
 	switch o := r.(type) {
 	case nil:
-		return s.empty, true
+		return s.empty, true, nil
 	case *managedString:
-		return o, true
+		return o, true, nil
 	case *boxedValue:
-		return primString(o.k, o.n), true
+		str := primString(o.k, o.n)
+		if !s.charge(il.StringSize(len(str.u))) {
+			return nil, true, s.outOfMemory()
+		}
+		return str, true, nil
 	case *managedArray:
-		return newString(typeName(o)), true
+		return newString(typeName(o)), true, nil
 	case *managedObject:
 		t := o.cls.vtable[s.toStringSlot]
 		switch t.bi {
 		case bObjToString:
-			return newString(o.cls.name), true
+			return newString(o.cls.name), true, nil
 		case bExcToString:
 			if o.cls.vtable[s.msgSlot].bi == bExcGetMessage {
-				return excToString(o, s.excMessage(o)), true
+				str, exc := s.excToString(o, s.excMessage(o))
+				return str, true, exc
 			}
 		}
 	}
-	return nil, false
+	return nil, false, nil
+}
+
+// throwing makes exc the pending exception of a base library call.
+func (s *state) throwing(exc *managedObject) (value, bstatus) {
+	s.pend = exc
+	return value{}, stThrow
+}
+
+// strResult returns a new string as a base library call's result, or throws
+// exc.
+func (s *state) strResult(str *managedString, exc *managedObject) (value, bstatus) {
+	if exc != nil {
+		return s.throwing(exc)
+	}
+	return value{r: str}, stOK
 }
 
 // builtin runs a base library method on args (this first).
@@ -145,8 +171,8 @@ func (s *state) builtin(dm *dmethod, args []value) (value, bstatus) {
 		case *managedObject:
 			return value{r: newString(o.cls.name)}, stOK
 		default:
-			str, _ := s.quickString(o)
-			return value{r: str}, stOK
+			str, _, exc := s.quickString(o)
+			return s.strResult(str, exc)
 		}
 	case bExcCtor0, bExcCtor1, bExcCtorParam, bExcGetMessage, bExcToString:
 		o, ok := args[0].r.(*managedObject)
@@ -167,7 +193,11 @@ func (s *state) builtin(dm *dmethod, args []value) (value, bstatus) {
 		case bExcCtorParam:
 			o.f[0].r = dm.bmsg
 			if p, _ := args[1].r.(*managedString); p != nil && len(p.u) > 0 {
-				o.f[0].r = concatStrings(dm.bmsg, newString(" (Parameter '"), p, newString("')"))
+				msg, exc := s.concat(dm.bmsg, newString(" (Parameter '"), p, newString("')"))
+				if exc != nil {
+					return s.throwing(exc)
+				}
+				o.f[0].r = msg
 			}
 			return value{}, stOK
 		case bExcGetMessage:
@@ -175,26 +205,33 @@ func (s *state) builtin(dm *dmethod, args []value) (value, bstatus) {
 		default:
 			mt := o.cls.vtable[s.msgSlot]
 			if mt.bi == bExcGetMessage {
-				return value{r: excToString(o, s.excMessage(o))}, stOK
+				return s.strResult(s.excToString(o, s.excMessage(o)))
 			}
 			return s.pushNative(&native{op: natExcToString, vals: [2]any{o}, n: 1})
 		}
 	case bConcat2:
 		a, _ := args[0].r.(*managedString)
 		b, _ := args[1].r.(*managedString)
-		return value{r: concatStrings(a, b)}, stOK
+		return s.strResult(s.concat(a, b))
 	case bConcat3:
 		a, _ := args[0].r.(*managedString)
 		b, _ := args[1].r.(*managedString)
 		c, _ := args[2].r.(*managedString)
-		return value{r: concatStrings(a, b, c)}, stOK
+		return s.strResult(s.concat(a, b, c))
 	case bConcatObj:
-		a, ok1 := s.quickString(args[0].r)
-		b, ok2 := s.quickString(args[1].r)
-		if ok1 && ok2 {
-			return value{r: concatStrings(a, b)}, stOK
+		// In order, as the JIT: each ToString, then the concatenation.
+		n := &native{op: natConcat, vals: [2]any{args[0].r, args[1].r}, n: 2}
+		for ; n.i < 2; n.i++ {
+			str, ok, exc := s.quickString(n.vals[n.i])
+			if exc != nil {
+				return s.throwing(exc)
+			}
+			if !ok {
+				return s.pushNative(n)
+			}
+			n.strs[n.i] = str
 		}
-		return s.pushNative(&native{op: natConcat, vals: [2]any{args[0].r, args[1].r}, n: 2})
+		return s.strResult(s.concat(n.strs[0], n.strs[1]))
 	case bStrLength:
 		str, ok := args[0].r.(*managedString)
 		if !ok {
@@ -216,9 +253,12 @@ func (s *state) builtin(dm *dmethod, args []value) (value, bstatus) {
 					o.units(str.u)
 				}
 			case il.KChar:
-				o.unit(uint16(n))
+				o.char(uint16(n))
 			case il.KObject:
-				str, ok := s.quickString(args[0].r)
+				str, ok, exc := s.quickString(args[0].r)
+				if exc != nil {
+					return s.throwing(exc)
+				}
 				if !ok {
 					return s.pushNative(&native{op: natWrite, nl: dm.bnl, vals: [2]any{args[0].r}, n: 1})
 				}
@@ -310,7 +350,9 @@ func (s *state) natRun() error {
 				return s.callFromGo(mt, value{r: o})
 			}
 			n.strs[n.i] = s.excMessage(o)
-		} else if str, ok := s.quickString(v); ok {
+		} else if str, ok, exc := s.quickString(v); exc != nil {
+			return s.throw(exc, false)
+		} else if ok {
 			n.strs[n.i] = str
 		} else {
 			o := v.(*managedObject)
@@ -337,9 +379,17 @@ func (s *state) natRun() error {
 		}
 		has = false
 	case natConcat:
-		res.r = concatStrings(n.strs[0], n.strs[1])
+		str, exc := s.concat(n.strs[0], n.strs[1])
+		if exc != nil {
+			return s.throw(exc, false)
+		}
+		res.r = str
 	case natExcToString:
-		res.r = excToString(n.vals[0].(*managedObject), n.strs[0])
+		str, exc := s.excToString(n.vals[0].(*managedObject), n.strs[0])
+		if exc != nil {
+			return s.throw(exc, false)
+		}
+		res.r = str
 	}
 	s.popFrame()
 	return s.deliver(res, has)
@@ -354,15 +404,18 @@ func (str *managedString) orEmpty() []uint16 {
 
 // outWriter buffers standard output and encodes UTF-16 to UTF-8 like .NET's
 // console stream: a surrogate pair written in two calls still forms one
-// character, lone surrogates become U+FFFD.
+// character, lone surrogates become U+FFFD. With lines set it flushes after
+// every write that ends a line (as C's stdio does for a terminal);
+// otherwise only when the buffer fills and when the run ends.
 type outWriter struct {
 	w       *bufio.Writer
 	hi      uint16 // pending high surrogate
+	lines   bool   // flush after every write containing a newline
 	scratch []byte
 }
 
-func newOutWriter(w io.Writer) *outWriter {
-	return &outWriter{w: bufio.NewWriterSize(w, 64<<10), scratch: make([]byte, 0, 64)}
+func newOutWriter(w io.Writer, lines bool) *outWriter {
+	return &outWriter{w: bufio.NewWriterSize(w, 64<<10), lines: lines, scratch: make([]byte, 0, 64)}
 }
 
 func (o *outWriter) flushHi() {
@@ -375,6 +428,17 @@ func (o *outWriter) flushHi() {
 func (o *outWriter) ascii(b []byte) {
 	o.flushHi()
 	o.w.Write(b)
+	if o.lines && bytes.IndexByte(b, '\n') >= 0 {
+		o.w.Flush()
+	}
+}
+
+// char writes one UTF-16 unit (Console.Write(char)).
+func (o *outWriter) char(c uint16) {
+	o.unit(c)
+	if o.lines && c == '\n' {
+		o.w.Flush()
+	}
 }
 
 func (o *outWriter) unit(c uint16) {
@@ -398,8 +462,13 @@ func (o *outWriter) unit(c uint16) {
 }
 
 func (o *outWriter) units(u []uint16) {
+	nl := false
 	for _, c := range u {
 		o.unit(c)
+		nl = nl || c == '\n'
+	}
+	if o.lines && nl {
+		o.w.Flush()
 	}
 }
 

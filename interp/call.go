@@ -20,6 +20,12 @@ func Call(ctx context.Context, m *il.Module, meth *il.Method, args []any, opts O
 	if len(args) != len(meth.Params) {
 		return nil, fmt.Errorf("interp: %s takes %d argument(s), got %d", meth.FullName(), len(meth.Params), len(args))
 	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("interp: call not started: %w", err)
+	}
 	s := newState(ctx, m, opts)
 	defer func() {
 		if r := recover(); r != nil {
@@ -43,7 +49,11 @@ func Call(ctx context.Context, m *il.Module, meth *il.Method, args []any, opts O
 				vals[i] = value{n: fbits(r4(x))}
 			}
 		case string:
-			vals[i] = value{r: newString(x)}
+			str := newString(x)
+			if !s.charge(il.StringSize(len(str.u))) {
+				return nil, fmt.Errorf("interp: argument %d does not fit in the heap limit", i+1)
+			}
+			vals[i] = value{r: str}
 		case nil:
 		default:
 			return nil, fmt.Errorf("interp: argument %d has unsupported type %T", i+1, a)

@@ -31,7 +31,20 @@ type Options struct {
 	// method's depth, a base library method at its caller's (the JIT
 	// counts the same way).
 	MaxCallDepth int
+	// HeapBytes is the managed heap limit: the bytes a run may allocate,
+	// counted as the JIT lays objects out (il.ObjectSize and its
+	// siblings) and cumulatively, as the JIT's heap has no collector yet.
+	// An allocation that would pass it throws System.OutOfMemoryException,
+	// at the same allocation as on the JIT. 0 means DefaultHeapBytes.
+	HeapBytes int64
+	// FlushLines flushes the output at the end of every write that
+	// contains a newline; otherwise it is block-buffered until the run
+	// ends.
+	FlushLines bool
 }
+
+// DefaultHeapBytes is the heap limit when Options.HeapBytes is 0.
+const DefaultHeapBytes = 1 << 30
 
 // DefaultMaxCallDepth is the call depth limit when Options.MaxCallDepth is
 // 0.
@@ -149,6 +162,9 @@ type state struct {
 	toStringSlot, msgSlot int
 	implicit              map[string]*rtClass
 	empty                 *managedString
+
+	heapLimit, heapUsed int64          // bytes the run may allocate, and has allocated
+	oom                 *managedObject // the preallocated OutOfMemoryException
 }
 
 const pollInterval = 10000
@@ -156,11 +172,18 @@ const pollInterval = 10000
 // Run executes the module's entry point and returns its exit code: the
 // int32 result (0 for void), or 134 with an *UnhandledException or a
 // *StackOverflowError. Cancellation of ctx stops the program promptly with
-// an error wrapping ctx.Err() (exit code -1); other errors (internal ones)
-// also give -1. Output is flushed before Run returns.
+// an error wrapping ctx.Err() (exit code -1); a ctx already done stops it
+// before it starts, and a nil ctx means context.Background(). Other errors
+// (internal ones) also give -1. Output is flushed before Run returns.
 func Run(ctx context.Context, m *il.Module, opts Options) (exitCode int, err error) {
 	if m == nil || m.Entry == nil {
 		return -1, errors.New("interp: module has no entry point")
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := ctx.Err(); err != nil {
+		return -1, fmt.Errorf("interp: run not started: %w", err)
 	}
 	s := newState(ctx, m, opts)
 	defer func() {
@@ -195,7 +218,7 @@ func newState(ctx context.Context, m *il.Module, opts Options) *state {
 	s := &state{
 		ctx:      ctx,
 		mod:      m,
-		out:      newOutWriter(opts.Stdout),
+		out:      newOutWriter(opts.Stdout, opts.FlushLines),
 		maxDepth: opts.MaxCallDepth,
 		budget:   pollInterval,
 		byIL:     map[*il.Method]*dmethod{},
@@ -208,6 +231,10 @@ func newState(ctx context.Context, m *il.Module, opts Options) *state {
 	}
 	if s.maxDepth <= 0 {
 		s.maxDepth = DefaultMaxCallDepth
+	}
+	s.heapLimit = opts.HeapBytes
+	if s.heapLimit <= 0 {
+		s.heapLimit = DefaultHeapBytes
 	}
 	return s
 }
@@ -243,6 +270,12 @@ func (s *state) setup() error {
 	if s.toStringSlot < 0 || s.msgSlot < 0 {
 		return errors.New("interp: base library vtables are missing")
 	}
+	oom := m.Class(il.OutOfMemoryClass)
+	if oom == nil {
+		return errors.New("interp: module lacks System.OutOfMemoryException")
+	}
+	// Preallocated, as CoreCLR does, not charged to the heap.
+	s.oom = &managedObject{cls: s.rtc(oom), f: make([]value, s.rtc(oom).nf)}
 	s.statics = make([]value, len(m.StaticFields()))
 	for _, meth := range m.AllMethods() {
 		dm := s.method(meth)
@@ -342,9 +375,43 @@ func (s *state) typeIndex(t *il.Type) int {
 	return len(s.types) - 1
 }
 
+// charge counts an allocation of n bytes against the heap limit; false
+// means it does not fit (nothing is counted then).
+func (s *state) charge(n int64) bool {
+	if n > s.heapLimit-s.heapUsed {
+		return false
+	}
+	s.heapUsed += n
+	return true
+}
+
+// outOfMemory returns the exception to throw when the heap limit is
+// reached: a new OutOfMemoryException if one still fits, else the
+// preallocated one, both without a message (CoreCLR's
+// GetBestOutOfMemoryException; the JIT does the same).
+func (s *state) outOfMemory() *managedObject {
+	if s.charge(il.ObjectSize(s.oom.cls.c.NumFields)) {
+		return &managedObject{cls: s.oom.cls, f: make([]value, len(s.oom.f))}
+	}
+	return s.oom
+}
+
 // newExc creates an implicit exception of a base library class with its
-// default message.
+// default message, or the OutOfMemoryException when it does not fit.
 func (s *state) newExc(name string) *managedObject {
+	o, ok := s.allocExc(name)
+	if !ok {
+		return s.outOfMemory()
+	}
+	if msg, ok := il.DefaultMessage(name); ok {
+		o.f[0].r = newString(msg)
+	}
+	return o
+}
+
+// allocExc allocates an exception of a base library class, charging it to
+// the heap; false when it does not fit.
+func (s *state) allocExc(name string) (*managedObject, bool) {
 	rc := s.implicit[name]
 	if rc == nil {
 		c := s.mod.Class(name)
@@ -354,17 +421,43 @@ func (s *state) newExc(name string) *managedObject {
 		rc = s.rtc(c)
 		s.implicit[name] = rc
 	}
-	o := &managedObject{cls: rc, f: make([]value, rc.nf)}
-	if msg, ok := il.DefaultMessage(name); ok {
-		o.f[0].r = newString(msg)
+	if !s.charge(il.ObjectSize(rc.c.NumFields)) {
+		return nil, false
 	}
-	return o
+	return &managedObject{cls: rc, f: make([]value, rc.nf)}, true
 }
 
 func (s *state) castExc(r any, to *il.Type) *managedObject {
-	o := s.newExc("System.InvalidCastException")
-	o.f[0].r = newString("Unable to cast object of type '" + typeName(r) + "' to type '" + to.CLRName() + "'.")
+	o, ok := s.allocExc("System.InvalidCastException")
+	if !ok {
+		return s.outOfMemory()
+	}
+	msg := newString("Unable to cast object of type '" + typeName(r) + "' to type '" + to.CLRName() + "'.")
+	if !s.charge(il.StringSize(len(msg.u))) {
+		return s.outOfMemory()
+	}
+	o.f[0].r = msg
 	return o
+}
+
+// tooLong is the exception for newarr with too many elements.
+func (s *state) tooLong(class string) *managedObject {
+	o, ok := s.allocExc(class)
+	if !ok {
+		return s.outOfMemory()
+	}
+	o.f[0].r = newString(il.ArrayTooLongMessage)
+	return o
+}
+
+// concat concatenates strings into a new string charged to the heap, or
+// returns the OutOfMemoryException to throw.
+func (s *state) concat(ss ...*managedString) (*managedString, *managedObject) {
+	str := concatStrings(ss...)
+	if !s.charge(il.StringSize(len(str.u))) {
+		return nil, s.outOfMemory()
+	}
+	return str, nil
 }
 
 // poll checks for cancellation; it runs every pollInterval branches and
@@ -904,6 +997,10 @@ outer:
 				if in.b >= 0 {
 					normArgs(m.argNorms[in.b], stk[sp-np:sp])
 				}
+				if !s.charge(il.ObjectSize(callee.owner.c.NumFields)) {
+					exc = s.outOfMemory()
+					goto throw
+				}
 				obj := &managedObject{cls: callee.owner, f: make([]value, callee.owner.nf)}
 				copy(stk[sp-np+1:sp+1], stk[sp-np:sp])
 				stk[sp-np] = value{r: obj}
@@ -986,6 +1083,10 @@ outer:
 					goto throw
 				}
 			case oBox:
+				if !s.charge(il.BoxSize) {
+					exc = s.outOfMemory()
+					goto throw
+				}
 				k := il.Kind(in.n)
 				stk[sp-1].r = &boxedValue{k: k, n: normalize(k, stk[sp-1].n)}
 			case oUnbox:
@@ -1003,14 +1104,23 @@ outer:
 				stk[sp-1] = value{n: b.n}
 			case oNewarr:
 				n := stk[sp-1].n
-				if n < 0 || n > math.MaxInt32 {
+				t := s.types[in.a]
+				switch {
+				case n < 0:
 					exc = s.newExc("System.OverflowException")
 					goto throw
+				case n > math.MaxInt32:
+					// A native int length: CoreCLR's array lengths are
+					// 32-bit.
+					exc = s.tooLong("System.OverflowException")
+					goto throw
+				case n > il.MaxArrayLength:
+					exc = s.tooLong(il.OutOfMemoryClass)
+					goto throw
+				case !s.charge(il.ArraySize(t, n)):
+					exc = s.outOfMemory()
+					goto throw
 				}
-				if n > 1<<28 {
-					return fmt.Errorf("interp: out of memory allocating an array of %d elements", n)
-				}
-				t := s.types[in.a]
 				a := &managedArray{elem: t}
 				if t.IsRef() {
 					a.r = make([]any, n)
