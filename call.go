@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"unicode/utf16"
 
 	"miniil/amd64"
 	"miniil/ehclauses"
@@ -64,18 +65,27 @@ func (p *Program) Call(ctx context.Context, cfg Config, name string, args ...any
 			return nil, fmt.Errorf("argument %d of %s: %w", i+1, m.FullName(), err)
 		}
 	}
-	out := cfg.Stdout
-	if out == nil {
-		out = io.Discard
+	ctx, out, err := prepare(ctx, &cfg)
+	if err != nil {
+		return nil, err
+	}
+	// String arguments are the first allocations of the run.
+	var argBytes int64
+	for _, a := range norm {
+		if s, ok := a.(string); ok {
+			argBytes += il.StringSize(len(utf16.Encode([]rune(s))))
+		}
+	}
+	if argBytes > cfg.MaxHeap {
+		return nil, fmt.Errorf("the string arguments take %d bytes, more than the heap limit of %d", argBytes, cfg.MaxHeap)
 	}
 	var res any
 	switch cfg.Engine {
 	case Interp:
-		res, err = interp.Call(ctx, p.mod, m, norm, interp.Options{Stdout: out, MaxCallDepth: cfg.MaxCallDepth})
+		res, err = interp.Call(ctx, p.mod, m, norm, interpOptions(cfg, out))
 	case JIT:
 		var rt *jitrt.Runtime
-		rt, err = jitrt.NewRuntime(p.mod, jitrt.Options{Stdout: out, Compile: compileMethod(p.mod, amd64.NewAssembler()), MaxCallDepth: cfg.MaxCallDepth})
-		if err != nil {
+		if rt, err = newRuntime(p.mod, cfg, out); err != nil {
 			return nil, err
 		}
 		defer rt.Close()
@@ -84,7 +94,7 @@ func (p *Program) Call(ctx context.Context, cfg Config, name string, args ...any
 		return nil, fmt.Errorf("unknown engine %v", cfg.Engine)
 	}
 	if err != nil {
-		return nil, convertError(err)
+		return nil, classify("call", err, out)
 	}
 	return goResult(res, m.Ret), nil
 }
@@ -234,9 +244,9 @@ func (p *Program) Dump(w io.Writer, stage Stage, method string) (err error) {
 	if stage != StageIR {
 		// Machine code embeds real addresses: lay out a runtime (nothing
 		// runs).
-		rt, err = jitrt.NewRuntime(p.mod, jitrt.Options{Compile: compileMethod(p.mod, asm)})
+		rt, err = jitrt.NewRuntime(p.mod, jitrt.Options{Compile: compileMethod(p.mod, asm), HeapBytes: 1 << 20})
 		if err != nil {
-			return err
+			return &startError{err}
 		}
 		defer rt.Close()
 	}

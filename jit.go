@@ -79,14 +79,23 @@ func filterRegions(f *ir.Func) map[*ir.Region]bool {
 
 // runJIT runs the program's entry point on the JIT.
 func runJIT(ctx context.Context, mod *il.Module, cfg Config, out io.Writer) (int, error) {
-	rt, err := jitrt.NewRuntime(mod, jitrt.Options{Stdout: out, Compile: compileMethod(mod, amd64.NewAssembler()), MaxCallDepth: cfg.MaxCallDepth})
+	rt, err := newRuntime(mod, cfg, out)
 	if err != nil {
-		return 1, fmt.Errorf("starting the JIT runtime: %w", err)
+		return 0, err
 	}
 	defer rt.Close()
-	code, err := rt.Run(ctx)
-	if err = convertError(err); err != nil && ExitCode(err) == 134 {
-		code = 134
+	return rt.Run(ctx)
+}
+
+// newRuntime creates a JIT runtime for a run with cfg's settings (checked
+// by prepare); a failure is a *startError.
+func newRuntime(mod *il.Module, cfg Config, out io.Writer) (*jitrt.Runtime, error) {
+	rt, err := jitrt.NewRuntime(mod, jitrt.Options{
+		Stdout: out, Compile: compileMethod(mod, amd64.NewAssembler()),
+		MaxCallDepth: cfg.MaxCallDepth, HeapBytes: int(cfg.MaxHeap), FlushLines: cfg.FlushLines,
+	})
+	if err != nil {
+		return nil, &startError{err}
 	}
-	return code, err
+	return rt, nil
 }

@@ -6,7 +6,13 @@
 // *il.Error values carrying file:line:col. Running fails with
 // *ManagedException for an unhandled exception, *StackOverflowError for
 // runaway recursion, an error wrapping the context's error on
-// cancellation, and *InternalError if miniil itself has a bug.
+// cancellation, and *InternalError if miniil itself has a bug; ExitCode
+// maps every error to a process exit code.
+//
+// A run's memory is bounded: the managed heap by Config.MaxHeap (heap
+// exhaustion throws System.OutOfMemoryException into the program, on both
+// engines), and everything a run maps is released when it ends, also when
+// mapping fails part way.
 package miniil
 
 import (
@@ -17,6 +23,8 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"syscall"
+	"unsafe"
 
 	"miniil/il"
 	"miniil/interp"
@@ -100,12 +108,49 @@ type Config struct {
 	// 8 MiB, at most 1 GiB), so recursion through larger frames may run
 	// out of it first, and then overflows as well.
 	MaxCallDepth int
+	// MaxHeap bounds the managed heap: the bytes of objects, arrays,
+	// strings and boxes a run may allocate. There is no garbage collector
+	// yet, so every allocation counts until the run ends; sizes are the
+	// JIT's object layout (il.ObjectSize, il.ArraySize, il.StringSize,
+	// il.BoxSize), on both engines. An allocation that would pass the limit
+	// throws System.OutOfMemoryException into the program, at the same
+	// allocation on both engines. The JIT reserves exactly MaxHeap bytes of
+	// address space for the heap (its other reservations are sized from
+	// the program: see jitrt.Reservations), so MaxHeap is how a
+	// memory-limited host fits many runs. Zero means DefaultMaxHeap; at
+	// most MaxMaxHeap.
+	MaxHeap int64
+	// FlushLines writes output through to Stdout at the end of every line.
+	// Otherwise output is buffered (64 KiB) and flushed when the buffer
+	// fills and when the run ends, however it ends. Lines are flushed
+	// anyway when Stdout is an *os.File open on a terminal.
+	FlushLines bool
 }
 
 // DefaultMaxCallDepth is the call depth limit when Config.MaxCallDepth is
 // zero (a million calls, more than CoreCLR's and Mono's default stacks
 // hold for small frames).
 const DefaultMaxCallDepth = il.DefaultMaxCallDepth
+
+// DefaultMaxHeap is the heap limit when Config.MaxHeap is zero.
+const DefaultMaxHeap = 1 << 30
+
+// MaxMaxHeap is the largest heap limit a run accepts.
+const MaxMaxHeap = jitrt.MaxHeapBytes
+
+// Process exit codes, as the miniil command uses them. A run that ends
+// normally exits with the entry point's result instead (0 for void), which
+// may of course be any of these numbers too.
+const (
+	ExitFailure     = 1   // an error outside the program: output or resources (mmap) failing, bad settings
+	ExitUsage       = 2   // a bad command line, or a file that cannot be read
+	ExitLoad        = 3   // the program does not load: a syntax, resolution or verification error
+	ExitInternal    = 70  // a bug in miniil (EX_SOFTWARE)
+	ExitTimeout     = 124 // the time limit (the context's deadline) passed, as timeout(1)
+	ExitInterrupted = 130 // cancelled: SIGINT (128+2)
+	ExitUnhandled   = 134 // an unhandled exception or a stack overflow (SIGABRT, as CoreCLR)
+	ExitTerminated  = 143 // SIGTERM (128+15)
+)
 
 // ManagedException is an exception that no handler caught. Its Error
 // text is CoreCLR's report: "Unhandled exception. TYPE: MESSAGE" and one
@@ -135,15 +180,23 @@ type StackOverflowError struct{}
 
 func (*StackOverflowError) Error() string { return "Stack overflow." }
 
-// InternalError is a bug in miniil caught at the API boundary.
+// InternalError is a bug in miniil caught at the API boundary: a
+// recovered panic, or an engine failure that is neither the program's
+// doing nor the host's (a method the JIT cannot compile, say).
 type InternalError struct {
 	Op    string // what was being done: load, run
-	Value any    // the recovered panic value
-	Stack string // the Go stack where it happened
+	Value any    // the recovered panic value, or the engine's error
+	Stack string // the Go stack where it happened (panics only)
 }
 
 func (e *InternalError) Error() string {
 	return fmt.Sprintf("miniil internal error during %s: %v (please report this with the program)", e.Op, e.Value)
+}
+
+// Unwrap returns the engine's error, if Value is one.
+func (e *InternalError) Unwrap() error {
+	err, _ := e.Value.(error)
+	return err
 }
 
 func recoverInternal(op string, err *error) {
@@ -152,40 +205,144 @@ func recoverInternal(op string, err *error) {
 	}
 }
 
-// ExitCode returns the process exit code that corresponds to a run error:
-// 134 for an unhandled exception or a stack overflow (CoreCLR aborts), 1
-// for anything else, 0 for nil.
+// ExitCode returns the process exit code that corresponds to an error from
+// Load, Run or Call: ExitUnhandled for an unhandled exception or a stack
+// overflow, ExitTimeout when the context's deadline passed, ExitInterrupted
+// when it was cancelled, ExitLoad for an invalid program, ExitInternal for
+// an *InternalError, ExitFailure for anything else, and 0 for nil.
 func ExitCode(err error) int {
 	var me *ManagedException
 	var so *StackOverflowError
+	var ie *InternalError
+	var le il.ErrorList
+	var e *il.Error
 	switch {
 	case err == nil:
 		return 0
 	case errors.As(err, &me), errors.As(err, &so):
-		return 134
+		return ExitUnhandled
+	case errors.As(err, &ie):
+		return ExitInternal
+	case errors.Is(err, context.DeadlineExceeded):
+		return ExitTimeout
+	case errors.Is(err, context.Canceled):
+		return ExitInterrupted
+	case errors.As(err, &le), errors.As(err, &e):
+		return ExitLoad
 	}
-	return 1
+	return ExitFailure
 }
 
 // Run runs the program's entry point and returns its exit code: the
-// entry point's int32 result (0 for void), or 134 with a
-// *ManagedException or *StackOverflowError. Cancelling ctx stops the
-// program promptly with an error wrapping ctx.Err().
+// entry point's int32 result (0 for void), or with an error the code
+// ExitCode gives for it (134 with a *ManagedException or
+// *StackOverflowError). Cancelling ctx stops the program promptly with an
+// error wrapping ctx.Err(); a ctx that is already done stops it before it
+// starts (no output). A nil ctx means context.Background(). Output is
+// flushed before Run returns, however the run ends.
 func (p *Program) Run(ctx context.Context, cfg Config) (code int, err error) {
+	defer func() {
+		if err != nil {
+			code = ExitCode(err)
+		}
+	}()
 	defer recoverInternal("run", &err)
-	out := cfg.Stdout
-	if out == nil {
-		out = io.Discard
+	ctx, out, err := prepare(ctx, &cfg)
+	if err != nil {
+		return 0, err
 	}
 	switch cfg.Engine {
 	case Interp:
-		code, err = interp.Run(ctx, p.mod, interp.Options{Stdout: out, MaxCallDepth: cfg.MaxCallDepth})
+		code, err = interp.Run(ctx, p.mod, interpOptions(cfg, out))
 	case JIT:
-		return runJIT(ctx, p.mod, cfg, out)
+		code, err = runJIT(ctx, p.mod, cfg, out)
 	default:
-		return 1, fmt.Errorf("unknown engine %v", cfg.Engine)
+		return 0, fmt.Errorf("unknown engine %v", cfg.Engine)
 	}
-	return code, convertError(err)
+	return code, classify("run", err, out)
+}
+
+// prepare checks a run's settings and context and returns the context to
+// use and the output writer (which records write errors).
+func prepare(ctx context.Context, cfg *Config) (context.Context, *outputWriter, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, fmt.Errorf("miniil: run not started: %w", err)
+	}
+	if cfg.MaxHeap == 0 {
+		cfg.MaxHeap = DefaultMaxHeap
+	}
+	if cfg.MaxHeap < 0 || cfg.MaxHeap > MaxMaxHeap {
+		return nil, nil, fmt.Errorf("miniil: heap limit %d out of range [1, %d]", cfg.MaxHeap, int64(MaxMaxHeap))
+	}
+	w := cfg.Stdout
+	if w == nil {
+		w = io.Discard
+	}
+	if isTerminal(w) {
+		cfg.FlushLines = true
+	}
+	return ctx, &outputWriter{w: w}, nil
+}
+
+func interpOptions(cfg Config, out io.Writer) interp.Options {
+	return interp.Options{Stdout: out, MaxCallDepth: cfg.MaxCallDepth, HeapBytes: cfg.MaxHeap, FlushLines: cfg.FlushLines}
+}
+
+// startError is a failure to set up a run (the JIT's memory could not be
+// mapped): the host's resources, not a bug.
+type startError struct{ err error }
+
+func (e *startError) Error() string { return "starting the JIT runtime: " + e.err.Error() }
+
+func (e *startError) Unwrap() error { return e.err }
+
+// isTerminal reports whether w is an *os.File open on a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	var t syscall.Termios
+	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), syscall.TCGETS, uintptr(unsafe.Pointer(&t)))
+	return errno == 0
+}
+
+// outputWriter passes the program's output on and remembers the first
+// write error, so that an error from the engine can be told apart as an
+// output failure.
+type outputWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (o *outputWriter) Write(b []byte) (int, error) {
+	n, err := o.w.Write(b)
+	if err != nil && o.err == nil {
+		o.err = err
+	}
+	return n, err
+}
+
+// classify maps an engine's error to the API's error types: the program's
+// outcome (*ManagedException, *StackOverflowError), cancellation (the
+// wrapped context error), an output error (wrapped, "writing output:"), or
+// else an *InternalError.
+func classify(op string, err error, out *outputWriter) error {
+	err = convertError(err)
+	var me *ManagedException
+	var so *StackOverflowError
+	var ie *InternalError
+	switch {
+	case err == nil, errors.As(err, &me), errors.As(err, &so), errors.As(err, &ie),
+		errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled), errors.As(err, new(*startError)):
+		return err
+	case out.err != nil && errors.Is(err, out.err):
+		return fmt.Errorf("writing output: %w", out.err)
+	}
+	return &InternalError{Op: op, Value: err}
 }
 
 // convertError maps engine errors to the API's error types.
