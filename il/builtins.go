@@ -61,13 +61,6 @@ func ExceptionDefaultMessage(runtimeClass string) string {
 
 // Names of base library classes and members that engines refer to.
 const (
-	// OutOfMemoryClass is the exception both engines throw when the
-	// managed heap limit is reached or an array is too long.
-	OutOfMemoryClass = "System.OutOfMemoryException"
-	// ArrayTooLongMessage is CoreCLR's message (64-bit) for newarr with
-	// more than MaxArrayLength elements (an OutOfMemoryException) or more
-	// than 2^31-1 (an OverflowException).
-	ArrayTooLongMessage = "Array dimensions exceeded supported range."
 	ObjectClass    = "System.Object"
 	StringClass    = "System.String"
 	ConsoleClass   = "System.Console"
@@ -163,6 +156,16 @@ const MaxCallbackDepth = 10_000
 // collector yet, the charge is cumulative: an engine throws
 // OutOfMemoryException once the bytes allocated in a run would exceed the
 // limit, at the same allocation on both engines.
+
+const (
+	// OutOfMemoryClass is the exception both engines throw when the
+	// managed heap limit is reached or an array is too long.
+	OutOfMemoryClass = "System.OutOfMemoryException"
+	// ArrayTooLongMessage is CoreCLR's message (64-bit) for newarr with
+	// more than MaxArrayLength elements (an OutOfMemoryException) or more
+	// than 2^31-1 (an OverflowException).
+	ArrayTooLongMessage = "Array dimensions exceeded supported range."
+)
 
 // MaxArrayLength is the most elements an array may have (CoreCLR's
 // Array.MaxLength); newarr beyond it throws OutOfMemoryException.
