@@ -1,0 +1,188 @@
+package miniil_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"miniil"
+)
+
+// rlimitChildEnv makes the test binary run rlimitChild instead of the test.
+const rlimitChildEnv = "MINIIL_TEST_RLIMIT_CHILD"
+
+// rlimitReport is what the child process reports.
+type rlimitReport struct {
+	Start, End int64          // mapped bytes before the failing runs and after lifting the limit
+	Failures   int            // runs that failed
+	Stages     map[string]int // failures by what could not be mapped
+	Bad        []string       // failures that were not clean errors
+	Succeeded  int            // runs that fit under the limit
+}
+
+// TestMappingFailuresLeakNothing runs programs in a child process under
+// RLIMIT_AS with less address space than a run needs, so that mapping
+// fails at every step of setting up the JIT runtime in turn. Every failure
+// must be a clean error naming what could not be mapped (not an
+// InternalError), and once the limit is lifted the process must map
+// exactly as much as before the failing runs: nothing leaked.
+func TestMappingFailuresLeakNothing(t *testing.T) {
+	if os.Getenv(rlimitChildEnv) == "1" {
+		rlimitChild()
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestMappingFailuresLeakNothing$", "-test.count=1")
+	cmd.Env = append(os.Environ(), rlimitChildEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	var rep *rlimitReport
+	for _, line := range strings.Split(string(out), "\n") {
+		if js, ok := strings.CutPrefix(line, "RLIMIT-REPORT "); ok {
+			rep = new(rlimitReport)
+			if err := json.Unmarshal([]byte(js), rep); err != nil {
+				t.Fatalf("bad report %q: %v", js, err)
+			}
+		}
+	}
+	if rep == nil {
+		t.Fatalf("the child reported nothing (%v):\n%s", err, out)
+	}
+	t.Logf("%d failing runs (by stage %v), %d runs fitted; mapped %d bytes before, %d after",
+		rep.Failures, rep.Stages, rep.Succeeded, rep.Start, rep.End)
+	for _, b := range rep.Bad {
+		t.Errorf("unclean failure: %s", b)
+	}
+	for _, stage := range []string{"code heap", "native stack", "managed heap", "type metadata"} {
+		if rep.Stages[stage] == 0 {
+			t.Errorf("no run failed mapping the %s", stage)
+		}
+	}
+	if rep.Failures < 50 {
+		t.Errorf("only %d runs failed", rep.Failures)
+	}
+	if rep.End != rep.Start {
+		t.Errorf("mapped %d bytes before the failing runs, %d after: %+d leaked", rep.Start, rep.End, rep.End-rep.Start)
+	}
+}
+
+// rlimitChild runs the failing runs and prints an RLIMIT-REPORT line.
+func rlimitChild() {
+	rep := &rlimitReport{Stages: map[string]int{}}
+	fail := func(err error) {
+		fmt.Println("RLIMIT-CHILD-ERROR", err)
+		os.Exit(1)
+	}
+	prog, err := miniil.Load("fib.il", []byte(fibProgram))
+	if err != nil {
+		fail(err)
+	}
+	const maxHeap = 16 << 20
+	cfg := miniil.Config{Engine: miniil.JIT, MaxHeap: maxHeap}
+	// Warm up, and leave the Go heap room to work in without mapping more.
+	var out bytes.Buffer
+	if _, err := prog.Run(context.Background(), miniil.Config{Engine: miniil.JIT, Stdout: &out}); err != nil {
+		fail(err)
+	}
+	ballast := make([]byte, 64<<20)
+	ballast[len(ballast)-1] = 1
+	ballast = nil
+	runtime.GC()
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &lim); err != nil {
+		fail(err)
+	}
+	rep.Start = mappedBytes()
+	// A run maps about 1 MiB of code heap, 8 MiB of stack, the heap and
+	// under 1 MiB of metadata: allow less and less headroom so that each
+	// step fails in turn.
+	for headroom := int64(maxHeap + 12<<20); headroom >= 0; headroom -= 64 << 10 {
+		runtime.GC() // reuse the Go heap's memory rather than grow it
+		tight := lim
+		tight.Cur = uint64(mappedBytes() + headroom)
+		if err := syscall.Setrlimit(syscall.RLIMIT_AS, &tight); err != nil {
+			fail(err)
+		}
+		var errs [3]error
+		_, errs[0] = prog.Run(context.Background(), cfg)
+		_, errs[1] = prog.Call(context.Background(), cfg, "Fib", 10)
+		errs[2] = prog.Dump(&out, miniil.StageAsm, "Fib")
+		if err := syscall.Setrlimit(syscall.RLIMIT_AS, &lim); err != nil {
+			fail(err)
+		}
+		for _, err := range errs {
+			if err == nil {
+				rep.Succeeded++
+				continue
+			}
+			rep.Failures++
+			var ie *miniil.InternalError
+			stage := ""
+			for _, s := range []string{"code heap", "native stack", "managed heap", "type metadata"} {
+				if strings.Contains(err.Error(), s) {
+					stage = s
+				}
+			}
+			if errors.As(err, &ie) || stage == "" || !errors.Is(err, syscall.ENOMEM) || miniil.ExitCode(err) != miniil.ExitFailure {
+				rep.Bad = append(rep.Bad, err.Error())
+				continue
+			}
+			rep.Stages[stage]++
+		}
+		out.Reset()
+	}
+	rep.End = mappedBytes()
+	js, err := json.Marshal(rep)
+	if err != nil {
+		fail(err)
+	}
+	fmt.Println("RLIMIT-REPORT " + string(js))
+}
+
+// mappedBytes returns the total size of the process's mappings.
+func mappedBytes() int64 {
+	f, err := os.Open("/proc/self/maps")
+	if err != nil {
+		panic(err)
+	}
+	defer f.Close()
+	var total int64
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		r, _, _ := strings.Cut(sc.Text(), " ")
+		lo, hi, _ := strings.Cut(r, "-")
+		a, err1 := strconv.ParseUint(lo, 16, 64)
+		b, err2 := strconv.ParseUint(hi, 16, 64)
+		if err1 != nil || err2 != nil {
+			panic(fmt.Sprintf("bad /proc/self/maps line %q", sc.Text()))
+		}
+		total += int64(b - a)
+	}
+	return total
+}
+
+const fibProgram = `.assembly fib {}
+.method public static int32 Fib(int32 n) cil managed {
+  .maxstack 3
+  ldarg.0 ldc.i4.2 bge.s Recurse
+  ldarg.0 ret
+Recurse:
+  ldarg.0 ldc.i4.1 sub call int32 Fib(int32)
+  ldarg.0 ldc.i4.2 sub call int32 Fib(int32)
+  add ret
+}
+.method public static void main() cil managed {
+  .entrypoint
+  .maxstack 1
+  ldc.i4.s 20 call int32 Fib(int32)
+  call void [mscorlib]System.Console::WriteLine(int32)
+  ret
+}`
