@@ -1243,11 +1243,17 @@ func (rt *Runtime) Call(ctx context.Context, meth *il.Method, args []any) (resul
 // Stats reports the runtime's resource use.
 type Stats struct {
 	HeapBytes int // managed heap in use (objects are never freed yet)
+	MetaBytes int // type metadata arena in use (method tables, statics, interned strings)
+	CodeBytes int // code heap pages in use (code, stubs, cells)
 	Trackers  int // exception dispatches in progress
 	Methods   int // compiled methods
 }
 
 // Stats returns the runtime's current resource use.
 func (rt *Runtime) Stats() Stats {
-	return Stats{HeapBytes: rt.heap.used(), Trackers: len(rt.trackers), Methods: len(rt.codeMap)}
+	cs := rt.code.Stats()
+	return Stats{
+		HeapBytes: rt.heap.used(), MetaBytes: rt.meta.used(), CodeBytes: cs.SealedBytes + cs.CellBytes,
+		Trackers: len(rt.trackers), Methods: len(rt.codeMap),
+	}
 }

@@ -1,0 +1,109 @@
+//go:build linux && amd64
+
+package jitrt
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"miniil/il"
+)
+
+const tinyProgram = `.assembly t {}
+.method public static void main() cil managed { .entrypoint .maxstack 1 ret }`
+
+func noCompile(*Runtime, *il.Method) (*Compiled, error) {
+	return nil, errors.New("not compiled in this test")
+}
+
+// TestReservationsFollowHeapLimit checks what a runtime maps: exactly the
+// heap limit for the heap (plus the page holding its first 8 bytes), the
+// code heap and metadata estimated from the module, and nothing more
+// than the limit allows the program to allocate.
+func TestReservationsFollowHeapLimit(t *testing.T) {
+	mod, err := il.Load("t.il", []byte(tinyProgram))
+	if err != nil {
+		t.Fatal(err)
+	}
+	codeRes, metaRes := Reservations(mod)
+	if codeRes != 1<<20 || metaRes > 1<<20 {
+		t.Errorf("a tiny program reserves %d bytes of code heap and %d of metadata; want the 1 MiB floor and under 1 MiB", codeRes, metaRes)
+	}
+	for _, limit := range []int{1, 4096, 1 << 20, 64<<20 + 5, DefaultHeapBytes} {
+		rt, err := NewRuntime(mod, Options{Compile: noCompile, HeapBytes: limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := len(rt.heap.mem), roundUp(limit+8, pageSize); got != want {
+			t.Errorf("heap limit %d: heap maps %d bytes, want %d", limit, got, want)
+		}
+		lo, hi := rt.code.Reservation()
+		if int(hi-lo) != codeRes || len(rt.meta.mem) != roundUp(metaRes+8, pageSize) {
+			t.Errorf("heap limit %d: code heap %d bytes, metadata %d; want %d and %d", limit, hi-lo, len(rt.meta.mem), codeRes, metaRes)
+		}
+		// The limit is exact: it fills (objects take multiples of 8
+		// bytes), then nothing more fits.
+		if _, err := rt.heap.alloc(int64(limit &^ 7)); err != nil {
+			t.Errorf("heap limit %d: allocating all of it: %v", limit, err)
+		}
+		if _, err := rt.heap.alloc(8); err != ErrHeapExhausted {
+			t.Errorf("heap limit %d: allocating past it gave %v", limit, err)
+		}
+		if err := rt.Close(); err != nil {
+			t.Error(err)
+		}
+		if err := rt.Close(); err != nil {
+			t.Errorf("second Close: %v", err)
+		}
+	}
+	var nilRT *Runtime
+	if err := nilRT.Close(); err != nil {
+		t.Errorf("Close of a nil runtime: %v", err)
+	}
+	for _, bad := range []int{-1, MaxHeapBytes + 1} {
+		if _, err := NewRuntime(mod, Options{Compile: noCompile, HeapBytes: bad}); err == nil {
+			t.Errorf("heap limit %d accepted", bad)
+		}
+	}
+}
+
+// TestOutWriterFlushing checks when the output writer writes through:
+// block buffering flushes only at the end, line flushing after every
+// write that ends a line (WriteLine, a string or char holding '\n').
+func TestOutWriterFlushing(t *testing.T) {
+	for _, lines := range []bool{false, true} {
+		var w countingWriter
+		o := newOutWriter(&w, lines)
+		o.ascii([]byte("12"))
+		o.ascii(newline)
+		o.units(utf16Of("a\nb"))
+		o.char('c')
+		o.char('\n')
+		o.units(utf16Of("no newline"))
+		writesBefore := w.writes
+		if err := o.finish(); err != nil {
+			t.Fatal(err)
+		}
+		if want := "12\na\nbc\nno newline"; w.buf.String() != want {
+			t.Errorf("lines=%v: wrote %q, want %q", lines, w.buf.String(), want)
+		}
+		wantWrites := 0
+		if lines {
+			wantWrites = 3
+		}
+		if writesBefore != wantWrites || w.writes != wantWrites+1 {
+			t.Errorf("lines=%v: %d writes before finish, %d after; want %d and %d", lines, writesBefore, w.writes, wantWrites, wantWrites+1)
+		}
+	}
+}
+
+type countingWriter struct {
+	buf    bytes.Buffer
+	writes int
+}
+
+func (w *countingWriter) Write(b []byte) (int, error) {
+	w.writes++
+	return w.buf.Write(b)
+}
