@@ -186,3 +186,151 @@ Recurse:
   call void [mscorlib]System.Console::WriteLine(int32)
   ret
 }`
+
+// runBoth calls method on both engines with the given heap limit and
+// returns each engine's result and output; they must agree.
+func runBoth(t *testing.T, p *miniil.Program, maxHeap int64, method string, args ...any) (any, string, error) {
+	t.Helper()
+	type outcome struct {
+		res any
+		out string
+		err string
+	}
+	var got [2]outcome
+	var errJIT error
+	for i, eng := range []miniil.Engine{miniil.JIT, miniil.Interp} {
+		var out bytes.Buffer
+		res, err := p.Call(context.Background(), miniil.Config{Engine: eng, Stdout: &out, MaxHeap: maxHeap}, method, args...)
+		got[i] = outcome{res, out.String(), fmt.Sprint(err)}
+		if i == 0 {
+			errJIT = err
+		}
+	}
+	if got[0] != got[1] {
+		t.Fatalf("%s%v with a heap limit of %d: the engines disagree\n--- jit: %v, %v\n%s--- interp: %v, %v\n%s",
+			method, args, maxHeap, got[0].res, got[0].err, got[0].out, got[1].res, got[1].err, got[1].out)
+	}
+	return got[0].res, got[0].out, errJIT
+}
+
+const oomMessage = "Exception of type 'System.OutOfMemoryException' was thrown."
+
+// TestOutOfMemorySameOnBothEngines exhausts small heaps with every kind of
+// allocation. Both engines must throw System.OutOfMemoryException at the
+// same allocation (the programs count and print what succeeded), into
+// the program, where it can be caught.
+func TestOutOfMemorySameOnBothEngines(t *testing.T) {
+	p, err := miniil.LoadFile("testdata/oom.il")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Allocation loops: arrays, objects, boxes, strings, ToString of
+	// boxes, Console.WriteLine(object).
+	for kind := int32(0); kind < 6; kind++ {
+		for _, heap := range []int64{4 << 10, 64<<10 + 8, 1<<20 + 40} {
+			res, out, err := runBoth(t, p, heap, "Count", kind)
+			if err != nil || res.(int32) <= 0 || !strings.HasSuffix(out, oomMessage+"\n") {
+				t.Errorf("Count(%d) with a heap limit of %d: %v, %v, output ending %q", kind, heap, res, err, out[max(0, len(out)-80):])
+			}
+		}
+	}
+	// Exact counts: an int32[100] takes 16+400 bytes, 157 fit in 64 KiB;
+	// a Node (two fields) 24 bytes.
+	for _, tt := range []struct {
+		kind int32
+		heap int64
+		want int32
+	}{{0, 64 << 10, 157}, {1, 64 << 10, 2730}, {2, 4096, 256}} {
+		if res, _, _ := runBoth(t, p, tt.heap, "Count", tt.kind); res != tt.want {
+			t.Errorf("Count(%d) with a heap limit of %d = %v, want %d", tt.kind, tt.heap, res, tt.want)
+		}
+	}
+	// A full heap, with every possible remainder, then one of each
+	// allocating operation (implicit exceptions, messages, strings...).
+	for heap := int64(4096); heap <= 4096+160; heap += 8 {
+		for _, n := range []int32{16, 23, 100, 150} {
+			_, out, err := runBoth(t, p, heap, "Actions", n)
+			if err != nil || strings.Count(out, "\n") != 12 {
+				t.Fatalf("Actions(%d) with a heap limit of %d: %v\n%s", n, heap, err, out)
+			}
+		}
+	}
+	// Uncaught, it ends the run like any exception.
+	_, _, err = runBoth(t, p, 4096, "Unhandled")
+	var me *miniil.ManagedException
+	if !errors.As(err, &me) || me.Type != "System.OutOfMemoryException" || me.Message != oomMessage || miniil.ExitCode(err) != 134 {
+		t.Errorf("unhandled: %v", err)
+	}
+}
+
+// TestArrayLimits runs every allocating action with room in the heap:
+// among them newarr's limits, CoreCLR's Array.MaxLength and 32-bit
+// lengths.
+func TestArrayLimits(t *testing.T) {
+	p, err := miniil.LoadFile("testdata/oom.il")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, out, err := runBoth(t, p, 1<<20, "Actions", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `ok
+ok
+NRE: Object reference not set to an instance of an object.
+ICE: Unable to cast object of type 'Node' to type 'System.String'.
+ok
+ok
+ok
+OVF: Arithmetic operation resulted in an overflow.
+OOM new: Array dimensions exceeded supported range.
+OVF: Array dimensions exceeded supported range.
+ok
+ICE: Unable to cast object of type 'System.Int32' to type 'System.Int64'.
+`
+	if out != want {
+		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+}
+
+// badMessage's Message throws: Exception.ToString, reached through a
+// virtual call to a base library method, must let the exception reach
+// the caller's handler.
+const badMessage = `.assembly t {}
+.class public Bad extends [mscorlib]System.Exception {
+  .method public specialname rtspecialname instance void .ctor() cil managed {
+    .maxstack 1
+    ldarg.0 call instance void [mscorlib]System.Exception::.ctor() ret
+  }
+  .method public virtual instance string get_Message() cil managed {
+    .maxstack 1
+    ldstr "from get_Message"
+    newobj instance void [mscorlib]System.InvalidOperationException::.ctor(string)
+    throw
+  }
+}
+.method public static void main() cil managed {
+  .entrypoint
+  .maxstack 2
+  .try {
+    newobj instance void Bad::.ctor()
+    callvirt instance string [mscorlib]System.Object::ToString()
+    call void [mscorlib]System.Console::WriteLine(string)
+    leave.s Done
+  } catch [mscorlib]System.InvalidOperationException {
+    callvirt instance string [mscorlib]System.Exception::get_Message()
+    call void [mscorlib]System.Console::WriteLine(string)
+    leave.s Done
+  }
+Done: ret
+}`
+
+func TestThrowThroughVirtualBuiltin(t *testing.T) {
+	p, err := miniil.Load("bad.il", []byte(badMessage))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, out, err := runBoth(t, p, 0, "main"); err != nil || out != "from get_Message\n" {
+		t.Errorf("got %q, %v; want the handler's output (as CoreCLR)", out, err)
+	}
+}
