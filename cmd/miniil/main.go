@@ -1,12 +1,30 @@
 // Command miniil runs, checks and dumps mini MSIL programs.
 //
-//	miniil run [-engine=jit|interp] [-timeout=D] FILE    run a program
+//	miniil run [-engine=jit|interp] [-timeout=D] [-max-heap=SIZE] FILE  run a program
 //	miniil check FILE...                                 parse and verify
 //	miniil dump -il|-ir|-funclets|-eh|-asm [-method M] FILE  print a stage's output
+//	miniil fuzz ...                                      differential fuzzing
 //
-// Exit codes: run returns the program's exit code (134 for an unhandled
-// exception or stack overflow); check returns 1 when a program is invalid;
-// usage errors return 2.
+// Exit codes, the same on both engines:
+//
+//	N    run: the program's own exit code (its entry point's int32 result, 0 for void)
+//	0    check, dump: success
+//	1    an error outside the program: writing the output, mapping memory, a profile file
+//	2    usage: bad flags or arguments, a FILE that cannot be read
+//	3    the program does not load: a syntax, resolution or verification error
+//	70   an internal error in miniil (please report it)
+//	124  run: the -timeout time limit passed
+//	130  run: interrupted (SIGINT, Ctrl-C)
+//	134  run: an unhandled exception or a stack overflow (as CoreCLR aborts)
+//	143  run: terminated (SIGTERM)
+//
+// Output: run writes the program's output through to a terminal at the
+// end of every line and block-buffers it (64 KiB) for files and pipes.
+// Whichever way a run ends (normally, an unhandled exception or stack
+// overflow, the time limit, SIGINT or SIGTERM) what the program wrote is
+// flushed before miniil exits and before the exception report goes to
+// stderr. After SIGINT or SIGTERM the program stops at its next safe point;
+// a second signal exits at once, without flushing.
 package main
 
 import (
@@ -18,6 +36,9 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"strconv"
+	"strings"
+	"syscall"
 
 	"miniil"
 )
@@ -25,12 +46,18 @@ import (
 const usage = `miniil runs mini MSIL programs (ilasm syntax).
 
 Usage:
-  miniil run [-engine=jit|interp] [-timeout=D] FILE   run FILE's entry point (JIT by default)
+  miniil run [-engine=jit|interp] [-timeout=D] [-max-heap=SIZE] FILE
+                                                       run FILE's entry point (JIT by default)
   miniil check FILE...                                 parse and verify, print errors
   miniil dump -il|-ir|-funclets|-eh|-asm [-method NAME] FILE
                                                        print a compilation stage
   miniil fuzz -n N [-seed S] [-mono] [-out DIR] [-size small|medium|large] | -reduce FILE [-o OUT]
                                                        differential fuzzing: JIT vs interp (vs mono)
+
+Exit codes: run exits with the program's exit code, or
+  1 error outside the program (output, memory mapping)   2 usage error
+  3 the program does not load (syntax, verification)     70 internal error
+  124 time limit   130 SIGINT   134 unhandled exception or stack overflow   143 SIGTERM
 
 Run 'miniil COMMAND -h' for a command's flags.
 `
@@ -43,7 +70,7 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return 2
+		return miniil.ExitUsage
 	}
 	switch args[0] {
 	case "run":
@@ -59,7 +86,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	fmt.Fprintf(stderr, "miniil: unknown command %q (want run, check or dump; see miniil -h)\n", args[0])
-	return 2
+	return miniil.ExitUsage
 }
 
 // command is a subcommand's flag set with its synopsis.
@@ -94,23 +121,23 @@ func parseFlags(fs *command, args []string, stderr io.Writer) int {
 			return 0
 		}
 		fmt.Fprintf(stderr, "miniil %s: %v (see miniil %s -h)\n", fs.Name(), err, fs.Name())
-		return 2
+		return miniil.ExitUsage
 	}
 	return -1
 }
 
-// load reads and loads a program; a missing file is a usage error (2),
-// an invalid program a failure (1).
+// load reads and loads a program; a missing file is a usage error, an
+// invalid program a load error.
 func load(cmd, path string, stderr io.Writer) (*miniil.Program, int) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		fmt.Fprintf(stderr, "miniil %s: %v\n", cmd, unwrapPathError(err))
-		return nil, 2
+		return nil, miniil.ExitUsage
 	}
 	p, err := miniil.Load(path, src)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
-		return nil, 1
+		return nil, miniil.ExitCode(err)
 	}
 	return p, -1
 }
@@ -132,61 +159,145 @@ func oneFile(fs *command, stderr io.Writer) (string, int) {
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("run", "run [-engine=jit|interp] [-timeout=D] [-cpuprofile=F] FILE", stdout)
+	fs := newFlags("run", "run [-engine=jit|interp] [-timeout=D] [-max-heap=SIZE] [-cpuprofile=F] FILE", stdout)
 	engine := fs.String("engine", miniil.DefaultEngine.String(), "execution engine: jit (native code) or interp (reference interpreter)")
-	timeout := fs.Duration("timeout", 0, "stop the program after this long (0: no limit)")
+	timeout := fs.Duration("timeout", 0, "stop the program after this long, exit code 124 (0: no limit)")
+	maxHeap := byteSize(miniil.DefaultMaxHeap)
+	fs.Var(&maxHeap, "max-heap", "managed heap limit: bytes the program may allocate (no collector yet, so all of them count); beyond it OutOfMemoryException; sizes like 64MiB, 1GiB, 4096 (K, M, G mean KiB, MiB, GiB)")
 	cpuprofile := fs.String("cpuprofile", "", "write a Go CPU profile of the run (runtime and helpers; JIT-compiled code shows as unknown) to `file`")
 	if code := parseFlags(fs, args, stderr); code >= 0 {
+		return code
+	}
+	eng, err := miniil.ParseEngine(*engine)
+	if err != nil {
+		fmt.Fprintf(stderr, "miniil run: %v\n", err)
+		return miniil.ExitUsage
+	}
+	path, code := oneFile(fs, stderr)
+	if code >= 0 {
 		return code
 	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err != nil {
 			fmt.Fprintf(stderr, "miniil run: %v\n", err)
-			return 1
+			return miniil.ExitFailure
 		}
 		defer f.Close()
 		if err := pprof.StartCPUProfile(f); err != nil {
 			fmt.Fprintf(stderr, "miniil run: %v\n", err)
-			return 1
+			return miniil.ExitFailure
 		}
 		defer pprof.StopCPUProfile()
-	}
-	eng, err := miniil.ParseEngine(*engine)
-	if err != nil {
-		fmt.Fprintf(stderr, "miniil run: %v\n", err)
-		return 2
-	}
-	path, code := oneFile(fs, stderr)
-	if code >= 0 {
-		return code
 	}
 	prog, code := load("run", path, stderr)
 	if code >= 0 {
 		return code
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signalContext()
 	defer stop()
 	if *timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, *timeout)
 		defer cancel()
 	}
-	exit, err := prog.Run(ctx, miniil.Config{Engine: eng, Stdout: stdout})
-	if err != nil {
-		switch {
-		case errors.Is(err, context.DeadlineExceeded):
-			fmt.Fprintf(stderr, "miniil run: program stopped after the %v time limit\n", *timeout)
-		case errors.Is(err, context.Canceled):
-			fmt.Fprintln(stderr, "miniil run: program interrupted")
-		default:
-			fmt.Fprintln(stderr, err)
-		}
-		if exit == 0 {
-			exit = miniil.ExitCode(err)
-		}
+	exit, err := prog.Run(ctx, miniil.Config{Engine: eng, Stdout: stdout, MaxHeap: int64(maxHeap)})
+	if err == nil {
+		return exit
+	}
+	var sig signalError
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		fmt.Fprintf(stderr, "miniil run: program stopped after the %v time limit\n", *timeout)
+	case errors.Is(err, context.Canceled) && errors.As(context.Cause(ctx), &sig):
+		fmt.Fprintf(stderr, "miniil run: program stopped by %v\n", sig.sig)
+		return sig.exitCode()
+	default:
+		fmt.Fprintln(stderr, err)
 	}
 	return exit
+}
+
+// signalError is the cancellation cause of a run stopped by a signal.
+type signalError struct{ sig os.Signal }
+
+func (e signalError) Error() string { return "stopped by " + e.sig.String() }
+
+// exitCode is 128 plus the signal number, as shells report it.
+func (e signalError) exitCode() int {
+	if e.sig == syscall.SIGTERM {
+		return miniil.ExitTerminated
+	}
+	return miniil.ExitInterrupted
+}
+
+// signalContext returns a context cancelled (with a signalError cause) by
+// the first SIGINT or SIGTERM, so that the program stops at its next safe
+// point and its output is flushed; a second signal exits at once.
+func signalContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-sigs:
+			cancel(signalError{sig})
+		case <-done:
+			return
+		}
+		select {
+		case sig := <-sigs:
+			os.Exit(signalError{sig}.exitCode())
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel(nil)
+	}
+}
+
+// byteSize is a size flag: a number of bytes with an optional unit, KiB,
+// MiB, GiB, TiB (or K, M, G, T, the same), KB, MB, GB, TB (powers of 1000)
+// or B.
+type byteSize int64
+
+var sizeUnits = []struct {
+	suffix string
+	mult   int64
+}{
+	{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
+	{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
+	{"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"T", 1 << 40},
+	{"B", 1},
+}
+
+func (b *byteSize) String() string {
+	n := int64(*b)
+	for _, u := range sizeUnits[:4] {
+		if n >= u.mult && n%u.mult == 0 && (n/u.mult < 1024 || u.suffix == "TiB") {
+			return strconv.FormatInt(n/u.mult, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+func (b *byteSize) Set(s string) error {
+	num, mult := strings.TrimSpace(s), int64(1)
+	for _, u := range sizeUnits {
+		if len(num) > len(u.suffix) && strings.EqualFold(num[len(num)-len(u.suffix):], u.suffix) {
+			num, mult = strings.TrimSpace(num[:len(num)-len(u.suffix)]), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n <= 0 || n > miniil.MaxMaxHeap/mult {
+		return fmt.Errorf("bad size %q (want a positive number of bytes up to 1TiB, like 256MiB or 1GiB)", s)
+	}
+	*b = byteSize(n * mult)
+	return nil
 }
 
 func cmdCheck(args []string, stdout, stderr io.Writer) int {
@@ -196,7 +307,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	if fs.NArg() == 0 {
 		fmt.Fprintln(stderr, "miniil check: want at least one FILE (see miniil check -h)")
-		return 2
+		return miniil.ExitUsage
 	}
 	status := 0
 	for _, path := range fs.Args() {
@@ -230,7 +341,7 @@ func cmdDump(args []string, stdout, stderr io.Writer) int {
 	}
 	if n != 1 {
 		fmt.Fprintln(stderr, "miniil dump: choose one stage to print: -il, -ir, -funclets, -eh or -asm (see miniil dump -h)")
-		return 2
+		return miniil.ExitUsage
 	}
 	path, code := oneFile(fs, stderr)
 	if code >= 0 {
@@ -242,7 +353,7 @@ func cmdDump(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := prog.Dump(stdout, stage, *method); err != nil {
 		fmt.Fprintf(stderr, "miniil dump: %v\n", err)
-		return 1
+		return miniil.ExitCode(err)
 	}
 	return 0
 }
