@@ -46,7 +46,8 @@ func (p *Program) FindMethod(name string) (*il.Method, error) {
 // bool, float32, float64, string, or nil for an object parameter. The
 // result has the Go type of the return type (int32, int64, bool, float64,
 // string, ...), or is nil for void or a null reference. Methods returning
-// other objects give an error.
+// other objects give an error. The context and cfg work as for Run; the
+// string arguments are the run's first allocations.
 func (p *Program) Call(ctx context.Context, cfg Config, name string, args ...any) (result any, err error) {
 	defer recoverInternal("call", &err)
 	m, err := p.FindMethod(name)

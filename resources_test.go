@@ -34,8 +34,8 @@ type rlimitReport struct {
 // RLIMIT_AS with less address space than a run needs, so that mapping
 // fails at every step of setting up the JIT runtime in turn. Every failure
 // must be a clean error naming what could not be mapped (not an
-// InternalError), and once the limit is lifted the process must map
-// exactly as much as before the failing runs: nothing leaked.
+// InternalError), and once the limit is lifted the process must map as
+// much as before the failing runs: nothing leaked.
 func TestMappingFailuresLeakNothing(t *testing.T) {
 	if os.Getenv(rlimitChildEnv) == "1" {
 		rlimitChild()
@@ -69,8 +69,12 @@ func TestMappingFailuresLeakNothing(t *testing.T) {
 	if rep.Failures < 50 {
 		t.Errorf("only %d runs failed", rep.Failures)
 	}
-	if rep.End != rep.Start {
-		t.Errorf("mapped %d bytes before the failing runs, %d after: %+d leaked", rep.Start, rep.End, rep.End-rep.Start)
+	// The Go runtime may map some memory of its own meanwhile (allocator
+	// metadata, seen up to 264 KiB); a leak would be tens of megabytes:
+	// at least the 1 MiB code heap of each of the dozens of runs failing
+	// at any one step.
+	if d := rep.End - rep.Start; d < 0 || d > 4<<20 {
+		t.Errorf("mapped %d bytes before the failing runs, %d after: %+d leaked", rep.Start, rep.End, d)
 	}
 }
 

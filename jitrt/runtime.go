@@ -169,7 +169,7 @@ func newArena(size int, what string, full error) (*arena, error) {
 	mem, err := syscall.Mmap(-1, 0, mapped, syscall.PROT_READ|syscall.PROT_WRITE,
 		syscall.MAP_PRIVATE|syscall.MAP_ANONYMOUS|syscall.MAP_NORESERVE)
 	if err != nil {
-		return nil, fmt.Errorf("jitrt: mapping %s for %s: %w", formatBytes(mapped), what, err)
+		return nil, fmt.Errorf("jitrt: mapping %s for %s: %w", formatBytes(size), what, err)
 	}
 	// Bump allocation touches fresh memory all the time: transparent huge
 	// pages cut the page faults (advice only; ignored where unsupported).

@@ -163,7 +163,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	engine := fs.String("engine", miniil.DefaultEngine.String(), "execution engine: jit (native code) or interp (reference interpreter)")
 	timeout := fs.Duration("timeout", 0, "stop the program after this long, exit code 124 (0: no limit)")
 	maxHeap := byteSize(miniil.DefaultMaxHeap)
-	fs.Var(&maxHeap, "max-heap", "managed heap limit: bytes the program may allocate (no collector yet, so all of them count); beyond it OutOfMemoryException; sizes like 64MiB, 1GiB, 4096 (K, M, G mean KiB, MiB, GiB)")
+	fs.Var(&maxHeap, "max-heap", "managed heap limit: the `size` of all the program may allocate (no collector yet); beyond it OutOfMemoryException; bytes, or with a unit: 64MiB, 1GiB (K, M, G mean KiB, MiB, GiB)")
 	cpuprofile := fs.String("cpuprofile", "", "write a Go CPU profile of the run (runtime and helpers; JIT-compiled code shows as unknown) to `file`")
 	if code := parseFlags(fs, args, stderr); code >= 0 {
 		return code
