@@ -198,6 +198,11 @@ func formatBytes(n int) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
+// exitStubBuiltin is the exit of the stub through which vtables call a
+// virtual base library method (CtxExitArg = its builtin id, as for
+// HelperBuiltin), one of the reserved runtime exit codes.
+const exitStubBuiltin = ExitHelperBase - 1
+
 // ErrHeapExhausted reports that the managed heap limit is reached. Inside
 // a run it never escapes: the runtime throws System.OutOfMemoryException
 // into the program instead.
@@ -263,7 +268,6 @@ type Runtime struct {
 	builtins   []*il.Method
 	builtinID  map[*il.Method]uint64
 	stubs      map[*il.Method]uintptr // exit stubs of base library virtual methods
-	stubExits  map[uintptr]bool       // the return addresses of their exits
 	codeMap    []codeRange            // sorted by start
 	ctx        context.Context
 	toString   int // vtable slots of Object.ToString and Exception.get_Message
@@ -395,7 +399,6 @@ func NewRuntime(mod *il.Module, opts Options) (*Runtime, error) {
 		mod: mod, opts: opts, out: newOutWriter(opts.Stdout, opts.FlushLines), maxDepth: opts.MaxCallDepth,
 		classMT: map[*il.Class]*rtType{}, typeMT: map[string]*rtType{}, strs: map[string]uintptr{},
 		vtableRefs: map[*il.Method][]uintptr{}, builtinID: map[*il.Method]uint64{}, stubs: map[*il.Method]uintptr{},
-		stubExits: map[uintptr]bool{},
 	}
 	if err := rt.init(); err != nil {
 		rt.Close()
@@ -622,17 +625,15 @@ func (rt *Runtime) entryPoint(m *il.Method) (uintptr, error) {
 		return s, nil
 	}
 	var a asmbuf
-	a.storeImm(CtxExitCode, HelperBuiltin)
+	a.storeImm(CtxExitCode, exitStubBuiltin)
 	a.storeImm(CtxExitArg, int32(rt.BuiltinID(m)))
 	a.callMem(CtxExitStub)
-	exit := a.len()
 	a.ret()
 	addr, err := rt.code.Install(a.b)
 	if err != nil {
 		return 0, err
 	}
 	rt.stubs[m] = addr
-	rt.stubExits[addr+uintptr(exit)] = true
 	return addr, nil
 }
 
@@ -925,16 +926,15 @@ func (rt *Runtime) serve(m *Machine, code uint64) error {
 		return rt.stackLimit(m)
 	case ExitCheckpoint:
 		return rt.checkpointReturned(m)
+	case exitStubBuiltin:
+		// The stub's only remaining instruction is RET: return now, so
+		// that the method runs in its managed caller's frame and an
+		// exception it throws starts there (a stub is no managed frame).
+		sp := m.SP()
+		m.SetPC(uintptr(m.ReadStack(sp)))
+		m.SetSP(sp + 8)
+		return rt.resumeOuter(m, rt.builtin(m, rt.builtins[m.ExitArg()]))
 	case HelperBuiltin:
-		if rt.stubExits[m.PC()] {
-			// The exit of a virtual base library method's stub, whose
-			// only remaining instruction is RET: return now, so that the
-			// method runs in its managed caller's frame and an exception
-			// it throws starts there (a stub is no managed frame).
-			sp := m.SP()
-			m.SetPC(uintptr(m.ReadStack(sp)))
-			m.SetSP(sp + 8)
-		}
 		return rt.resumeOuter(m, rt.builtin(m, rt.builtins[m.ExitArg()]))
 	case HelperFRem:
 		a := math.Float64frombits(m.Reg(CtxXMM0))
