@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+	"slices"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -462,12 +463,10 @@ func (o *outWriter) unit(c uint16) {
 }
 
 func (o *outWriter) units(u []uint16) {
-	nl := false
 	for _, c := range u {
 		o.unit(c)
-		nl = nl || c == '\n'
 	}
-	if o.lines && nl {
+	if o.lines && slices.Contains(u, '\n') {
 		o.w.Flush()
 	}
 }

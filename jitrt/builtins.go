@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -334,12 +335,10 @@ func (o *outWriter) char(c uint16) {
 }
 
 func (o *outWriter) units(u []uint16) {
-	nl := false
 	for _, c := range u {
 		o.unit(c)
-		nl = nl || c == '\n'
 	}
-	if o.lines && nl {
+	if o.lines && slices.Contains(u, '\n') {
 		o.w.Flush()
 	}
 }
