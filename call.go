@@ -245,7 +245,7 @@ func (p *Program) Dump(w io.Writer, stage Stage, method string) (err error) {
 	if stage != StageIR {
 		// Machine code embeds real addresses: lay out a runtime (nothing
 		// runs).
-		rt, err = jitrt.NewRuntime(p.mod, jitrt.Options{Compile: compileMethod(p.mod, asm), HeapBytes: 1 << 20})
+		rt, err = jitrt.NewRuntime(p.mod, jitrt.Options{Compile: compileMethod(p.mod, asm), HeapBytes: 1 << 20, MaxCallDepth: 1})
 		if err != nil {
 			return &startError{err}
 		}

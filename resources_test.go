@@ -90,7 +90,8 @@ func rlimitChild() {
 		fail(err)
 	}
 	const maxHeap = 16 << 20
-	cfg := miniil.Config{Engine: miniil.JIT, MaxHeap: maxHeap}
+	// A depth limit whose native stack is the 8 MiB minimum.
+	cfg := miniil.Config{Engine: miniil.JIT, MaxHeap: maxHeap, MaxCallDepth: 10_000}
 	// Warm up, and leave the Go heap room to work in without mapping more.
 	var out bytes.Buffer
 	if _, err := prog.Run(context.Background(), miniil.Config{Engine: miniil.JIT, Stdout: &out}); err != nil {

@@ -148,6 +148,7 @@ const DefaultMaxCallDepth = 1_000_000
 // engines: the JIT serves each such call with a Go frame of a few KiB.
 // Deeper nesting ends the run with a stack overflow.
 const MaxCallbackDepth = 10_000
+
 // The managed heap's object sizes. Both engines charge every allocation
 // against the heap limit (Config.MaxHeap) with these formulas, which are
 // the JIT's object layout (see jitrt/abi.go): an 8-byte method table

@@ -2,37 +2,19 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 	"unsafe"
 )
-
-// mainEnv makes the test binary act as the miniil command (see TestMain),
-// for tests that need a child process.
-const mainEnv = "MINIIL_TEST_AS_MAIN"
-
-func TestMain(m *testing.M) {
-	if os.Getenv(mainEnv) == "1" {
-		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
-	}
-	os.Exit(m.Run())
-}
-
-// miniilCommand returns a command running this test binary as miniil.
-func miniilCommand(args ...string) *exec.Cmd {
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), mainEnv+"=1")
-	return cmd
-}
 
 // Programs for the exit code tests.
 var exitPrograms = map[string]string{
@@ -115,10 +97,6 @@ func TestExitCodes(t *testing.T) {
 				if w == nil {
 					w = &out
 				}
-				// Until JIT code reaches safe points by itself (issue 9,
-				// item 1), a collection starting while spin.il spins
-				// never ends: start with none under way.
-				runtime.GC()
 				code := run(append([]string{"run", "-engine=" + eng}, tt.args...), w, &errb)
 				if code != tt.code {
 					t.Errorf("exit code %d, want %d (stderr %q)", code, tt.code, errb.String())
@@ -161,7 +139,8 @@ D: ldloc s ldloc s call string [mscorlib]System.String::Concat(string, string) s
 L: br L
 }`
 
-// TestSignalsFlushOutput stops a miniil run child with SIGTERM and SIGINT
+// TestSignalsFlushOutput stops a miniil run child (with one P, see
+// cliChild) with SIGTERM and SIGINT
 // once the program has written: all of its output must arrive, then the
 // exit code says which signal stopped it.
 func TestSignalsFlushOutput(t *testing.T) {
@@ -173,7 +152,9 @@ func TestSignalsFlushOutput(t *testing.T) {
 	for _, eng := range []string{"jit", "interp"} {
 		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 			t.Run(fmt.Sprintf("%s/%v", eng, sig), func(t *testing.T) {
-				cmd := miniilCommand("run", "-engine="+eng, path)
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // fail, not hang
+				defer cancel()
+				cmd := cliChild(ctx, "run", "-engine="+eng, path)
 				stdout, err := cmd.StdoutPipe()
 				if err != nil {
 					t.Fatal(err)
@@ -183,7 +164,6 @@ func TestSignalsFlushOutput(t *testing.T) {
 				if err := cmd.Start(); err != nil {
 					t.Fatal(err)
 				}
-				defer time.AfterFunc(time.Minute, func() { cmd.Process.Kill() }).Stop() // fail, not hang
 				defer cmd.Process.Kill()
 				// The first 64 KiB arrive when the buffer fills: the
 				// program is in its WriteLine, or past it.
@@ -207,8 +187,8 @@ func TestSignalsFlushOutput(t *testing.T) {
 				if out := string(got) + string(rest); out != want {
 					t.Errorf("output: %d bytes, ending %q; want %d bytes ending %q", len(out), out[max(0, len(out)-20):], len(want), want[len(want)-20:])
 				}
-				if !strings.Contains(stderr.String(), "program stopped by") {
-					t.Errorf("stderr %q", stderr.String())
+				if msg := map[syscall.Signal]string{syscall.SIGTERM: "program terminated", syscall.SIGINT: "program interrupted"}[sig]; !strings.Contains(stderr.String(), msg) {
+					t.Errorf("stderr %q does not say %q", stderr.String(), msg)
 				}
 			})
 		}
@@ -236,7 +216,9 @@ L: br L
 				t.Skipf("SKIP: no pseudo-terminal: %v", err)
 			}
 			defer master.Close()
-			cmd := miniilCommand("run", "-engine="+eng, path)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // fail, not hang
+			defer cancel()
+			cmd := cliChild(ctx, "run", "-engine="+eng, path)
 			cmd.Stdout = slave
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
@@ -244,7 +226,6 @@ L: br L
 			slave.Close()
 			defer cmd.Wait()
 			defer cmd.Process.Kill()
-			defer time.AfterFunc(time.Minute, func() { cmd.Process.Kill() }).Stop() // fail, not hang
 			var got []byte
 			buf := make([]byte, 256)
 			for !bytes.Contains(got, []byte("hello, terminal\r\n")) {

@@ -210,7 +210,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	case errors.Is(err, context.DeadlineExceeded):
 		fmt.Fprintf(stderr, "miniil run: program stopped after the %v time limit\n", *timeout)
 	case errors.Is(err, context.Canceled) && errors.As(context.Cause(ctx), &sig):
-		fmt.Fprintf(stderr, "miniil run: program stopped by %v\n", sig.sig)
+		fmt.Fprintf(stderr, "miniil run: program %v\n", sig)
 		return sig.exitCode()
 	default:
 		fmt.Fprintln(stderr, err)
@@ -221,7 +221,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 // signalError is the cancellation cause of a run stopped by a signal.
 type signalError struct{ sig os.Signal }
 
-func (e signalError) Error() string { return "stopped by " + e.sig.String() }
+func (e signalError) Error() string {
+	if e.sig == syscall.SIGTERM {
+		return "terminated (SIGTERM)"
+	}
+	return "interrupted (SIGINT)"
+}
 
 // exitCode is 128 plus the signal number, as shells report it.
 func (e signalError) exitCode() int {
