@@ -804,6 +804,16 @@ func (rt *Runtime) outOfMemory() uintptr {
 	return rt.oom
 }
 
+// oomAt passes err on, except that ErrHeapExhausted (an allocation at
+// the current exit did not fit) becomes a throw of
+// System.OutOfMemoryException at the exit.
+func (rt *Runtime) oomAt(m *Machine, err error) error {
+	if err == ErrHeapExhausted {
+		return rt.throw(m, rt.outOfMemory())
+	}
+	return err
+}
+
 // throwNew throws a new base library exception of the named class with
 // message msg (interned) at the current exit.
 func (rt *Runtime) throwNew(m *Machine, class, msg string) error {
@@ -853,45 +863,37 @@ func (rt *Runtime) Run(ctx context.Context) (code int, err error) {
 }
 
 // handle services exits from native code. An exit whose allocation does
-// not fit in the heap limit throws System.OutOfMemoryException there.
+// not fit in the heap limit throws System.OutOfMemoryException there
+// (see oomAt).
 func (rt *Runtime) handle(m *Machine, code uint64) error {
-	err := rt.serve(m, code)
-	if err == ErrHeapExhausted {
-		return rt.throw(m, rt.outOfMemory())
-	}
-	return err
-}
-
-// serve services one exit.
-func (rt *Runtime) serve(m *Machine, code uint64) error {
 	switch code {
 	case ExitCompile:
 		return rt.compile(int(m.ExitArg()))
 	case HelperAlloc:
 		t := rt.types[rt.u64(uintptr(m.Reg(CtxRDI))+MTTypeID)]
-		return rt.result(rt.alloc(t, il.ObjectSize(t.class.NumFields)))
+		return rt.oomAt(m, rt.result(rt.alloc(t, il.ObjectSize(t.class.NumFields))))
 	case HelperNewArr:
 		t := rt.types[rt.u64(uintptr(m.Reg(CtxRDI))+MTTypeID)]
 		n := int64(m.Reg(CtxRSI)) // >= 0: native code checked
 		switch {
 		case n > math.MaxInt32:
 			// A native int length: CoreCLR's array lengths are 32-bit.
-			return rt.throwNew(m, "System.OverflowException", il.ArrayTooLongMessage)
+			return rt.oomAt(m, rt.throwNew(m, "System.OverflowException", il.ArrayTooLongMessage))
 		case n > il.MaxArrayLength:
-			return rt.throwNew(m, il.OutOfMemoryClass, il.ArrayTooLongMessage)
+			return rt.oomAt(m, rt.throwNew(m, il.OutOfMemoryClass, il.ArrayTooLongMessage))
 		}
 		p, err := rt.alloc(t, il.ArraySize(t.elem, n))
 		if err == nil {
 			rt.setU64(p+ArrLen, uint64(n))
 		}
-		return rt.result(p, err)
+		return rt.oomAt(m, rt.result(p, err))
 	case HelperBox:
 		t := rt.types[rt.u64(uintptr(m.Reg(CtxRDI))+MTTypeID)]
 		p, err := rt.alloc(t, il.BoxSize)
 		if err == nil {
 			rt.setU64(p+BoxValue, boxBits(t.prim, m.Reg(CtxRSI)))
 		}
-		return rt.result(p, err)
+		return rt.oomAt(m, rt.result(p, err))
 	case HelperIsInst:
 		obj := uintptr(m.Reg(CtxRDI))
 		t := rt.types[rt.u64(uintptr(m.Reg(CtxRSI))+MTTypeID)]
@@ -915,7 +917,7 @@ func (rt *Runtime) serve(m *Machine, code uint64) error {
 	case HelperThrowNew:
 		exc, err := rt.newException(m)
 		if err != nil {
-			return err
+			return rt.oomAt(m, err)
 		}
 		return rt.throw(m, exc)
 	case HelperRethrow:
@@ -933,9 +935,9 @@ func (rt *Runtime) serve(m *Machine, code uint64) error {
 		sp := m.SP()
 		m.SetPC(uintptr(m.ReadStack(sp)))
 		m.SetSP(sp + 8)
-		return rt.resumeOuter(m, rt.builtin(m, rt.builtins[m.ExitArg()]))
+		return rt.oomAt(m, rt.resumeOuter(m, rt.builtin(m, rt.builtins[m.ExitArg()])))
 	case HelperBuiltin:
-		return rt.resumeOuter(m, rt.builtin(m, rt.builtins[m.ExitArg()]))
+		return rt.oomAt(m, rt.resumeOuter(m, rt.builtin(m, rt.builtins[m.ExitArg()])))
 	case HelperFRem:
 		a := math.Float64frombits(m.Reg(CtxXMM0))
 		b := math.Float64frombits(m.Reg(CtxXMM1))
