@@ -9,13 +9,16 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"miniil"
+	"miniil/fuzz"
 )
 
 // rlimitChildEnv makes the test binary run rlimitChild instead of the test.
@@ -337,5 +340,65 @@ func TestThrowThroughVirtualBuiltin(t *testing.T) {
 	}
 	if _, out, err := runBoth(t, p, 0, "main"); err != nil || out != "from get_Message\n" {
 		t.Errorf("got %q, %v; want the handler's output (as CoreCLR)", out, err)
+	}
+}
+
+// TestSmallHeapsAgree runs the corpus and generated programs under heap
+// limits small enough that many of them run out, on both engines: the
+// outputs, exit codes and errors must be the same (so each engine
+// allocates the same bytes in the same order, and throws at the same
+// point).
+func TestSmallHeapsAgree(t *testing.T) {
+	files, err := filepath.Glob("tests/corpus/*.il")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no corpus: %v", err)
+	}
+	type prog struct {
+		name string
+		src  []byte
+	}
+	var progs []prog
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		progs = append(progs, prog{f, src})
+	}
+	opts, err := fuzz.SizeOptions("medium")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seed := uint64(1); seed <= 40; seed++ {
+		progs = append(progs, prog{fmt.Sprintf("fuzz seed %d", seed), []byte(fuzz.GenerateIL(seed, opts))})
+	}
+	affected := 0 // programs whose behavior depends on the limit
+	for _, pr := range progs {
+		p, err := miniil.Load(pr.name, pr.src)
+		if err != nil {
+			t.Fatalf("%s: %v", pr.name, err)
+		}
+		seen := map[string]bool{}
+		for _, heap := range []int64{256, 4 << 10, 64 << 10, 1 << 20} {
+			var outs [2]string
+			for i, eng := range []miniil.Engine{miniil.JIT, miniil.Interp} {
+				var out bytes.Buffer
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				code, err := p.Run(ctx, miniil.Config{Engine: eng, Stdout: &out, MaxHeap: heap})
+				cancel()
+				outs[i] = fmt.Sprintf("%s\nexit=%d error=%v", out.String(), code, err)
+			}
+			if outs[0] != outs[1] {
+				t.Errorf("%s with a heap limit of %d: the engines disagree\n--- jit\n%s\n--- interp\n%s", pr.name, heap, outs[0], outs[1])
+			}
+			seen[outs[0]] = true
+		}
+		if len(seen) > 1 {
+			affected++
+		}
+	}
+	t.Logf("%d programs, %d of them behave differently under different limits", len(progs), affected)
+	if affected < len(progs)/4 {
+		t.Errorf("only %d of %d programs depend on the heap limit", affected, len(progs))
 	}
 }
