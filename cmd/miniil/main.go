@@ -1,6 +1,6 @@
 // Command miniil runs, checks and dumps mini MSIL programs.
 //
-//	miniil run [-engine=jit|interp] [-timeout=D] [-max-heap=SIZE] FILE  run a program
+//	miniil run [-engine=jit|interp] [-timeout=D] [-max-heap=SIZE] [-max-call-depth=N] FILE  run a program
 //	miniil check FILE...                                 parse and verify
 //	miniil dump -il|-ir|-funclets|-eh|-asm [-method M] FILE  print a stage's output
 //	miniil fuzz ...                                      differential fuzzing
@@ -46,7 +46,7 @@ import (
 const usage = `miniil runs mini MSIL programs (ilasm syntax).
 
 Usage:
-  miniil run [-engine=jit|interp] [-timeout=D] [-max-heap=SIZE] FILE
+  miniil run [-engine=jit|interp] [-timeout=D] [-max-heap=SIZE] [-max-call-depth=N] FILE
                                                        run FILE's entry point (JIT by default)
   miniil check FILE...                                 parse and verify, print errors
   miniil dump -il|-ir|-funclets|-eh|-asm [-method NAME] FILE
@@ -159,10 +159,11 @@ func oneFile(fs *command, stderr io.Writer) (string, int) {
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("run", "run [-engine=jit|interp] [-timeout=D] [-max-heap=SIZE] [-cpuprofile=F] FILE", stdout)
+	fs := newFlags("run", "run [-engine=jit|interp] [-timeout=D] [-max-heap=SIZE] [-max-call-depth=N] [-cpuprofile=F] FILE", stdout)
 	engine := fs.String("engine", miniil.DefaultEngine.String(), "execution engine: jit (native code) or interp (reference interpreter)")
 	timeout := fs.Duration("timeout", 0, "stop the program after this long, exit code 124 (0: no limit)")
 	maxHeap := byteSize(miniil.DefaultMaxHeap)
+	maxDepth := fs.Int("max-call-depth", miniil.DefaultMaxCallDepth, "deepest nesting of method calls (the entry point is 1); deeper is a stack overflow, at the same depth on both engines")
 	fs.Var(&maxHeap, "max-heap", "managed heap limit: the `size` of all the program may allocate (no collector yet); beyond it OutOfMemoryException; bytes, or with a unit: 64MiB, 1GiB (K, M, G mean KiB, MiB, GiB)")
 	cpuprofile := fs.String("cpuprofile", "", "write a Go CPU profile of the run (runtime and helpers; JIT-compiled code shows as unknown) to `file`")
 	if code := parseFlags(fs, args, stderr); code >= 0 {
@@ -201,7 +202,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		ctx, cancel = context.WithTimeout(ctx, *timeout)
 		defer cancel()
 	}
-	exit, err := prog.Run(ctx, miniil.Config{Engine: eng, Stdout: stdout, MaxHeap: int64(maxHeap)})
+	if *maxDepth <= 0 {
+		fmt.Fprintf(stderr, "miniil run: -max-call-depth=%d: want a positive number of calls\n", *maxDepth)
+		return miniil.ExitUsage
+	}
+	exit, err := prog.Run(ctx, miniil.Config{Engine: eng, Stdout: stdout, MaxHeap: int64(maxHeap), MaxCallDepth: *maxDepth})
 	if err == nil {
 		return exit
 	}

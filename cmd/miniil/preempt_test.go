@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"miniil"
 )
 
 const spinProgram = `.assembly t {}
@@ -64,6 +66,8 @@ func TestSpinStops(t *testing.T) {
 				t.Fatalf("miniil run succeeded on an endless loop:\n%s", out)
 			case !strings.Contains(string(out), "time limit"):
 				t.Errorf("output does not report the time limit:\n%s", out)
+			case cmd.ProcessState.ExitCode() != miniil.ExitTimeout:
+				t.Errorf("exit code %d, want %d", cmd.ProcessState.ExitCode(), miniil.ExitTimeout)
 			}
 			if took > 2*time.Second {
 				t.Errorf("miniil run took %v with a 1s time limit", took)
@@ -92,6 +96,8 @@ func TestSpinStops(t *testing.T) {
 				t.Fatalf("miniil run succeeded on an endless loop:\n%s", out.String())
 			case !strings.Contains(out.String(), "interrupted"):
 				t.Errorf("output does not report the interruption:\n%s", out.String())
+			case cmd.ProcessState.ExitCode() != miniil.ExitInterrupted:
+				t.Errorf("exit code %d, want %d", cmd.ProcessState.ExitCode(), miniil.ExitInterrupted)
 			}
 			if took > time.Second {
 				t.Errorf("miniil run stopped %v after Ctrl-C", took)
