@@ -71,12 +71,23 @@ const (
 	wdHigh     = 0x08 // uint32: slots in use are below this index
 	wdTicks    = 0x10 // uint64: completed scans
 	wdInterval = 0x20 // struct timespec: the sleep between scans
-	wdSlots    = 0x40 // [wdMaxSlots]uint64: context addresses, 0 = free
+	wdSched    = 0x30 // struct sched_attr: the thread's scheduling (a short slice)
+	wdSlots    = 0x80 // [wdMaxSlots]uint64: context addresses, 0 = free
 
-	wdMaxSlots  = 8184 // fills the 64 KiB block
+	wdMaxSlots  = 8176 // fills the 64 KiB block
 	wdDataBytes = 64 << 10
 	wdStack     = 16 << 10 // the thread's stack (system calls only)
 )
+
+// schedAttr is Linux's struct sched_attr (version 1).
+type schedAttr struct {
+	size, policy              uint32
+	flags                     uint64
+	nice                      int32
+	priority                  uint32
+	runtime, deadline, period uint64
+	utilMin, utilMax          uint32
+}
 
 // cloneWatchdog starts the watchdog thread (see watchdog_amd64.s) and
 // returns its thread id or -errno.
@@ -129,6 +140,11 @@ func newWatchdog() (*watchdog, error) {
 	w := &watchdog{mem: mem, data: unsafe.Pointer(&mem[0])}
 	iv := (*syscall.Timespec)(unsafe.Add(w.data, wdInterval))
 	*iv = syscall.NsecToTimespec(int64(interval))
+	// Ask for a short time slice (Linux 6.12 and later, unprivileged):
+	// the thread wakes, stores a few words and sleeps, and with a short
+	// slice the scheduler lets it run at once even when every CPU is busy
+	// (with the default slice it waited up to a few milliseconds).
+	*(*schedAttr)(unsafe.Add(w.data, wdSched)) = schedAttr{size: uint32(unsafe.Sizeof(schedAttr{})), runtime: 100_000}
 	top := uintptr(unsafe.Pointer(&mem[0])) + wdDataBytes + wdStack
 	tid := cloneWatchdog(uintptr(w.data), top)
 	if tid <= 0 {

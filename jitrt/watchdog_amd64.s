@@ -8,6 +8,7 @@
 #define SYS_rt_sigprocmask 14
 #define SYS_clone 56
 #define SYS_futex 202
+#define SYS_sched_setattr 314
 #define SIG_SETMASK 2
 #define FUTEX_WAIT_PRIVATE 128
 // CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM:
@@ -68,6 +69,13 @@ child:
 // scanning flag so that a Machine that unregisters can wait until the
 // watchdog no longer touches its context.
 TEXT ·watchdogLoop(SB), NOSPLIT|NOFRAME, $0-0
+	// sched_setattr(0, &sched, 0): a short time slice; ignore failure
+	// (older kernels).
+	XORL	DI, DI
+	LEAQ	const_wdSched(R12), SI
+	XORL	DX, DX
+	MOVL	$SYS_sched_setattr, AX
+	SYSCALL
 loop:
 	MOVL	const_wdActive(R12), AX
 	TESTL	AX, AX
