@@ -1,6 +1,10 @@
 package il
 
-import "fmt"
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
 
 // Verify checks every method body of a resolved module against ECMA-335:
 // the exception-region rules (nesting, entry and exit, where leave,
@@ -66,11 +70,17 @@ func stackType(t *Type) vtype {
 	return vtype{k: vRef, t: t}
 }
 
-// region is a try body, handler body or filter body.
+// region is a try body, handler body or filter body. Regions form a
+// forest by containment; a region with the same range as an earlier one
+// (in verifier.regions order) is its child.
 type region struct {
 	kind       regionKind
 	start, end int
 	clause     *EHClause
+	index      int     // position in verifier.regions
+	parent     *region // innermost region containing this one
+	depth      int     // number of regions containing this one
+	handler    *region // innermost non-try region containing or equal to this one
 }
 
 type regionKind uint8
@@ -93,8 +103,14 @@ type verifier struct {
 	md      *Method
 	errs    *errorSink
 	regions []*region
-	// inside[i] lists the regions containing instruction i, outermost first.
-	inside  [][]*region
+	// at[i] is the innermost region containing instruction i (nil when the
+	// method has no regions); the regions containing i are at[i] and its
+	// parents.
+	at []*region
+	// tryAt maps an instruction to the outermost try block starting there.
+	tryAt   map[int]*region
+	left    []*region // scratch for crossed
+	entered []*region // scratch for crossed
 	states  [][]vtype // entry stack per instruction; nil: not reached
 	reached []bool
 	failed  bool
@@ -126,30 +142,39 @@ func (v *verifier) run() {
 }
 
 // buildRegions collects the regions of the method's clauses, checks that
-// they nest, and records which regions contain each instruction.
+// they nest, links each to its parent and records the innermost region
+// of each instruction. It takes O(R log R + n) time for R regions and n
+// instructions: one sort, then a sweep with a stack of open regions.
 func (v *verifier) buildRegions() {
 	md := v.md
+	if len(md.EH) == 0 {
+		return
+	}
 	tries := map[[2]int]*region{}
-	groupKinds := map[*region][]*EHClause{}
+	groups := map[*region][]*EHClause{} // the clauses of each try
+	add := func(kind regionKind, start, end int, c *EHClause) *region {
+		r := &region{kind: kind, start: start, end: end, clause: c, index: len(v.regions)}
+		v.regions = append(v.regions, r)
+		return r
+	}
 	for _, c := range md.EH {
 		k := [2]int{c.TryStart, c.TryEnd}
 		t := tries[k]
 		if t == nil {
-			t = &region{kind: rTry, start: c.TryStart, end: c.TryEnd, clause: c}
+			t = add(rTry, c.TryStart, c.TryEnd, c)
 			tries[k] = t
-			v.regions = append(v.regions, t)
 		}
-		groupKinds[t] = append(groupKinds[t], c)
+		groups[t] = append(groups[t], c)
 		switch c.Kind {
 		case EHCatch:
-			v.regions = append(v.regions, &region{kind: rCatch, start: c.HandlerStart, end: c.HandlerEnd, clause: c})
+			add(rCatch, c.HandlerStart, c.HandlerEnd, c)
 		case EHFilter:
-			v.regions = append(v.regions, &region{kind: rFilter, start: c.FilterStart, end: c.HandlerStart, clause: c})
-			v.regions = append(v.regions, &region{kind: rFilterHandler, start: c.HandlerStart, end: c.HandlerEnd, clause: c})
+			add(rFilter, c.FilterStart, c.HandlerStart, c)
+			add(rFilterHandler, c.HandlerStart, c.HandlerEnd, c)
 		case EHFinally:
-			v.regions = append(v.regions, &region{kind: rFinally, start: c.HandlerStart, end: c.HandlerEnd, clause: c})
+			add(rFinally, c.HandlerStart, c.HandlerEnd, c)
 		case EHFault:
-			v.regions = append(v.regions, &region{kind: rFault, start: c.HandlerStart, end: c.HandlerEnd, clause: c})
+			add(rFault, c.HandlerStart, c.HandlerEnd, c)
 		}
 	}
 	for _, r := range v.regions {
@@ -162,8 +187,8 @@ func (v *verifier) buildRegions() {
 			}
 		}
 	}
-	for t, cs := range groupKinds {
-		if len(cs) > 1 {
+	for _, t := range v.regions { // in region order: errors beyond the cap are dropped deterministically
+		if cs := groups[t]; len(cs) > 1 {
 			for _, c := range cs {
 				if c.Kind == EHFinally || c.Kind == EHFault {
 					v.errorf(c.Pos, "a .try with a %s handler cannot have other handlers; nest it in another .try", c.Kind)
@@ -171,65 +196,113 @@ func (v *verifier) buildRegions() {
 				}
 			}
 		}
-		_ = t
 	}
-	for i, a := range v.regions {
-		for _, b := range v.regions[i+1:] {
-			disjoint := a.end <= b.start || b.end <= a.start
-			nested := a.start <= b.start && b.end <= a.end || b.start <= a.start && a.end <= b.end
-			if !disjoint && !nested {
+	// Outer before inner: by start, then longest first, then in region
+	// order (so of two regions with one range, the earlier is outer).
+	sorted := slices.Clone(v.regions)
+	slices.SortFunc(sorted, func(a, b *region) int {
+		if a.start != b.start {
+			return cmp.Compare(a.start, b.start)
+		}
+		if a.end != b.end {
+			return cmp.Compare(b.end, a.end)
+		}
+		return cmp.Compare(a.index, b.index)
+	})
+	// Sweep: open holds the regions containing the current start, outer
+	// first. A region that starts inside the innermost open one must end
+	// inside it too.
+	var open []*region
+	for _, r := range sorted {
+		for len(open) > 0 && open[len(open)-1].end <= r.start {
+			open = open[:len(open)-1]
+		}
+		if len(open) > 0 {
+			if p := open[len(open)-1]; r.end > p.end {
+				a, b := p, r // report the later region, as the clauses are written
+				if a.index > b.index {
+					a, b = b, a
+				}
 				v.errorf(b.clause.Pos, "the %s overlaps the %s without nesting in it", b.kind, a.kind)
+				continue
+			}
+			r.parent = open[len(open)-1]
+			r.depth = r.parent.depth + 1
+		}
+		r.handler = r
+		if r.kind == rTry {
+			r.handler = nil
+			if r.parent != nil {
+				r.handler = r.parent.handler
 			}
 		}
+		open = append(open, r)
 	}
 	if v.failed {
 		return
 	}
-	v.inside = make([][]*region, len(md.Code))
+	v.at = make([]*region, len(md.Code))
+	v.tryAt = map[int]*region{}
+	open = open[:0]
+	next := 0
 	for i := range md.Code {
-		var rs []*region
-		for _, r := range v.regions {
-			if r.start <= i && i < r.end {
-				rs = append(rs, r)
+		for len(open) > 0 && open[len(open)-1].end <= i {
+			open = open[:len(open)-1]
+		}
+		for ; next < len(sorted) && sorted[next].start == i; next++ {
+			r := sorted[next]
+			open = append(open, r)
+			if t := v.tryAt[i]; r.kind == rTry && (t == nil || r.depth < t.depth) {
+				v.tryAt[i] = r
 			}
 		}
-		// Outermost first: larger regions contain smaller ones.
-		for a := 1; a < len(rs); a++ {
-			for b := a; b > 0 && rs[b].end-rs[b].start > rs[b-1].end-rs[b-1].start; b-- {
-				rs[b], rs[b-1] = rs[b-1], rs[b]
-			}
+		if len(open) > 0 {
+			v.at[i] = open[len(open)-1]
 		}
-		v.inside[i] = rs
 	}
 }
 
-func contains(rs []*region, r *region) bool {
-	for _, x := range rs {
-		if x == r {
-			return true
-		}
-	}
-	return false
-}
-
+// innermost returns the innermost region containing instruction i.
 func (v *verifier) innermost(i int) *region {
-	rs := v.inside[i]
-	if len(rs) == 0 {
+	if v.at == nil {
 		return nil
 	}
-	return rs[len(rs)-1]
+	return v.at[i]
 }
 
 // innermostHandler returns the innermost region containing i that is not a
 // try block.
 func (v *verifier) innermostHandler(i int) *region {
-	rs := v.inside[i]
-	for k := len(rs) - 1; k >= 0; k-- {
-		if rs[k].kind != rTry {
-			return rs[k]
-		}
+	if r := v.innermost(i); r != nil {
+		return r.handler
 	}
 	return nil
+}
+
+// crossed returns the regions containing instruction i but not t (left)
+// and those containing t but not i (entered), each innermost first. The
+// walk is as long as the two lists: both climb to the innermost region
+// containing both instructions.
+func (v *verifier) crossed(i, t int) (left, entered []*region) {
+	a, b := v.innermost(i), v.innermost(t)
+	left, entered = v.left[:0], v.entered[:0]
+	depth := func(r *region) int {
+		if r == nil {
+			return -1
+		}
+		return r.depth
+	}
+	for a != b {
+		if depth(a) >= depth(b) {
+			left = append(left, a)
+			a = a.parent
+		} else {
+			entered = append(entered, b)
+			b = b.parent
+		}
+	}
+	v.left, v.entered = left, entered
+	return left, entered
 }
 
 // endsFlow reports whether control never falls through past op.
@@ -299,11 +372,9 @@ func (v *verifier) checkFlow() {
 
 // checkTransfer checks control moving from instruction i to t.
 func (v *verifier) checkTransfer(in *Instr, i, t int, how string) {
-	from, to := v.inside[i], v.inside[t]
-	for _, r := range from {
-		if contains(to, r) {
-			continue
-		}
+	from, to := v.crossed(i, t)
+	for k := len(from) - 1; k >= 0; k-- { // outermost first
+		r := from[k]
 		switch how {
 		case "leave":
 			if r.kind == rFinally || r.kind == rFault || r.kind == rFilter {
@@ -327,10 +398,8 @@ func (v *verifier) checkTransfer(in *Instr, i, t int, how string) {
 			return
 		}
 	}
-	for _, r := range to {
-		if contains(from, r) {
-			continue
-		}
+	for k := len(to) - 1; k >= 0; k-- {
+		r := to[k]
 		if r.kind == rTry && r.start == t {
 			continue // entering a try at its first instruction
 		}
@@ -406,15 +475,15 @@ func (v *verifier) checkStack() {
 // t's state changed (and so needs another visit).
 func (v *verifier) merge(t int, st []vtype, from *Instr) bool {
 	in := v.md.Code[t]
-	where := ""
-	if from != nil {
-		where = fmt.Sprintf(" (from %s at line %d)", from.Op, from.Pos.Line)
-	}
-	for _, r := range v.inside[t] {
-		if r.kind == rTry && r.start == t && len(st) > 0 {
-			v.errorf(r.clause.TryPos, "the evaluation stack must be empty on entry to a try block, but it holds %d value(s)%s", len(st), where)
-			return false
+	where := func() string {
+		if from == nil {
+			return ""
 		}
+		return fmt.Sprintf(" (from %s at line %d)", from.Op, from.Pos.Line)
+	}
+	if r := v.tryAt[t]; r != nil && len(st) > 0 {
+		v.errorf(r.clause.TryPos, "the evaluation stack must be empty on entry to a try block, but it holds %d value(s)%s", len(st), where())
+		return false
 	}
 	if !v.reached[t] {
 		v.reached[t] = true
@@ -423,14 +492,14 @@ func (v *verifier) merge(t int, st []vtype, from *Instr) bool {
 	}
 	old := v.states[t]
 	if len(old) != len(st) {
-		v.errorf(in.Pos, "inconsistent stack depth at this merge point: %d value(s) on one path, %d on another%s", len(old), len(st), where)
+		v.errorf(in.Pos, "inconsistent stack depth at this merge point: %d value(s) on one path, %d on another%s", len(old), len(st), where())
 		return false
 	}
 	changed := false
 	for k := range old {
 		m, ok := v.mergeType(old[k], st[k])
 		if !ok {
-			v.errorf(in.Pos, "inconsistent stack types at this merge point: %s on one path, %s on another%s", old[k], st[k], where)
+			v.errorf(in.Pos, "inconsistent stack types at this merge point: %s on one path, %s on another%s", old[k], st[k], where())
 			return false
 		}
 		if m.k != old[k].k || m.t != old[k].t && !m.t.Equal(old[k].t) {
