@@ -192,20 +192,24 @@ func (r *reader) call(c il.Op, callee *il.Method) {
 // and computes predecessors.
 func (r *reader) finish() {
 	f := r.f
-	reach := map[*ir.Block]bool{}
-	var visit func(b *ir.Block)
-	visit = func(b *ir.Block) {
-		if reach[b] {
-			return
-		}
-		reach[b] = true
-		for _, s := range b.Succs {
-			visit(s)
+	reach := make(map[*ir.Block]bool, len(f.Blocks))
+	var work []*ir.Block // an explicit stack: block chains can be long
+	visit := func(b *ir.Block) {
+		if !reach[b] {
+			reach[b] = true
+			work = append(work, b)
 		}
 	}
 	visit(f.Blocks[0])
 	for _, b := range r.handlerRoot {
 		visit(b)
+	}
+	for len(work) > 0 {
+		b := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, s := range b.Succs {
+			visit(s)
+		}
 	}
 	var hot, cold []*ir.Block
 	for _, b := range f.Blocks {
