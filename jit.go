@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sort"
 
 	"miniil/amd64"
 	"miniil/ehclauses"
@@ -35,21 +36,17 @@ func compileMethod(mod *il.Module, asm *amd64.Assembler) jitrt.CompileFunc {
 			return nil, err
 		}
 		for _, cl := range clauses {
-			tf := 0
-			for k, fc := range code.Funclets {
-				if fc.Start <= cl.OrigTryStart && cl.OrigTryStart < fc.End {
-					tf = k
-				}
-			}
+			tf := funcletAt(code.Funclets, cl.OrigTryStart)
 			c.Clauses = append(c.Clauses, jitrt.EHClause{
 				Kind: cl.Kind, TryStart: cl.TryStart, TryEnd: cl.TryEnd,
 				HandlerStart: cl.HandlerStart, HandlerEnd: cl.HandlerEnd, FilterStart: cl.FilterStart, CatchType: cl.CatchType,
 				TryFunclet: tf,
 			})
 		}
+		inFilter := filterRegions(f)
 		for k, fc := range code.Funclets {
 			c.Funclets = append(c.Funclets, jitrt.FuncletInfo{
-				Start: fc.Start, End: fc.End, FrameSize: fc.FrameSize, InFilter: inFilter(code.Layout.Funcs[k].Region),
+				Start: fc.Start, End: fc.End, FrameSize: fc.FrameSize, InFilter: inFilter[code.Layout.Funcs[k].Region],
 			})
 		}
 		for _, s := range code.Sites {
@@ -72,14 +69,27 @@ func importIR(mod *il.Module, m *il.Method) (*ir.Func, error) {
 	return f, nil
 }
 
-// inFilter reports whether a funclet's region is a filter or lies in one.
-func inFilter(r *ir.Region) bool {
-	for ; r != nil; r = r.Parent {
-		if r.Kind == ir.RegionFilter {
-			return true
+// funcletAt returns the index of the funclet whose code holds native
+// offset pc (0, the main body, when none does). The funclets are
+// disjoint and in code order.
+func funcletAt(fcs []amd64.FuncletCode, pc int) int {
+	k := sort.Search(len(fcs), func(k int) bool { return fcs[k].End > pc })
+	if k < len(fcs) && fcs[k].Start <= pc {
+		return k
+	}
+	return 0
+}
+
+// filterRegions returns the regions that are filters or lie in one
+// (f.Regions lists parents first, so one pass finds them all).
+func filterRegions(f *ir.Func) map[*ir.Region]bool {
+	in := map[*ir.Region]bool{}
+	for _, r := range f.Regions {
+		if r.Kind == ir.RegionFilter || in[r.Parent] {
+			in[r] = true
 		}
 	}
-	return false
+	return in
 }
 
 // runJIT runs the program's entry point on the JIT.
