@@ -554,13 +554,61 @@ func (p *parser) body(m *Method) {
 	p.meth = nil
 }
 
-// items parses body items until the closing '}' (not consumed).
+// scope is a .try block, filter block or handler being parsed, with
+// the state of its .try group (the clauses sharing one protected range).
+// Nested scopes live on an explicit stack, not the Go stack, so nesting
+// depth is bounded only by the source size.
+type scope struct {
+	kind             scopeKind
+	open             token  // the opening brace
+	what             string // for "not closed" errors
+	dir              token  // the .try directive of the group
+	tryStart, tryEnd int
+	clause           *EHClause // filter and handler scopes
+	handlers         int       // handlers of the group parsed so far
+}
+
+type scopeKind uint8
+
+const (
+	scopeTry scopeKind = iota
+	scopeFilter
+	scopeHandler
+)
+
+// items parses body items until the closing '}' (not consumed) of the
+// block opened by open, scoped exception blocks included.
 func (p *parser) items(open token, what string) {
 	m := p.meth
-	for !p.isPunct("}") {
+	var scopes []scope // innermost last
+	for {
+		if p.isPunct("}") {
+			if len(scopes) == 0 {
+				return
+			}
+			s := scopes[len(scopes)-1]
+			scopes = scopes[:len(scopes)-1]
+			p.next()
+			switch s.kind {
+			case scopeTry:
+				s.tryEnd = len(m.Code)
+				scopes = p.nextHandler(scopes, s)
+			case scopeFilter:
+				scopes = p.handlerBody(scopes, s)
+			case scopeHandler:
+				s.clause.HandlerEnd = len(m.Code)
+				m.EH = append(m.EH, s.clause)
+				s.handlers++
+				scopes = p.nextHandler(scopes, s)
+			}
+			continue
+		}
 		t := p.tok()
 		switch t.kind {
 		case tEOF:
+			if n := len(scopes); n > 0 {
+				open, what = scopes[n-1].open, scopes[n-1].what
+			}
 			p.errorf(open.pos, "%s is not closed: missing '}'", what)
 		case tDot:
 			p.next()
@@ -580,7 +628,8 @@ func (p *parser) items(open token, what string) {
 				}
 				m.IsEntry = true
 			case ".try":
-				p.tryBlock(t)
+				open := p.expect("{")
+				scopes = append(scopes, scope{kind: scopeTry, open: open, what: ".try block", dir: t, tryStart: len(m.Code)})
 			case ".custom":
 				p.skipCustom()
 			case ".line":
@@ -608,6 +657,57 @@ func (p *parser) items(open token, what string) {
 			p.errorf(t.pos, "expected an instruction, label or directive, found %s", t)
 		}
 	}
+}
+
+// nextHandler parses what follows a try block or one of its handlers (g
+// is the group's scope): the head of the next handler, whose scope it
+// pushes, or the end of the group.
+func (p *parser) nextHandler(scopes []scope, g scope) []scope {
+	m := p.meth
+	t := p.tok()
+	if t.kind == tIdent {
+		c := &EHClause{TryStart: g.tryStart, TryEnd: g.tryEnd, Pos: t.pos, TryPos: g.dir.pos}
+		g.clause = c
+		switch t.text {
+		case "catch":
+			p.next()
+			c.Kind = EHCatch
+			c.CatchType = p.typeToken()
+			return p.handlerBody(scopes, g)
+		case "finally":
+			p.next()
+			c.Kind = EHFinally
+			return p.handlerBody(scopes, g)
+		case "fault":
+			p.next()
+			c.Kind = EHFault
+			return p.handlerBody(scopes, g)
+		case "filter":
+			p.next()
+			c.Kind = EHFilter
+			if !p.isPunct("{") {
+				p.errorf(p.tok().pos, "expected '{' to open the filter block (the label form of filter is not supported)")
+			}
+			g.kind, g.open, g.what = scopeFilter, p.expect("{"), "filter block"
+			c.FilterStart = len(m.Code)
+			return append(scopes, g)
+		}
+	}
+	if g.handlers == 0 {
+		p.errorf(g.dir.pos, ".try block has no handler: expected catch, filter, finally or fault after it")
+	}
+	return scopes
+}
+
+// handlerBody opens the handler block of g's clause, pushing its scope.
+func (p *parser) handlerBody(scopes []scope, g scope) []scope {
+	c := g.clause
+	if !p.isPunct("{") {
+		p.errorf(p.tok().pos, "expected '{' to open the %s handler (the label form is not supported), found %s", c.Kind, p.tok())
+	}
+	g.kind, g.open, g.what = scopeHandler, p.expect("{"), c.Kind.String()+" handler"
+	c.HandlerStart = len(p.meth.Code)
+	return append(scopes, g)
 }
 
 func (p *parser) locals() {
@@ -643,63 +743,6 @@ func (p *parser) locals() {
 		m.Locals = append(m.Locals, l)
 	}
 	p.next()
-}
-
-func (p *parser) tryBlock(dir token) {
-	m := p.meth
-	open := p.expect("{")
-	tryStart := len(m.Code)
-	p.items(open, ".try block")
-	p.next()
-	tryEnd := len(m.Code)
-	n := 0
-	for {
-		t := p.tok()
-		if t.kind != tIdent {
-			break
-		}
-		c := &EHClause{TryStart: tryStart, TryEnd: tryEnd, Pos: t.pos, TryPos: dir.pos}
-		switch t.text {
-		case "catch":
-			p.next()
-			c.Kind = EHCatch
-			c.CatchType = p.typeToken()
-		case "finally":
-			p.next()
-			c.Kind = EHFinally
-		case "fault":
-			p.next()
-			c.Kind = EHFault
-		case "filter":
-			p.next()
-			c.Kind = EHFilter
-			if !p.isPunct("{") {
-				p.errorf(p.tok().pos, "expected '{' to open the filter block (the label form of filter is not supported)")
-			}
-			fopen := p.expect("{")
-			c.FilterStart = len(m.Code)
-			p.items(fopen, "filter block")
-			p.next()
-		default:
-			goto done
-		}
-		if !p.isPunct("{") {
-			p.errorf(p.tok().pos, "expected '{' to open the %s handler (the label form is not supported), found %s", c.Kind, p.tok())
-		}
-		{
-			hopen := p.expect("{")
-			c.HandlerStart = len(m.Code)
-			p.items(hopen, c.Kind.String()+" handler")
-			p.next()
-			c.HandlerEnd = len(m.Code)
-		}
-		m.EH = append(m.EH, c)
-		n++
-	}
-done:
-	if n == 0 {
-		p.errorf(dir.pos, ".try block has no handler: expected catch, filter, finally or fault after it")
-	}
 }
 
 func (p *parser) instr() {
