@@ -236,6 +236,33 @@ type tryGroup struct {
 	done       bool
 }
 
+// maxIndent is the deepest nesting the printer indents: deeper blocks
+// are printed at this indentation, so the output stays linear in the
+// size of the program however deep its .try blocks nest.
+const maxIndent = 32
+
+// printFrame is a block of instructions being printed, or a .try group
+// whose parts are being printed (g set).
+type printFrame struct {
+	i, hi int // block: next instruction and end
+	depth int // nesting below the method body
+	g     *tryGroup
+	k     int // group: the clause being printed
+	part  int // group: what was printed last (see body)
+}
+
+// Parts of a group, printed in order: the try block, then each clause's
+// filter block (filters only) and handler block.
+const (
+	partTry = iota
+	partFilter
+	partHandler
+)
+
+// body prints md's instructions, rebuilding the scoped .try blocks from
+// the clause table. Open blocks live on an explicit stack, and the groups
+// starting at each instruction are found through an index: linear time
+// and no recursion, however deep the nesting.
 func (pr *printer) body(md *Method, indent string) {
 	var groups []*tryGroup
 	byRange := map[[2]int]*tryGroup{}
@@ -258,50 +285,95 @@ func (pr *printer) body(md *Method, indent string) {
 		}
 		return groups[i].end > groups[j].end
 	})
-	pr.block(md, 0, len(md.Code), groups, indent)
-}
-
-func (pr *printer) block(md *Method, lo, hi int, groups []*tryGroup, indent string) {
-	i := lo
-	for i < hi || i == hi && pr.pendingGroup(groups, i, hi) != nil {
-		if g := pr.pendingGroup(groups, i, hi); g != nil {
-			g.done = true
-			c0 := g.clauses[0]
-			pr.printf("%s.try\n%s{\n", indent, indent)
-			pr.block(md, c0.TryStart, c0.TryEnd, groups, indent+"  ")
-			pr.printf("%s}\n", indent)
-			for _, c := range g.clauses {
-				switch c.Kind {
-				case EHCatch:
-					pr.printf("%scatch %s\n", indent, pr.typeRef(c.CatchType))
-				case EHFilter:
-					pr.printf("%sfilter\n%s{\n", indent, indent)
-					pr.block(md, c.FilterStart, c.HandlerStart, groups, indent+"  ")
-					pr.printf("%s}\n", indent)
-				default:
-					pr.printf("%s%s\n", indent, c.Kind)
-				}
-				pr.printf("%s{\n", indent)
-				pr.block(md, c.HandlerStart, c.HandlerEnd, groups, indent+"  ")
-				pr.printf("%s}\n", indent)
+	// first[i] is the position in groups of the first group that starts
+	// at instruction i and is not printed yet.
+	first := map[int]int{}
+	for k := len(groups) - 1; k >= 0; k-- {
+		first[groups[k].start] = k
+	}
+	// pending returns the outermost unprinted group starting at i inside
+	// [i, hi].
+	pending := func(i, hi int) *tryGroup {
+		k, ok := first[i]
+		if !ok {
+			return nil
+		}
+		for ; k < len(groups) && groups[k].start == i && groups[k].done; k++ {
+			first[i] = k + 1
+		}
+		for ; k < len(groups) && groups[k].start == i; k++ {
+			if g := groups[k]; !g.done && g.end <= hi {
+				return g
 			}
-			i = g.end
+		}
+		return nil
+	}
+	indents := []string{indent}
+	ind := func(depth int) string {
+		depth = min(depth, maxIndent)
+		for len(indents) <= depth {
+			indents = append(indents, indents[len(indents)-1]+"  ")
+		}
+		return indents[depth]
+	}
+	stack := []printFrame{{i: 0, hi: len(md.Code)}}
+	for len(stack) > 0 {
+		f := &stack[len(stack)-1]
+		in := ind(f.depth)
+		if f.g == nil { // a block
+			if f.i <= f.hi {
+				if g := pending(f.i, f.hi); g != nil {
+					g.done = true
+					f.i = g.end
+					c0 := g.clauses[0]
+					pr.printf("%s.try\n%s{\n", in, in)
+					depth := f.depth
+					stack = append(stack,
+						printFrame{g: g, depth: depth, part: partTry},
+						printFrame{i: c0.TryStart, hi: c0.TryEnd, depth: depth + 1})
+					continue
+				}
+				if f.i < f.hi {
+					pr.instr(md.Code[f.i], in)
+					f.i++
+					continue
+				}
+			}
+			stack = stack[:len(stack)-1]
 			continue
 		}
-		pr.instr(md.Code[i], indent)
-		i++
-	}
-}
-
-// pendingGroup returns the outermost unprinted group starting at i inside
-// [i, hi].
-func (pr *printer) pendingGroup(groups []*tryGroup, i, hi int) *tryGroup {
-	for _, g := range groups {
-		if !g.done && g.start == i && g.end <= hi {
-			return g
+		// A group: close the block just printed, then open the next one.
+		pr.printf("%s}\n", in)
+		switch f.part {
+		case partFilter:
+			c := f.g.clauses[f.k]
+			pr.printf("%s{\n", in)
+			f.part = partHandler
+			stack = append(stack, printFrame{i: c.HandlerStart, hi: c.HandlerEnd, depth: f.depth + 1})
+			continue
+		case partHandler:
+			f.k++
 		}
+		if f.k == len(f.g.clauses) {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		c := f.g.clauses[f.k]
+		switch c.Kind {
+		case EHCatch:
+			pr.printf("%scatch %s\n", in, pr.typeRef(c.CatchType))
+		case EHFilter:
+			pr.printf("%sfilter\n%s{\n", in, in)
+			f.part = partFilter
+			stack = append(stack, printFrame{i: c.FilterStart, hi: c.HandlerStart, depth: f.depth + 1})
+			continue
+		default:
+			pr.printf("%s%s\n", in, c.Kind)
+		}
+		pr.printf("%s{\n", in)
+		f.part = partHandler
+		stack = append(stack, printFrame{i: c.HandlerStart, hi: c.HandlerEnd, depth: f.depth + 1})
 	}
-	return nil
 }
 
 func (pr *printer) instr(in *Instr, indent string) {
