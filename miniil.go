@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime/debug"
 	"strings"
 
@@ -62,25 +61,6 @@ func ParseEngine(name string) (Engine, error) {
 // times, also concurrently.
 type Program struct {
 	mod *il.Module
-}
-
-// Load parses and verifies a program. name is used in error positions.
-func Load(name string, src []byte) (p *Program, err error) {
-	defer recoverInternal("load", &err)
-	m, err := il.Load(name, src)
-	if err != nil {
-		return nil, err
-	}
-	return &Program{mod: m}, nil
-}
-
-// LoadFile reads, parses and verifies the program in a file.
-func LoadFile(path string) (*Program, error) {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return Load(path, src)
 }
 
 // Module returns the program's verified module (the output of the front

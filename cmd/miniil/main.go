@@ -100,19 +100,24 @@ func parseFlags(fs *command, args []string, stderr io.Writer) int {
 }
 
 // load reads and loads a program; a missing file is a usage error (2),
-// an invalid program a failure (1).
-func load(cmd, path string, stderr io.Writer) (*miniil.Program, int) {
-	src, err := os.ReadFile(path)
-	if err != nil {
+// an invalid or too large program a failure (1).
+func load(cmd, path string, cfg miniil.LoadConfig, stderr io.Writer) (*miniil.Program, int) {
+	p, err := cfg.LoadFile(path)
+	var pe *os.PathError
+	var big *miniil.SourceTooLargeError
+	switch {
+	case err == nil:
+		return p, -1
+	case errors.As(err, &big):
+		fmt.Fprintf(stderr, "miniil %s: %s: the program is larger than the %s source size limit; raise it with -max-source=SIZE (0: no limit)\n",
+			cmd, big.Name, (*byteSize)(&big.Limit))
+		return nil, 1
+	case errors.As(err, &pe):
 		fmt.Fprintf(stderr, "miniil %s: %v\n", cmd, unwrapPathError(err))
 		return nil, 2
 	}
-	p, err := miniil.Load(path, src)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return nil, 1
-	}
-	return p, -1
+	fmt.Fprintln(stderr, err)
+	return nil, 1
 }
 
 func unwrapPathError(err error) error {
@@ -136,6 +141,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	engine := fs.String("engine", miniil.DefaultEngine.String(), "execution engine: jit (native code) or interp (reference interpreter)")
 	timeout := fs.Duration("timeout", 0, "stop the program after this long (0: no limit)")
 	cpuprofile := fs.String("cpuprofile", "", "write a Go CPU profile of the run (runtime and helpers; JIT-compiled code shows as unknown) to `file`")
+	maxSource := maxSourceFlag(fs)
 	if code := parseFlags(fs, args, stderr); code >= 0 {
 		return code
 	}
@@ -161,7 +167,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if code >= 0 {
 		return code
 	}
-	prog, code := load("run", path, stderr)
+	prog, code := load("run", path, loadConfig(maxSource), stderr)
 	if code >= 0 {
 		return code
 	}
@@ -190,7 +196,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 }
 
 func cmdCheck(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("check", "check FILE...", stdout)
+	fs := newFlags("check", "check [-max-source=SIZE] FILE...", stdout)
+	maxSource := maxSourceFlag(fs)
 	if code := parseFlags(fs, args, stderr); code >= 0 {
 		return code
 	}
@@ -200,7 +207,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	status := 0
 	for _, path := range fs.Args() {
-		if _, code := load("check", path, stderr); code > status {
+		if _, code := load("check", path, loadConfig(maxSource), stderr); code > status {
 			status = code
 		}
 	}
@@ -215,6 +222,7 @@ func cmdDump(args []string, stdout, stderr io.Writer) int {
 	ehFlag := fs.Bool("eh", false, "print each method's native EH clause table (sorted, with duplicates)")
 	asmFlag := fs.Bool("asm", false, "print each method's IR, then its machine code with native offsets")
 	method := fs.String("method", "", "only this method (Name or Class::Name); -ir and -asm")
+	maxSource := maxSourceFlag(fs)
 	if code := parseFlags(fs, args, stderr); code >= 0 {
 		return code
 	}
@@ -236,7 +244,7 @@ func cmdDump(args []string, stdout, stderr io.Writer) int {
 	if code >= 0 {
 		return code
 	}
-	prog, code := load("dump", path, stderr)
+	prog, code := load("dump", path, loadConfig(maxSource), stderr)
 	if code >= 0 {
 		return code
 	}
