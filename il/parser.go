@@ -24,11 +24,14 @@ func Load(file string, src []byte) (*Module, error) {
 // Parse parses a program and resolves its names against itself and the
 // base library, without verifying method bodies.
 func Parse(file string, src []byte) (m *Module, err error) {
-	toks, err := tokenize(file, src)
+	names, err := checkTokens(file, src)
 	if err != nil {
 		return nil, err
 	}
-	p := &parser{toks: toks, m: &Module{File: file}}
+	lx := newLexer(file, src)
+	lx.names = names
+	p := &parser{lx: lx, m: &Module{File: file}}
+	p.fill(1)
 	defer func() {
 		if r := recover(); r != nil {
 			b, ok := r.(bailout)
@@ -49,8 +52,12 @@ func Parse(file string, src []byte) (m *Module, err error) {
 type bailout struct{ err *Error }
 
 type parser struct {
+	// The tokens are lexed as the parser goes (the whole program was
+	// lexed once already, to find lexical errors first): toks holds the
+	// current token and any peeked at beyond it, prev the one before.
+	lx   *lexer
 	toks []token
-	i    int
+	prev token
 	m    *Module
 	ns   string // enclosing .namespace
 
@@ -67,17 +74,31 @@ type fixup struct {
 	tok token
 }
 
-func (p *parser) tok() token { return p.toks[p.i] }
-func (p *parser) peek(k int) token {
-	if p.i+k < len(p.toks) {
-		return p.toks[p.i+k]
+// fill lexes until toks holds n tokens, or ends with tEOF.
+func (p *parser) fill(n int) {
+	for len(p.toks) < n && (len(p.toks) == 0 || p.toks[len(p.toks)-1].kind != tEOF) {
+		t, err := p.lx.next()
+		if err != nil { // checkTokens found none: cannot happen
+			panic(bailout{err.(*Error)})
+		}
+		p.toks = append(p.toks, t)
 	}
-	return p.toks[len(p.toks)-1]
 }
+
+func (p *parser) tok() token { return p.toks[0] }
+
+func (p *parser) peek(k int) token {
+	p.fill(k + 1)
+	return p.toks[min(k, len(p.toks)-1)]
+}
+
 func (p *parser) next() token {
-	t := p.toks[p.i]
+	t := p.toks[0]
 	if t.kind != tEOF {
-		p.i++
+		p.prev = t
+		n := copy(p.toks, p.toks[1:])
+		p.toks = p.toks[:n]
+		p.fill(1)
 	}
 	return t
 }
@@ -404,7 +425,7 @@ var methodAttrs = map[string]bool{
 var implAttrs = map[string]bool{"cil": true, "managed": true, "il": true, "noinlining": true, "aggressiveinlining": true}
 
 func (p *parser) method(owner *Class) *Method {
-	start := p.toks[p.i-1].pos
+	start := p.prev.pos
 	m := &Method{Owner: owner, Slot: -1, MaxStack: 8}
 	for p.tok().kind == tIdent {
 		t := p.tok()
@@ -516,7 +537,7 @@ func (p *parser) body(m *Method) {
 		if !ok {
 			p.errorf(f.tok.pos, "undefined label %s", f.tok.text)
 		}
-		f.in.Targets[f.k] = idx
+		f.in.Targets()[f.k] = idx
 	}
 	// IL offsets from the real encodings.
 	off := 0
@@ -531,11 +552,11 @@ func (p *parser) body(m *Method) {
 		if in.Op.Info().Operand != OpShortBr {
 			continue
 		}
-		disp := m.Code[in.Targets[0]].Offset - (in.Offset + in.Size())
+		disp := m.Code[in.Target()].Offset - (in.Offset + in.Size())
 		if disp < -128 || disp > 127 {
 			long := strings.TrimSuffix(in.Op.String(), ".s")
-			p.errorf(in.Pos, "%s %s: the target is %d bytes away, beyond the short form's reach (-128 to 127); use %s",
-				in.Op, in.TargetNames[0], disp, long)
+			p.errorf(in.Pos(p.m.File), "%s %s: the target is %d bytes away, beyond the short form's reach (-128 to 127); use %s",
+				in.Op, in.TargetNames()[0], disp, long)
 		}
 	}
 	at := func(i int) int {
@@ -752,9 +773,9 @@ func (p *parser) instr() {
 	if !ok {
 		p.errorf(t.pos, "unknown instruction %q", t.text)
 	}
-	in := &Instr{Op: op, Pos: t.pos}
+	in := &Instr{Op: op, Line: int32(t.pos.Line), Col: int32(t.pos.Col)}
 	for _, l := range p.pending {
-		in.Labels = append(in.Labels, l.text)
+		m.Labels = append(m.Labels, Label{Name: l.text, Instr: len(m.Code)})
 		p.labels[l.text] = len(m.Code)
 	}
 	p.pending = nil
@@ -788,7 +809,7 @@ func (p *parser) instr() {
 			in.Int = v
 		case tIdent, tQuoted:
 			p.next()
-			in.Str = nt.text
+			in.SetStr(nt.text)
 			in.Int = -1
 		default:
 			p.errorf(nt.pos, "%s needs an argument or local (index or name), found %s", t.text, nt)
@@ -809,35 +830,37 @@ func (p *parser) instr() {
 		v, _ := p.integer("ldc.i8 operand")
 		in.Int = v
 	case OpR4, OpR8:
-		in.Float = p.float(info.Operand == OpR4)
+		in.SetFloat(p.float(info.Operand == OpR4))
 	case OpShortBr, OpBr:
 		lt := p.tok()
 		if lt.kind == tNumber {
 			p.errorf(lt.pos, "numeric branch offsets are not supported; branch to a label")
 		}
 		name, _ := p.name("label")
-		in.Targets = []int{-1}
-		in.TargetNames = []string{name}
+		in.SetTargets([]int{-1}, []string{name})
 		p.fixups = append(p.fixups, fixup{in, 0, lt})
 	case OpSwitch:
 		p.expect("(")
+		var targets []int
+		var names []string
 		for !p.isPunct(")") {
-			if len(in.Targets) > 0 {
+			if len(targets) > 0 {
 				p.expect(",")
 			}
 			lt := p.tok()
 			name, _ := p.name("label")
-			p.fixups = append(p.fixups, fixup{in, len(in.Targets), lt})
-			in.Targets = append(in.Targets, -1)
-			in.TargetNames = append(in.TargetNames, name)
+			p.fixups = append(p.fixups, fixup{in, len(targets), lt})
+			targets = append(targets, -1)
+			names = append(names, name)
 		}
 		p.next()
+		in.SetTargets(targets, names)
 	case OpMethod:
-		in.Method = p.methodRef()
+		in.SetMethod(p.methodRef())
 	case OpField:
-		in.Field = p.fieldRef()
+		in.SetField(p.fieldRef())
 	case OpType:
-		in.Type = p.typeToken()
+		in.SetType(p.typeToken())
 	case OpString:
 		st := p.tok()
 		if st.kind != tString {
@@ -854,7 +877,7 @@ func (p *parser) instr() {
 			p.next()
 			s += nt.text
 		}
-		in.Str = s
+		in.SetStr(s)
 	}
 	m.Code = append(m.Code, in)
 }

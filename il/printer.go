@@ -308,6 +308,10 @@ func (pr *printer) body(md *Method, indent string) {
 		}
 		return nil
 	}
+	labels := map[int][]string{}
+	for _, l := range md.Labels {
+		labels[l.Instr] = append(labels[l.Instr], l.Name)
+	}
 	indents := []string{indent}
 	ind := func(depth int) string {
 		depth = min(depth, maxIndent)
@@ -334,7 +338,7 @@ func (pr *printer) body(md *Method, indent string) {
 					continue
 				}
 				if f.i < f.hi {
-					pr.instr(md.Code[f.i], in)
+					pr.instr(md.Code[f.i], labels[f.i], in)
 					f.i++
 					continue
 				}
@@ -376,8 +380,8 @@ func (pr *printer) body(md *Method, indent string) {
 	}
 }
 
-func (pr *printer) instr(in *Instr, indent string) {
-	for _, l := range in.Labels {
+func (pr *printer) instr(in *Instr, labels []string, indent string) {
+	for _, l := range labels {
 		pr.printf("%s%s:\n", indent, quoteName(l))
 	}
 	pr.printf("%s", indent)
@@ -387,16 +391,17 @@ func (pr *printer) instr(in *Instr, indent string) {
 	pr.printf("%s", in.Op)
 	switch in.Op.Info().Operand {
 	case OpShortVar, OpVar:
-		if in.Str != "" {
-			pr.printf(" %s", quoteName(in.Str))
+		if in.Str() != "" {
+			pr.printf(" %s", quoteName(in.Str()))
 		} else {
 			pr.printf(" %d", in.Int)
 		}
 	case OpI1, OpI4, OpI8:
 		pr.printf(" %d", in.Int)
 	case OpR4:
-		f := float32(in.Float)
-		if math.IsNaN(in.Float) || math.IsInf(in.Float, 0) || f == 0 && math.Signbit(in.Float) {
+		v := in.Float()
+		f := float32(v)
+		if math.IsNaN(v) || math.IsInf(v, 0) || f == 0 && math.Signbit(v) {
 			var b [4]byte
 			binary.LittleEndian.PutUint32(b[:], math.Float32bits(f))
 			pr.printf(" (%02X %02X %02X %02X)", b[0], b[1], b[2], b[3])
@@ -404,18 +409,19 @@ func (pr *printer) instr(in *Instr, indent string) {
 			pr.printf(" %s", floatLit(strconv.FormatFloat(float64(f), 'g', -1, 32)))
 		}
 	case OpR8:
-		if math.IsNaN(in.Float) || math.IsInf(in.Float, 0) || in.Float == 0 && math.Signbit(in.Float) {
+		v := in.Float()
+		if math.IsNaN(v) || math.IsInf(v, 0) || v == 0 && math.Signbit(v) {
 			var b [8]byte
-			binary.LittleEndian.PutUint64(b[:], math.Float64bits(in.Float))
+			binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
 			pr.printf(" (%02X %02X %02X %02X %02X %02X %02X %02X)", b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7])
 		} else {
-			pr.printf(" %s", floatLit(strconv.FormatFloat(in.Float, 'g', -1, 64)))
+			pr.printf(" %s", floatLit(strconv.FormatFloat(v, 'g', -1, 64)))
 		}
 	case OpShortBr, OpBr:
-		pr.printf(" %s", quoteName(in.TargetNames[0]))
+		pr.printf(" %s", quoteName(in.TargetNames()[0]))
 	case OpSwitch:
 		pr.printf(" (")
-		for i, n := range in.TargetNames {
+		for i, n := range in.TargetNames() {
 			if i > 0 {
 				pr.printf(", ")
 			}
@@ -423,7 +429,7 @@ func (pr *printer) instr(in *Instr, indent string) {
 		}
 		pr.printf(")")
 	case OpMethod:
-		r := in.Method
+		r := in.Method()
 		pr.printf(" ")
 		if r.Instance {
 			pr.printf("instance ")
@@ -441,16 +447,16 @@ func (pr *printer) instr(in *Instr, indent string) {
 		}
 		pr.printf(")")
 	case OpField:
-		r := in.Field
+		r := in.Field()
 		pr.printf(" %s ", pr.typ(r.Type))
 		if r.Class != nil {
 			pr.printf("%s::", pr.typeRef(r.Class))
 		}
 		pr.printf("%s", quoteName(r.Name))
 	case OpType:
-		pr.printf(" %s", pr.typeToken(in.Type))
+		pr.printf(" %s", pr.typeToken(in.Type()))
 	case OpString:
-		pr.printf(" %s", quoteString(in.Str))
+		pr.printf(" %s", quoteString(in.Str()))
 	}
 	pr.printf("\n")
 }

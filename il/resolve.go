@@ -267,15 +267,15 @@ func (r *resolver) operand(md *Method, in *Instr) {
 	case OpNone:
 		c := in.Op.Canon()
 		if c >= Ldarg0 && c <= Ldarg3 && int(in.Int) >= md.NumArgs() {
-			r.errorf(in.Pos, "%s: method %s has only %d argument(s)", in.Op, md.FullName(), md.NumArgs())
+			r.errorf(in.Pos(r.m.File), "%s: method %s has only %d argument(s)", in.Op, md.FullName(), md.NumArgs())
 		}
 		if (c >= Ldloc0 && c <= Ldloc3 || c >= Stloc0 && c <= Stloc3) && int(in.Int) >= len(md.Locals) {
-			r.errorf(in.Pos, "%s: method %s has only %d local(s)", in.Op, md.FullName(), len(md.Locals))
+			r.errorf(in.Pos(r.m.File), "%s: method %s has only %d local(s)", in.Op, md.FullName(), len(md.Locals))
 		}
 	case OpType:
-		r.resolveType(in.Type, in.Pos)
-		if in.Type.Kind == KVoid {
-			r.errorf(in.Pos, "%s cannot take type void", in.Op)
+		r.resolveType(in.Type(), in.Pos(r.m.File))
+		if in.Type().Kind == KVoid {
+			r.errorf(in.Pos(r.m.File), "%s cannot take type void", in.Op)
 		}
 	case OpField:
 		r.fieldRef(in)
@@ -291,9 +291,9 @@ func isArgOp(op Op) bool {
 
 func (r *resolver) varOperand(md *Method, in *Instr) {
 	if isArgOp(in.Op) {
-		if in.Str != "" {
+		if in.Str() != "" {
 			for i, p := range md.Params {
-				if p.Name == in.Str {
+				if p.Name == in.Str() {
 					in.Int = int64(i)
 					if !md.Static {
 						in.Int++
@@ -301,32 +301,32 @@ func (r *resolver) varOperand(md *Method, in *Instr) {
 					return
 				}
 			}
-			r.errorf(in.Pos, "%s %s: method %s has no parameter named %s", in.Op, in.Str, md.FullName(), in.Str)
+			r.errorf(in.Pos(r.m.File), "%s %s: method %s has no parameter named %s", in.Op, in.Str(), md.FullName(), in.Str())
 			return
 		}
 		if int(in.Int) >= md.NumArgs() {
-			r.errorf(in.Pos, "%s %d: method %s has only %d argument(s)", in.Op, in.Int, md.FullName(), md.NumArgs())
+			r.errorf(in.Pos(r.m.File), "%s %d: method %s has only %d argument(s)", in.Op, in.Int, md.FullName(), md.NumArgs())
 		}
 		return
 	}
-	if in.Str != "" {
+	if in.Str() != "" {
 		for i, l := range md.Locals {
-			if l.Name == in.Str {
+			if l.Name == in.Str() {
 				in.Int = int64(i)
 				return
 			}
 		}
-		r.errorf(in.Pos, "%s %s: method %s has no local named %s", in.Op, in.Str, md.FullName(), in.Str)
+		r.errorf(in.Pos(r.m.File), "%s %s: method %s has no local named %s", in.Op, in.Str(), md.FullName(), in.Str())
 		return
 	}
 	if int(in.Int) >= len(md.Locals) {
-		r.errorf(in.Pos, "%s %d: method %s has only %d local(s)", in.Op, in.Int, md.FullName(), len(md.Locals))
+		r.errorf(in.Pos(r.m.File), "%s %d: method %s has only %d local(s)", in.Op, in.Int, md.FullName(), len(md.Locals))
 	}
 }
 
 func (r *resolver) fieldRef(in *Instr) {
-	ref := in.Field
-	if !r.resolveType(ref.Type, in.Pos) {
+	ref := in.Field()
+	if !r.resolveType(ref.Type, in.Pos(r.m.File)) {
 		return
 	}
 	var f *Field
@@ -337,13 +337,13 @@ func (r *resolver) fieldRef(in *Instr) {
 			}
 		}
 		if f == nil {
-			r.errorf(in.Pos, "unknown global field %s", ref.Name)
+			r.errorf(in.Pos(r.m.File), "unknown global field %s", ref.Name)
 			return
 		}
 	} else {
 		c := r.m.classes[ref.Class.Name]
 		if c == nil {
-			r.errorf(in.Pos, "unknown class %s", ref.Class.Name)
+			r.errorf(in.Pos(r.m.File), "unknown class %s", ref.Class.Name)
 			return
 		}
 		ref.Class.Class = c
@@ -356,22 +356,22 @@ func (r *resolver) fieldRef(in *Instr) {
 			}
 		}
 		if f == nil || f.Owner.Builtin {
-			r.errorf(in.Pos, "class %s has no field %s", c.Name, ref.Name)
+			r.errorf(in.Pos(r.m.File), "class %s has no field %s", c.Name, ref.Name)
 			return
 		}
 	}
 	if !f.Type.Equal(ref.Type) {
-		r.errorf(in.Pos, "field %s has type %s, not %s", f.FullName(), f.Type, ref.Type)
+		r.errorf(in.Pos(r.m.File), "field %s has type %s, not %s", f.FullName(), f.Type, ref.Type)
 		return
 	}
 	ref.Field = f
 }
 
 func (r *resolver) methodRef(in *Instr) {
-	ref := in.Method
-	ok := r.resolveType(ref.Ret, in.Pos)
+	ref := in.Method()
+	ok := r.resolveType(ref.Ret, in.Pos(r.m.File))
 	for _, p := range ref.Params {
-		ok = r.resolveType(p, in.Pos) && ok
+		ok = r.resolveType(p, in.Pos(r.m.File)) && ok
 	}
 	if !ok {
 		return
@@ -393,7 +393,7 @@ func (r *resolver) methodRef(in *Instr) {
 	} else {
 		c := r.m.classes[ref.Class.Name]
 		if c == nil {
-			r.errorf(in.Pos, "unknown class %s", ref.Class.Name)
+			r.errorf(in.Pos(r.m.File), "unknown class %s", ref.Class.Name)
 			return
 		}
 		ref.Class.Class = c
@@ -443,7 +443,7 @@ func (r *resolver) methodRef(in *Instr) {
 			break
 		}
 	}
-	r.errorf(in.Pos, "%s", msg)
+	r.errorf(in.Pos(r.m.File), "%s", msg)
 }
 
 // sameRefSig reports whether md has the reference's return and parameter

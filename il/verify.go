@@ -116,6 +116,9 @@ type verifier struct {
 	failed  bool
 }
 
+// pos returns the source position of an instruction.
+func (v *verifier) pos(in *Instr) Pos { return in.Pos(v.m.File) }
+
 func (v *verifier) errorf(p Pos, format string, args ...any) {
 	v.errs.add(p, fmt.Sprintf(format, args...))
 	v.failed = true
@@ -323,7 +326,7 @@ func (v *verifier) checkFlow() {
 	n := len(md.Code)
 	for i, in := range md.Code {
 		c := in.Op.Canon()
-		for _, t := range in.Targets {
+		for _, t := range in.Targets() {
 			if isLeave(in.Op) {
 				v.checkTransfer(in, i, t, "leave")
 			} else {
@@ -333,28 +336,28 @@ func (v *verifier) checkFlow() {
 		switch c {
 		case Ret:
 			if r := v.innermost(i); r != nil {
-				v.errorf(in.Pos, "ret cannot appear inside a %s; leave it first, then return", r.kind)
+				v.errorf(v.pos(in), "ret cannot appear inside a %s; leave it first, then return", r.kind)
 			}
 		case Endfinally:
 			r := v.innermost(i)
 			if r == nil || r.kind != rFinally && r.kind != rFault {
-				v.errorf(in.Pos, "%s is only allowed directly inside a finally or fault handler", in.Op)
+				v.errorf(v.pos(in), "%s is only allowed directly inside a finally or fault handler", in.Op)
 			}
 		case Endfilter:
 			r := v.innermost(i)
 			if r == nil || r.kind != rFilter {
-				v.errorf(in.Pos, "endfilter is only allowed as the last instruction of a filter block")
+				v.errorf(v.pos(in), "endfilter is only allowed as the last instruction of a filter block")
 			} else if i != r.end-1 {
-				v.errorf(in.Pos, "endfilter must be the last instruction of its filter block")
+				v.errorf(v.pos(in), "endfilter must be the last instruction of its filter block")
 			}
 		case Rethrow:
 			if h := v.innermostHandler(i); h == nil || h.kind != rCatch && h.kind != rFilterHandler {
-				v.errorf(in.Pos, "rethrow is only allowed inside a catch or filter handler")
+				v.errorf(v.pos(in), "rethrow is only allowed inside a catch or filter handler")
 			}
 		}
 		if !endsFlow(in.Op) {
 			if i+1 >= n {
-				v.errorf(in.Pos, "control falls off the end of method %s after %s (add ret)", md.FullName(), in.Op)
+				v.errorf(v.pos(in), "control falls off the end of method %s after %s (add ret)", md.FullName(), in.Op)
 			} else {
 				v.checkTransfer(in, i, i+1, "fall-through")
 			}
@@ -365,7 +368,7 @@ func (v *verifier) checkFlow() {
 			continue
 		}
 		if last := md.Code[r.end-1]; last.Op.Canon() != Endfilter && endsFlow(last.Op) {
-			v.errorf(last.Pos, "a filter block must end with endfilter, not %s", last.Op)
+			v.errorf(v.pos(last), "a filter block must end with endfilter, not %s", last.Op)
 		}
 	}
 }
@@ -378,23 +381,23 @@ func (v *verifier) checkTransfer(in *Instr, i, t int, how string) {
 		switch how {
 		case "leave":
 			if r.kind == rFinally || r.kind == rFault || r.kind == rFilter {
-				v.errorf(in.Pos, "leave cannot exit a %s", r.kind)
+				v.errorf(v.pos(in), "leave cannot exit a %s", r.kind)
 				return
 			}
 		case "fall-through":
 			switch r.kind {
 			case rFilter:
-				v.errorf(in.Pos, "a filter block must end with endfilter (control falls through after %s)", in.Op)
+				v.errorf(v.pos(in), "a filter block must end with endfilter (control falls through after %s)", in.Op)
 			case rFinally, rFault:
-				v.errorf(in.Pos, "control falls through the end of a %s after %s; end it with %s", r.kind, in.Op, map[regionKind]string{rFinally: "endfinally", rFault: "endfault"}[r.kind])
+				v.errorf(v.pos(in), "control falls through the end of a %s after %s; end it with %s", r.kind, in.Op, map[regionKind]string{rFinally: "endfinally", rFault: "endfault"}[r.kind])
 			case rTry:
-				v.errorf(in.Pos, "control falls through the end of a try block after %s; end it with leave or throw", in.Op)
+				v.errorf(v.pos(in), "control falls through the end of a try block after %s; end it with leave or throw", in.Op)
 			default:
-				v.errorf(in.Pos, "control falls through the end of a %s after %s; end it with leave, throw or rethrow", r.kind, in.Op)
+				v.errorf(v.pos(in), "control falls through the end of a %s after %s; end it with leave, throw or rethrow", r.kind, in.Op)
 			}
 			return
 		default:
-			v.errorf(in.Pos, "%s cannot branch out of a %s; use leave", in.Op, r.kind)
+			v.errorf(v.pos(in), "%s cannot branch out of a %s; use leave", in.Op, r.kind)
 			return
 		}
 	}
@@ -408,11 +411,11 @@ func (v *verifier) checkTransfer(in *Instr, i, t int, how string) {
 			what = "leave"
 		}
 		if how == "fall-through" {
-			v.errorf(in.Pos, "control falls through into a %s; handlers are entered only by exceptions", r.kind)
+			v.errorf(v.pos(in), "control falls through into a %s; handlers are entered only by exceptions", r.kind)
 		} else if r.kind == rTry {
-			v.errorf(in.Pos, "%s into the middle of a try block: a try is entered only at its first instruction", what)
+			v.errorf(v.pos(in), "%s into the middle of a try block: a try is entered only at its first instruction", what)
 		} else {
-			v.errorf(in.Pos, "%s into a %s: handlers are entered only by exceptions", what, r.kind)
+			v.errorf(v.pos(in), "%s into a %s: handlers are entered only by exceptions", what, r.kind)
 		}
 		return
 	}
@@ -462,7 +465,7 @@ func (v *verifier) checkStack() {
 			push(in.Target(), nil, in)
 			continue
 		}
-		for _, t := range in.Targets {
+		for _, t := range in.Targets() {
 			push(t, out, in)
 		}
 		if !endsFlow(in.Op) && i+1 < n {
@@ -479,7 +482,7 @@ func (v *verifier) merge(t int, st []vtype, from *Instr) bool {
 		if from == nil {
 			return ""
 		}
-		return fmt.Sprintf(" (from %s at line %d)", from.Op, from.Pos.Line)
+		return fmt.Sprintf(" (from %s at line %d)", from.Op, from.Line)
 	}
 	if r := v.tryAt[t]; r != nil && len(st) > 0 {
 		v.errorf(r.clause.TryPos, "the evaluation stack must be empty on entry to a try block, but it holds %d value(s)%s", len(st), where())
@@ -492,14 +495,14 @@ func (v *verifier) merge(t int, st []vtype, from *Instr) bool {
 	}
 	old := v.states[t]
 	if len(old) != len(st) {
-		v.errorf(in.Pos, "inconsistent stack depth at this merge point: %d value(s) on one path, %d on another%s", len(old), len(st), where())
+		v.errorf(v.pos(in), "inconsistent stack depth at this merge point: %d value(s) on one path, %d on another%s", len(old), len(st), where())
 		return false
 	}
 	changed := false
 	for k := range old {
 		m, ok := v.mergeType(old[k], st[k])
 		if !ok {
-			v.errorf(in.Pos, "inconsistent stack types at this merge point: %s on one path, %s on another%s", old[k], st[k], where())
+			v.errorf(v.pos(in), "inconsistent stack types at this merge point: %s on one path, %s on another%s", old[k], st[k], where())
 			return false
 		}
 		if m.k != old[k].k || m.t != old[k].t && !m.t.Equal(old[k].t) {
@@ -623,12 +626,12 @@ func (v *verifier) assignable(s vtype, to *Type) bool {
 func (v *verifier) step(in *Instr, st []vtype) ([]vtype, bool) {
 	md := v.md
 	fail := func(format string, args ...any) ([]vtype, bool) {
-		v.errorf(in.Pos, "%s: %s", in.Op, fmt.Sprintf(format, args...))
+		v.errorf(v.pos(in), "%s: %s", in.Op, fmt.Sprintf(format, args...))
 		return nil, false
 	}
 	need := func(k int) bool {
 		if len(st) < k {
-			v.errorf(in.Pos, "stack underflow: %s needs %d value(s) but the stack holds %d", in.Op, k, len(st))
+			v.errorf(v.pos(in), "stack underflow: %s needs %d value(s) but the stack holds %d", in.Op, k, len(st))
 			return false
 		}
 		return true
@@ -641,7 +644,7 @@ func (v *verifier) step(in *Instr, st []vtype) ([]vtype, bool) {
 	out := func(xs ...vtype) ([]vtype, bool) {
 		st = append(st, xs...)
 		if len(st) > md.MaxStack {
-			v.errorf(in.Pos, "stack overflow: after %s the stack holds %d values but .maxstack is %d", in.Op, len(st), md.MaxStack)
+			v.errorf(v.pos(in), "stack overflow: after %s the stack holds %d values but .maxstack is %d", in.Op, len(st), md.MaxStack)
 			return nil, false
 		}
 		return st, true
@@ -876,7 +879,7 @@ func (v *verifier) step(in *Instr, st []vtype) ([]vtype, bool) {
 		}
 		return out(i4)
 	case Ldfld, Stfld, Ldsfld, Stsfld:
-		fld := in.Field.Field
+		fld := in.Field().Field
 		static := c == Ldsfld || c == Stsfld
 		if fld.Static != static {
 			other := map[Op]string{Ldfld: "ldsfld", Stfld: "stsfld", Ldsfld: "ldfld", Stsfld: "stfld"}[c]
@@ -915,8 +918,8 @@ func (v *verifier) step(in *Instr, st []vtype) ([]vtype, bool) {
 		if x := pop(); !isRef(x) {
 			return fail("operand must be an object reference, found %s", x)
 		}
-		if in.Type.IsRef() {
-			return out(vtype{k: vRef, t: in.Type})
+		if in.Type().IsRef() {
+			return out(vtype{k: vRef, t: in.Type()})
 		}
 		return out(vtype{k: vRef, t: Object})
 	case Box:
@@ -924,10 +927,10 @@ func (v *verifier) step(in *Instr, st []vtype) ([]vtype, bool) {
 			return nil, false
 		}
 		x := pop()
-		if !v.assignable(x, in.Type) {
-			return fail("cannot box %s as %s", x, in.Type)
+		if !v.assignable(x, in.Type()) {
+			return fail("cannot box %s as %s", x, in.Type())
 		}
-		if in.Type.IsRef() {
+		if in.Type().IsRef() {
 			return out(x)
 		}
 		return out(vtype{k: vRef, t: Object})
@@ -938,7 +941,7 @@ func (v *verifier) step(in *Instr, st []vtype) ([]vtype, bool) {
 		if x := pop(); !isRef(x) {
 			return fail("operand must be an object reference, found %s", x)
 		}
-		return out(stackType(in.Type))
+		return out(stackType(in.Type()))
 	case Newarr:
 		if !need(1) {
 			return nil, false
@@ -946,7 +949,7 @@ func (v *verifier) step(in *Instr, st []vtype) ([]vtype, bool) {
 		if x := pop(); x.k != vI4 && x.k != vI {
 			return fail("array size must be int32 or native int, found %s", x)
 		}
-		return out(vtype{k: vRef, t: ArrayOf(in.Type)})
+		return out(vtype{k: vRef, t: ArrayOf(in.Type())})
 	case Ldlen:
 		if !need(1) {
 			return nil, false
@@ -959,13 +962,13 @@ func (v *verifier) step(in *Instr, st []vtype) ([]vtype, bool) {
 		if !need(2) {
 			return nil, false
 		}
-		et := elemType(c, in.Type)
+		et := elemType(c, in.Type())
 		arr, ok := checkArray(func(e *Type) bool {
 			if et == nil {
 				return e.IsRef()
 			}
 			return sameStorage(e, et) || e.IsRef() && et.IsRef() && v.refAssignable(e, et)
-		}, elemName(c, in.Type))
+		}, elemName(c, in.Type()))
 		if !ok {
 			return nil, false
 		}
@@ -981,7 +984,7 @@ func (v *verifier) step(in *Instr, st []vtype) ([]vtype, bool) {
 			return nil, false
 		}
 		val := pop()
-		et := elemType(c, in.Type)
+		et := elemType(c, in.Type())
 		if et == nil {
 			if !isRef(val) {
 				return fail("the value must be an object reference, found %s", val)
@@ -994,7 +997,7 @@ func (v *verifier) step(in *Instr, st []vtype) ([]vtype, bool) {
 				return e.IsRef()
 			}
 			return sameStorage(e, et)
-		}, elemName(c, in.Type)); !ok {
+		}, elemName(c, in.Type())); !ok {
 			return nil, false
 		}
 		return st, true
@@ -1065,7 +1068,7 @@ func elemName(c Op, tok *Type) string {
 // call verifies call, callvirt and newobj.
 func (v *verifier) call(in *Instr, st []vtype, need func(int) bool, pop func() vtype,
 	out func(...vtype) ([]vtype, bool), fail func(string, ...any) ([]vtype, bool)) ([]vtype, bool) {
-	callee := in.Method.Method
+	callee := in.Method().Method
 	c := in.Op.Canon()
 	switch {
 	case c == Newobj && (callee.Name != ".ctor" || callee.Static):

@@ -91,7 +91,7 @@ func (r *reader) run() error {
 		}
 	}
 	for i, in := range m.Code {
-		for _, t := range in.Targets {
+		for _, t := range in.Targets() {
 			leader[t] = true
 		}
 		if in.Op.IsBranch() || endsBlock(in.Op) {
