@@ -406,7 +406,7 @@ type Instr struct {
 	Op     Op
 	Line   int32 // source position of the opcode: 1-based line
 	Col    int32 // and column (in bytes); the file is Module.File
-	Offset int   // IL byte offset of the instruction
+	Offset int32 // IL byte offset of the instruction
 
 	// Int holds OpI1, OpI4 and OpI8 operands, and the index of OpShortVar
 	// and OpVar operands and ldarg.N-style forms. For OpR4 and OpR8 it

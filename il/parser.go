@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -30,7 +31,9 @@ func Parse(file string, src []byte) (m *Module, err error) {
 	}
 	lx := newLexer(file, src)
 	lx.names = names
-	p := &parser{lx: lx, m: &Module{File: file}}
+	p := &parser{lx: lx, m: &Module{File: file},
+		classTypes: map[string]*Type{}, arrayTypes: map[*Type]*Type{},
+		methodRefs: map[methodKey][]*MethodRef{}, fieldRefs: map[fieldKey]*FieldRef{}}
 	p.fill(1)
 	defer func() {
 		if r := recover(); r != nil {
@@ -58,6 +61,16 @@ type parser struct {
 	lx   *lexer
 	toks []token
 	prev token
+
+	// Types and member references, one per distinct spelling.
+	classTypes map[string]*Type
+	arrayTypes map[*Type]*Type
+	methodRefs map[methodKey][]*MethodRef
+	fieldRefs  map[fieldKey]*FieldRef
+	// slab is where instructions are allocated, many at a time; code is
+	// the buffer a body's instruction list grows in.
+	slab []Instr
+	code []*Instr
 	m    *Module
 	ns   string // enclosing .namespace
 
@@ -527,7 +540,10 @@ func (p *parser) body(m *Method) {
 	p.labels = map[string]int{}
 	p.pending = nil
 	p.fixups = nil
+	m.Code = p.code[:0] // grown in a buffer reused by every body
 	p.items(open, "method "+m.Name)
+	p.code = m.Code
+	m.Code = slices.Clone(m.Code) // then kept at its exact size
 	m.EndPos = p.next().pos
 	if len(p.pending) > 0 {
 		p.errorf(p.pending[0].pos, "label %s is not followed by an instruction", p.pending[0].text)
@@ -542,7 +558,7 @@ func (p *parser) body(m *Method) {
 	// IL offsets from the real encodings.
 	off := 0
 	for _, in := range m.Code {
-		in.Offset = off
+		in.Offset = int32(off)
 		off += in.Size()
 	}
 	m.CodeSize = off
@@ -552,7 +568,7 @@ func (p *parser) body(m *Method) {
 		if in.Op.Info().Operand != OpShortBr {
 			continue
 		}
-		disp := m.Code[in.Target()].Offset - (in.Offset + in.Size())
+		disp := int(m.Code[in.Target()].Offset) - (int(in.Offset) + in.Size())
 		if disp < -128 || disp > 127 {
 			long := strings.TrimSuffix(in.Op.String(), ".s")
 			p.errorf(in.Pos(p.m.File), "%s %s: the target is %d bytes away, beyond the short form's reach (-128 to 127); use %s",
@@ -561,7 +577,7 @@ func (p *parser) body(m *Method) {
 	}
 	at := func(i int) int {
 		if i < len(m.Code) {
-			return m.Code[i].Offset
+			return int(m.Code[i].Offset)
 		}
 		return m.CodeSize
 	}
@@ -773,7 +789,12 @@ func (p *parser) instr() {
 	if !ok {
 		p.errorf(t.pos, "unknown instruction %q", t.text)
 	}
-	in := &Instr{Op: op, Line: int32(t.pos.Line), Col: int32(t.pos.Col)}
+	if len(p.slab) == 0 {
+		p.slab = make([]Instr, 256)
+	}
+	in := &p.slab[0]
+	p.slab = p.slab[1:]
+	*in = Instr{Op: op, Line: int32(t.pos.Line), Col: int32(t.pos.Col)}
 	for _, l := range p.pending {
 		m.Labels = append(m.Labels, Label{Name: l.text, Instr: len(m.Code)})
 		p.labels[l.text] = len(m.Code)
@@ -1055,7 +1076,7 @@ func (p *parser) arraySuffix(ty *Type) *Type {
 			if ty.Kind == KVoid {
 				p.errorf(open.pos, "void[] is not a type")
 			}
-			ty = ArrayOf(ty)
+			ty = p.arrayOf(ty)
 		case p.isPunct("&"), p.isPunct("*"):
 			p.errorf(p.tok().pos, "pointer and byref types are not supported in mini MSIL")
 		case p.isPunct("<"):
@@ -1073,7 +1094,28 @@ func (p *parser) typeRef() *Type {
 	if pt, ok := systemPrimitives[name]; ok {
 		return pt
 	}
-	return ClassType(name)
+	return p.classType(name)
+}
+
+// classType returns the class type of a name: one *Type per name in a
+// module (resolution links it to its class once for all its uses).
+func (p *parser) classType(name string) *Type {
+	t := p.classTypes[name]
+	if t == nil {
+		t = ClassType(name)
+		p.classTypes[name] = t
+	}
+	return t
+}
+
+// arrayOf returns the array type of elem, one per element type.
+func (p *parser) arrayOf(elem *Type) *Type {
+	t := p.arrayTypes[elem]
+	if t == nil {
+		t = ArrayOf(elem)
+		p.arrayTypes[elem] = t
+	}
+	return t
 }
 
 // scopedName parses an optional [assembly] scope and a dotted name.
@@ -1115,7 +1157,7 @@ func (p *parser) ownerRef() *Type {
 		p.next()
 	}
 	name, _ := p.scopedName()
-	return ClassType(name)
+	return p.classType(name)
 }
 
 // methodRef parses [instance] RET [OWNER::]NAME(TYPES).
@@ -1165,6 +1207,37 @@ func (p *parser) methodRef() *MethodRef {
 		r.Params = append(r.Params, p.typ())
 	}
 	p.next()
+	return p.internMethodRef(r)
+}
+
+// methodKey and fieldKey identify equal member references (types are
+// interned, so comparing them is comparing pointers).
+type methodKey struct {
+	instance   bool
+	ret, class *Type
+	name       string
+	params     int
+}
+
+type fieldKey struct {
+	typ, class *Type
+	name       string
+}
+
+// internMethodRef returns the module's reference equal to r, so a method
+// called from many places costs one MethodRef.
+func (p *parser) internMethodRef(r *MethodRef) *MethodRef {
+	k := methodKey{r.Instance, r.Ret, r.Class, r.Name, len(r.Params)}
+next:
+	for _, old := range p.methodRefs[k] {
+		for i, t := range old.Params {
+			if t != r.Params[i] {
+				continue next
+			}
+		}
+		return old
+	}
+	p.methodRefs[k] = append(p.methodRefs[k], r)
 	return r
 }
 
@@ -1179,5 +1252,10 @@ func (p *parser) fieldRef() *FieldRef {
 		p.expect("::")
 	}
 	r.Name, _ = p.name("field name")
+	k := fieldKey{r.Type, r.Class, r.Name}
+	if old := p.fieldRefs[k]; old != nil {
+		return old
+	}
+	p.fieldRefs[k] = r
 	return r
 }

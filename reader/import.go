@@ -17,12 +17,12 @@ func (r *reader) importBlock(start int, b *ir.Block) {
 		in := m.Code[i]
 		if i > start {
 			if _, ok := r.blockAt[i]; ok {
-				r.ilOff = in.Offset
+				r.ilOff = int(in.Offset)
 				r.jumpTo(r.target(i))
 				return
 			}
 		}
-		r.ilOff = in.Offset
+		r.ilOff = int(in.Offset)
 		if r.instr(i, in) {
 			return
 		}

@@ -101,7 +101,7 @@ func (r *reader) run() error {
 	r.leader = map[*ir.Block]int{}
 	for i := range m.Code {
 		if leader[i] {
-			r.blockAt[i] = r.f.NewBlock(m.Code[i].Offset)
+			r.blockAt[i] = r.f.NewBlock(int(m.Code[i].Offset))
 			r.blockAt[i].Region = r.instrRegion[i]
 			r.leader[r.blockAt[i]] = i
 		}
