@@ -139,30 +139,56 @@ func ArrayOf(elem *Type) *Type { return &Type{Kind: KArray, Elem: elem} }
 
 // String returns the type in ilasm syntax.
 func (t *Type) String() string {
-	switch t.Kind {
-	case KClass:
-		return "class " + t.Name
-	case KArray:
-		return t.Elem.String() + "[]"
+	elem, rank := t.innermost()
+	if elem.Kind == KClass {
+		return withBrackets("class "+elem.Name, rank)
 	}
-	return kindNames[t.Kind]
+	return withBrackets(kindNames[elem.Kind], rank)
+}
+
+// innermost returns the element type of nested arrays (t itself if it is
+// no array) and the nesting count. Types are walked in loops, not
+// recursively: a program may nest arrays as deep as its size allows.
+func (t *Type) innermost() (*Type, int) {
+	n := 0
+	for t.Kind == KArray {
+		t, n = t.Elem, n+1
+	}
+	return t, n
+}
+
+// withBrackets returns base followed by n "[]".
+func withBrackets(base string, n int) string {
+	if n == 0 {
+		return base
+	}
+	var b strings.Builder
+	b.Grow(len(base) + 2*n)
+	b.WriteString(base)
+	for range n {
+		b.WriteString("[]")
+	}
+	return b.String()
 }
 
 // Equal reports whether two types are the same type.
 func (t *Type) Equal(u *Type) bool {
-	if t == u {
+	for {
+		if t == u {
+			return true
+		}
+		if t == nil || u == nil || t.Kind != u.Kind {
+			return false
+		}
+		switch t.Kind {
+		case KClass:
+			return t.Name == u.Name
+		case KArray:
+			t, u = t.Elem, u.Elem
+			continue
+		}
 		return true
 	}
-	if t == nil || u == nil || t.Kind != u.Kind {
-		return false
-	}
-	switch t.Kind {
-	case KClass:
-		return t.Name == u.Name
-	case KArray:
-		return t.Elem.Equal(u.Elem)
-	}
-	return true
 }
 
 // IsRef reports whether values of the type are object references.
@@ -173,13 +199,11 @@ func (t *Type) IsRef() bool {
 // CLRName returns the type's name as the CLR reflects it (System.Int32,
 // MyNs.Foo, System.String[]): used in messages and stack traces.
 func (t *Type) CLRName() string {
-	switch t.Kind {
-	case KClass:
-		return t.Name
-	case KArray:
-		return t.Elem.CLRName() + "[]"
+	elem, rank := t.innermost()
+	if elem.Kind == KClass {
+		return withBrackets(elem.Name, rank)
 	}
-	return clrNames[t.Kind]
+	return withBrackets(clrNames[elem.Kind], rank)
 }
 
 var clrNames = [...]string{

@@ -130,11 +130,9 @@ var reserved = map[string]bool{
 // typ prints a type spec; base library classes get the [mscorlib] scope
 // so that stock ilasm accepts the output too.
 func (pr *printer) typ(t *Type) string {
-	switch t.Kind {
-	case KClass:
-		return "class " + pr.typeRef(t)
-	case KArray:
-		return pr.typ(t.Elem) + "[]"
+	elem, rank := t.innermost()
+	if elem.Kind == KClass {
+		return withBrackets("class "+pr.typeRef(elem), rank)
 	}
 	return t.String()
 }

@@ -564,17 +564,20 @@ func (v *verifier) lub(a, b *Type) *Type {
 // refAssignable reports whether a reference of type from may be used where
 // to is expected.
 func (v *verifier) refAssignable(from, to *Type) bool {
-	if to.Kind == KObject {
-		return true
-	}
-	if from.Kind == KArray || to.Kind == KArray {
+	for { // arrays of references: compare the elements, in a loop
+		if to.Kind == KObject {
+			return true
+		}
+		if from.Kind != KArray && to.Kind != KArray {
+			break
+		}
 		if from.Kind != KArray || to.Kind != KArray {
 			return false
 		}
-		if from.Elem.IsRef() && to.Elem.IsRef() {
-			return v.refAssignable(from.Elem, to.Elem)
+		if !from.Elem.IsRef() || !to.Elem.IsRef() {
+			return sameStorage(from.Elem, to.Elem)
 		}
-		return sameStorage(from.Elem, to.Elem)
+		from, to = from.Elem, to.Elem
 	}
 	cf, ct := v.classOf(from), v.classOf(to)
 	return cf != nil && ct != nil && cf.IsSubclassOf(ct)
