@@ -13,8 +13,9 @@ import (
 // points, operand types). It returns an ErrorList sorted by position.
 func Verify(m *Module) error {
 	var errs errorSink
+	v := &verifier{m: m, errs: &errs} // one verifier, its buffers reused by every method
 	for _, md := range m.AllMethods() {
-		v := &verifier{m: m, md: md, errs: &errs}
+		v.reset(md)
 		v.run()
 	}
 	return errs.err()
@@ -114,6 +115,36 @@ type verifier struct {
 	states  [][]vtype // entry stack per instruction; nil: not reached
 	reached []bool
 	failed  bool
+
+	// Buffers kept from method to method.
+	atBuf   []*region
+	arena   []vtype // where states live
+	scratch []vtype // the stack an instruction is applied to
+	work    []int
+}
+
+// reset prepares the verifier for method md, keeping its buffers.
+func (v *verifier) reset(md *Method) {
+	v.md = md
+	v.regions = v.regions[:0]
+	v.at, v.tryAt = nil, nil
+	v.failed = false
+	v.arena = v.arena[:0]
+}
+
+// keep returns a copy of stack st that lives as long as the method's
+// verification (in the arena: one allocation for many states).
+func (v *verifier) keep(st []vtype) []vtype {
+	if len(st) == 0 {
+		return nil
+	}
+	if cap(v.arena)-len(v.arena) < len(st) {
+		// A new block; states already handed out keep the old one.
+		v.arena = make([]vtype, 0, max(1024, 2*cap(v.arena), len(st)))
+	}
+	n := len(v.arena)
+	v.arena = append(v.arena, st...)
+	return v.arena[n:len(v.arena):len(v.arena)]
 }
 
 // pos returns the source position of an instruction.
@@ -244,7 +275,8 @@ func (v *verifier) buildRegions() {
 	if v.failed {
 		return
 	}
-	v.at = make([]*region, len(md.Code))
+	v.at = grow(v.atBuf, len(md.Code))
+	v.atBuf = v.at
 	v.tryAt = map[int]*region{}
 	open = open[:0]
 	next := 0
@@ -425,9 +457,10 @@ func (v *verifier) checkTransfer(in *Instr, i, t int, how string) {
 func (v *verifier) checkStack() {
 	md := v.md
 	n := len(md.Code)
-	v.states = make([][]vtype, n)
-	v.reached = make([]bool, n)
-	var work []int
+	v.states = grow(v.states, n)
+	v.reached = grow(v.reached, n)
+	work := v.work[:0]
+	defer func() { v.work = work[:0] }()
 	push := func(t int, st []vtype, from *Instr) {
 		if v.failed {
 			return
@@ -456,8 +489,9 @@ func (v *verifier) checkStack() {
 		i := work[len(work)-1]
 		work = work[:len(work)-1]
 		in := md.Code[i]
-		st := append([]vtype(nil), v.states[i]...)
+		st := append(v.scratch[:0], v.states[i]...)
 		out, ok := v.step(in, st)
+		v.scratch = out[:0] // keep what step may have grown; merges copy out
 		if !ok {
 			return
 		}
@@ -490,7 +524,7 @@ func (v *verifier) merge(t int, st []vtype, from *Instr) bool {
 	}
 	if !v.reached[t] {
 		v.reached[t] = true
-		v.states[t] = append([]vtype(nil), st...)
+		v.states[t] = v.keep(st)
 		return true
 	}
 	old := v.states[t]
@@ -1110,4 +1144,15 @@ func (v *verifier) call(in *Instr, st []vtype, need func(int) bool, pop func() v
 		return out(stackType(callee.Ret))
 	}
 	return out()
+}
+
+// grow returns buf resized to n zero elements, reusing its array when
+// it is large enough.
+func grow[T any](buf []T, n int) []T {
+	if cap(buf) < n {
+		return make([]T, n)
+	}
+	buf = buf[:n]
+	clear(buf)
+	return buf
 }
