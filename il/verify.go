@@ -82,6 +82,9 @@ type region struct {
 	parent     *region // innermost region containing this one
 	depth      int     // number of regions containing this one
 	handler    *region // innermost non-try region containing or equal to this one
+	// A try's clauses: how many, and the first finally or fault one.
+	handlers int
+	finally  *EHClause
 }
 
 type regionKind uint8
@@ -184,8 +187,7 @@ func (v *verifier) buildRegions() {
 	if len(md.EH) == 0 {
 		return
 	}
-	tries := map[[2]int]*region{}
-	groups := map[*region][]*EHClause{} // the clauses of each try
+	tries := make(map[[2]int]*region, len(md.EH))
 	add := func(kind regionKind, start, end int, c *EHClause) *region {
 		r := &region{kind: kind, start: start, end: end, clause: c, index: len(v.regions)}
 		v.regions = append(v.regions, r)
@@ -198,7 +200,10 @@ func (v *verifier) buildRegions() {
 			t = add(rTry, c.TryStart, c.TryEnd, c)
 			tries[k] = t
 		}
-		groups[t] = append(groups[t], c)
+		t.handlers++
+		if t.finally == nil && (c.Kind == EHFinally || c.Kind == EHFault) {
+			t.finally = c
+		}
 		switch c.Kind {
 		case EHCatch:
 			add(rCatch, c.HandlerStart, c.HandlerEnd, c)
@@ -222,13 +227,8 @@ func (v *verifier) buildRegions() {
 		}
 	}
 	for _, t := range v.regions { // in region order: errors beyond the cap are dropped deterministically
-		if cs := groups[t]; len(cs) > 1 {
-			for _, c := range cs {
-				if c.Kind == EHFinally || c.Kind == EHFault {
-					v.errorf(c.Pos, "a .try with a %s handler cannot have other handlers; nest it in another .try", c.Kind)
-					break
-				}
-			}
+		if c := t.finally; t.handlers > 1 && c != nil {
+			v.errorf(c.Pos, "a .try with a %s handler cannot have other handlers; nest it in another .try", c.Kind)
 		}
 	}
 	// Outer before inner: by start, then longest first, then in region
