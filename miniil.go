@@ -72,25 +72,6 @@ type Program struct {
 	mod *il.Module
 }
 
-// Load parses and verifies a program. name is used in error positions.
-func Load(name string, src []byte) (p *Program, err error) {
-	defer recoverInternal("load", &err)
-	m, err := il.Load(name, src)
-	if err != nil {
-		return nil, err
-	}
-	return &Program{mod: m}, nil
-}
-
-// LoadFile reads, parses and verifies the program in a file.
-func LoadFile(path string) (*Program, error) {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return Load(path, src)
-}
-
 // Module returns the program's verified module (the output of the front
 // end), for tools that print or inspect it.
 func (p *Program) Module() *il.Module { return p.mod }
@@ -144,7 +125,7 @@ const MaxMaxHeap = jitrt.MaxHeapBytes
 const (
 	ExitFailure     = 1   // an error outside the program: output or resources (mmap) failing, bad settings
 	ExitUsage       = 2   // a bad command line, or a file that cannot be read
-	ExitLoad        = 3   // the program does not load: a syntax, resolution or verification error
+	ExitLoad        = 3   // the program does not load: a syntax, resolution or verification error, or a source too large
 	ExitInternal    = 70  // a bug in miniil (EX_SOFTWARE)
 	ExitTimeout     = 124 // the time limit (the context's deadline) passed, as timeout(1)
 	ExitInterrupted = 130 // cancelled: SIGINT (128+2)

@@ -188,10 +188,12 @@ type gen struct {
 	homes  []Reg
 	slots  []int
 	saves  []Save
-	liveIn map[*ir.Block]ir.ValueSet // values live into each main body block
+	liveIn map[*ir.Block]valueList // values live into each main body block
 	// plans holds each block's fused compare and elided results (by
 	// block ID), decided once before allocation.
 	plans []blockPlan
+	// funcletByKey finds a funclet's label (funcletOf), made on first use.
+	funcletByKey map[funcletKey]Label
 }
 
 // blockPlan is what findElidable and fusable decided for one block.
@@ -936,12 +938,26 @@ func (g *gen) funcletEpilog() {
 	g.a.I(RET)
 }
 
-// funcletOf returns the label of the funclet of clause c with kind k.
+// funcletKey identifies a funclet by clause and kind.
+type funcletKey struct {
+	clause int
+	kind   funclet.Kind
+}
+
+// funcletOf returns the label of the funclet of clause c with kind k
+// (from a map made on first use: a method can have many funclets).
 func (g *gen) funcletOf(c int, k funclet.Kind) Label {
-	for i, fn := range g.lay.Funcs {
-		if fn.Clause == c && fn.Kind == k {
-			return g.funcletLabels[i]
+	if g.funcletByKey == nil {
+		g.funcletByKey = make(map[funcletKey]Label, len(g.lay.Funcs))
+		for i, fn := range g.lay.Funcs {
+			key := funcletKey{fn.Clause, fn.Kind}
+			if _, ok := g.funcletByKey[key]; !ok {
+				g.funcletByKey[key] = g.funcletLabels[i]
+			}
 		}
+	}
+	if l, ok := g.funcletByKey[funcletKey{c, k}]; ok {
+		return l
 	}
 	panic(fmt.Sprintf("no %s funclet for clause %d", k, c))
 }

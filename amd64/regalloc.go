@@ -64,7 +64,7 @@ type interval struct {
 // allocate returns the home of every value (NoReg for a slot) and the
 // values live into each block of the main body. skip marks values that
 // need no location at all (see gen.transient).
-func allocate(f *ir.Func, lay *funclet.Layout, skip map[ir.Value]bool) ([]Reg, map[*ir.Block]ir.ValueSet) {
+func allocate(f *ir.Func, lay *funclet.Layout, skip map[ir.Value]bool) ([]Reg, map[*ir.Block]valueList) {
 	homes := make([]Reg, len(f.Kinds))
 	for i := range homes {
 		homes[i] = NoReg
@@ -84,7 +84,9 @@ func allocate(f *ir.Func, lay *funclet.Layout, skip map[ir.Value]bool) ([]Reg, m
 			}
 			if b.Term.Op == ir.OpCatchRet {
 				if k, ok := index[b.Succs[0]]; ok {
-					framed.Or(live[k].in)
+					for _, v := range live[k].in {
+						framed.Add(v)
+					}
 				}
 			}
 		}
@@ -109,7 +111,7 @@ func allocate(f *ir.Func, lay *funclet.Layout, skip map[ir.Value]bool) ([]Reg, m
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].start < cands[j].start })
 	scan(f, cands, homes, false, gprHomes)
 	scan(f, cands, homes, true, xmmHomes)
-	liveIn := make(map[*ir.Block]ir.ValueSet, len(blocks))
+	liveIn := make(map[*ir.Block]valueList, len(blocks))
 	for i, b := range blocks {
 		liveIn[b] = live[i].in
 	}
@@ -216,8 +218,12 @@ func intervals(f *ir.Func, blocks []*ir.Block, live []blockLive) (ivs []interval
 			pos += 2
 		}
 		last := pos - 1
-		live[bi].in.Each(func(v ir.Value) { touch(v, first, 0) })
-		live[bi].out.Each(func(v ir.Value) { touch(v, last, 0) })
+		for _, v := range live[bi].in {
+			touch(v, first, 0)
+		}
+		for _, v := range live[bi].out {
+			touch(v, last, 0)
+		}
 	}
 	return ivs, calls, finallyCalls
 }
@@ -236,17 +242,24 @@ func clobbers(in *ir.Instr) bool {
 
 // loopDepths estimates each block's loop nesting from back edges in
 // layout order: a branch from block t to block h <= t makes [h, t] a loop.
+// The ranges are summed with a difference array: linear in blocks and
+// edges, however many loops overlap.
 func loopDepths(blocks []*ir.Block) []int {
 	index := blockIndex(blocks)
-	depth := make([]int, len(blocks))
+	diff := make([]int, len(blocks)+1)
 	for t, b := range blocks {
 		for _, s := range b.Succs {
 			if h, ok := index[s]; ok && h <= t {
-				for i := h; i <= t; i++ {
-					depth[i]++
-				}
+				diff[h]++
+				diff[t+1]--
 			}
 		}
+	}
+	depth := make([]int, len(blocks))
+	d := 0
+	for i := range depth {
+		d += diff[i]
+		depth[i] = d
 	}
 	return depth
 }
@@ -260,50 +273,97 @@ func blockIndex(blocks []*ir.Block) map[*ir.Block]int {
 	return index
 }
 
-// blockLive is the set of values live on entry to and exit from a block.
-type blockLive struct{ in, out ir.ValueSet }
+// valueList is a set of values as an increasing list.
+type valueList []ir.Value
 
-// liveness solves the backward dataflow problem over the blocks.
+// Has reports whether v is in l.
+func (l valueList) Has(v ir.Value) bool {
+	_, ok := slices.BinarySearch(l, v)
+	return ok
+}
+
+// blockLive is the set of values live on entry to and exit from a block.
+type blockLive struct{ in, out valueList }
+
+// liveness computes the values live into and out of each block. It works
+// one value at a time, walking back from each block that reads the value
+// before writing it through predecessors until blocks that write it (as
+// in the SSA-based "path exploration" of Brandner et al.), so its cost is
+// the size of the live sets it returns plus the code, not blocks times
+// values. The sets are those of the usual backward dataflow.
 func liveness(f *ir.Func, blocks []*ir.Block) []blockLive {
 	nv := len(f.Kinds)
 	index := blockIndex(blocks)
-	use := make([]ir.ValueSet, len(blocks))
-	def := make([]ir.ValueSet, len(blocks))
 	live := make([]blockLive, len(blocks))
+	// Per value: the blocks that read it before any write (upward-exposed
+	// uses), and the blocks that write it.
+	uses := make([][]int32, nv)
+	defs := make([][]int32, nv)
+	lastUse := make([]int32, nv) // block+1 that last recorded a use or def of v
+	lastDef := make([]int32, nv)
 	for i, b := range blocks {
-		use[i], def[i] = ir.NewValueSet(nv), ir.NewValueSet(nv)
-		live[i] = blockLive{ir.NewValueSet(nv), ir.NewValueSet(nv)}
+		mark := int32(i + 1)
 		for _, in := range b.Code() {
 			for _, a := range in.Args {
-				if !def[i].Has(a) {
-					use[i].Add(a)
+				if lastDef[a] != mark && lastUse[a] != mark {
+					lastUse[a] = mark
+					uses[a] = append(uses[a], int32(i))
 				}
 			}
 			for _, d := range []ir.Value{in.Dst, in.Dst2} {
-				if d != ir.NoValue {
-					def[i].Add(d)
+				if d != ir.NoValue && lastDef[d] != mark {
+					lastDef[d] = mark
+					defs[d] = append(defs[d], int32(i))
 				}
 			}
 		}
 	}
-	for changed := true; changed; {
-		changed = false
-		for i := len(blocks) - 1; i >= 0; i-- {
-			b := blocks[i]
-			out := live[i].out
-			for _, s := range b.Succs {
-				if k, ok := index[s]; ok {
-					out.Or(live[k].in)
+	// Predecessors among the blocks, from the successor lists (the
+	// dataflow's edges).
+	preds := make([][]int32, len(blocks))
+	for i, b := range blocks {
+		for _, s := range b.Succs {
+			if k, ok := index[s]; ok {
+				preds[k] = append(preds[k], int32(i))
+			}
+		}
+	}
+	defines := make([]bool, len(blocks))
+	inMark := make([]int32, len(blocks))  // value+1 live into the block
+	outMark := make([]int32, len(blocks)) // value+1 live out of the block
+	var work []int32
+	for v := range nv {
+		if len(uses[v]) == 0 {
+			continue
+		}
+		mark := int32(v + 1)
+		for _, i := range defs[v] {
+			defines[i] = true
+		}
+		for _, i := range uses[v] {
+			if inMark[i] != mark {
+				inMark[i] = mark
+				work = append(work, i)
+			}
+		}
+		for len(work) > 0 {
+			i := work[len(work)-1]
+			work = work[:len(work)-1]
+			live[i].in = append(live[i].in, ir.Value(v))
+			for _, k := range preds[i] {
+				if outMark[k] == mark {
+					continue
+				}
+				outMark[k] = mark
+				live[k].out = append(live[k].out, ir.Value(v))
+				if !defines[k] && inMark[k] != mark {
+					inMark[k] = mark
+					work = append(work, int32(k))
 				}
 			}
-			in := live[i].in
-			for w := range in {
-				n := use[i][w] | out[w]&^def[i][w]
-				if n != in[w] {
-					in[w] = n
-					changed = true
-				}
-			}
+		}
+		for _, i := range defs[v] {
+			defines[i] = false
 		}
 	}
 	return live

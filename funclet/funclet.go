@@ -73,11 +73,7 @@ func Build(f *ir.Func) (*Layout, error) {
 		if r.Entry == nil || len(blocks) == 0 {
 			return nil, fmt.Errorf("%s: %s region %d has no code", f.Method.FullName(), r.Kind, r.ID)
 		}
-		fn := &Funclet{Region: r, Clause: r.Clause, Blocks: order(r, r.Entry, blocks)}
-		fn.Kind = map[ir.RegionKind]Kind{
-			ir.RegionCatch: Catch, ir.RegionFilter: Filter, ir.RegionFilterHandler: FilterHandler,
-			ir.RegionFinally: Finally, ir.RegionFault: Fault,
-		}[r.Kind]
+		fn := &Funclet{Kind: kinds[r.Kind], Region: r, Clause: r.Clause, Blocks: order(r, r.Entry, blocks)}
 		lay.Funcs = append(lay.Funcs, fn)
 	}
 	var all []*ir.Block
@@ -92,6 +88,12 @@ func Build(f *ir.Func) (*Layout, error) {
 		b.ID = i
 	}
 	return lay, nil
+}
+
+// kinds gives the funclet kind of each handler region kind.
+var kinds = [...]Kind{
+	ir.RegionCatch: Catch, ir.RegionFilter: Filter, ir.RegionFilterHandler: FilterHandler,
+	ir.RegionFinally: Finally, ir.RegionFault: Fault,
 }
 
 // order lays out the blocks of the funclet of region top (nil: main body):
@@ -123,39 +125,53 @@ func order(top *ir.Region, entry *ir.Block, blocks []*ir.Block) []*ir.Block {
 			}
 		}
 	}
-	// child returns the region directly below node on b's region chain
-	// (nil when b is directly in node).
-	child := func(node *ir.Region, b *ir.Block) *ir.Region {
-		var c *ir.Region
-		for r := b.Region; r != node && r != nil; r = r.Parent {
-			c = r
-		}
-		return c
+	return nest(top, sorted)
+}
+
+// nest groups blocks by try region: it returns them in their order in
+// bs, except that every try region nested in top (the funclet's region,
+// nil for the main body) comes as one contiguous run where its first
+// block would come, recursively. One walk up from each block to the
+// first region already seen, then one walk of the region tree: linear in
+// blocks and regions.
+func nest(top *ir.Region, bs []*ir.Block) []*ir.Block {
+	// item is a block or a region, in the order they appear within
+	// their parent region.
+	type item struct {
+		b *ir.Block
+		r *ir.Region
 	}
-	var out []*ir.Block
-	placed := map[*ir.Region]bool{}
-	var place func(node *ir.Region, bs []*ir.Block)
-	place = func(node *ir.Region, bs []*ir.Block) {
-		for _, b := range bs {
-			c := child(node, b)
-			if c == nil {
-				out = append(out, b)
-				continue
-			}
-			if placed[c] {
-				continue
-			}
-			placed[c] = true
-			var sub []*ir.Block
-			for _, x := range bs {
-				if c.Contains(x.Region) {
-					sub = append(sub, x)
-				}
-			}
-			place(c, sub)
+	items := map[*ir.Region][]item{}
+	seen := map[*ir.Region]bool{}
+	for _, b := range bs {
+		items[b.Region] = append(items[b.Region], item{b: b})
+		// The regions between b and top first seen here take their place
+		// in their parent now.
+		for r := b.Region; r != top && r != nil && !seen[r]; r = r.Parent {
+			seen[r] = true
+			items[r.Parent] = append(items[r.Parent], item{r: r})
 		}
 	}
-	place(top, sorted)
+	out := make([]*ir.Block, 0, len(bs))
+	type frame struct {
+		items []item
+		next  int
+	}
+	stack := []frame{{items: items[top]}}
+	for len(stack) > 0 {
+		f := &stack[len(stack)-1]
+		if f.next == len(f.items) {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		it := f.items[f.next]
+		f.next++
+		if it.b != nil {
+			out = append(out, it.b)
+		} else {
+			stack = append(stack, frame{items: items[it.r]})
+		}
+	}
 	return out
 }
 

@@ -44,6 +44,24 @@ type lexer struct {
 	off  int
 	line int
 	col  int
+	// names interns token texts (identifiers, directives, numbers), so a
+	// name repeated throughout a program is one string.
+	names map[string]string
+}
+
+func newLexer(file string, src []byte) *lexer {
+	return &lexer{file: file, src: src, line: 1, col: 1, names: map[string]string{}}
+}
+
+// text returns src[start:end] as an interned string.
+func (lx *lexer) text(start, end int) string {
+	b := lx.src[start:end]
+	if s, ok := lx.names[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	lx.names[s] = s
+	return s
 }
 
 func isIdentStart(c byte) bool {
@@ -56,12 +74,14 @@ func isIdentPart(c byte) bool {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-// tokenize returns all tokens of src, ending with tEOF, or the first lexical
-// error.
-func tokenize(file string, src []byte) ([]token, error) {
+// checkTokens lexes all of src without keeping the tokens and returns
+// the first lexical error (an invalid UTF-8 byte first), so that one is
+// reported whatever syntax errors come before it. It returns the lexer's
+// interned names, for the parsing pass to reuse.
+func checkTokens(file string, src []byte) (map[string]string, error) {
 	if !utf8.Valid(src) {
 		// Find the first bad byte for the position.
-		lx := &lexer{file: file, src: src, line: 1, col: 1}
+		lx := newLexer(file, src)
 		for i := 0; i < len(src); {
 			r, n := utf8.DecodeRune(src[i:])
 			if r == utf8.RuneError && n <= 1 {
@@ -70,16 +90,14 @@ func tokenize(file string, src []byte) ([]token, error) {
 			i += n
 		}
 	}
-	lx := &lexer{file: file, src: src, line: 1, col: 1}
-	var toks []token
+	lx := newLexer(file, src)
 	for {
 		t, err := lx.next()
 		if err != nil {
 			return nil, err
 		}
-		toks = append(toks, t)
 		if t.kind == tEOF {
-			return toks, nil
+			return lx.names, nil
 		}
 	}
 }
@@ -155,6 +173,9 @@ func (lx *lexer) skipSpace() error {
 	return nil
 }
 
+// puncts are the one-byte punctuation tokens.
+const puncts = "{}()[],:=<>*&/+!"
+
 func (lx *lexer) next() (token, error) {
 	if err := lx.skipSpace(); err != nil {
 		return token{}, err
@@ -170,13 +191,13 @@ func (lx *lexer) next() (token, error) {
 		for lx.off < len(lx.src) && isIdentPart(lx.src[lx.off]) {
 			lx.advance()
 		}
-		return token{kind: tIdent, text: string(lx.src[start:lx.off]), pos: p}, nil
+		return token{kind: tIdent, text: lx.text(start, lx.off), pos: p}, nil
 	case c == '.' && isIdentStart(lx.peekByte(1)):
 		lx.advance()
 		for lx.off < len(lx.src) && isIdentPart(lx.src[lx.off]) {
 			lx.advance()
 		}
-		return token{kind: tDot, text: string(lx.src[start:lx.off]), pos: p}, nil
+		return token{kind: tDot, text: lx.text(start, lx.off), pos: p}, nil
 	case isDigit(c) || (c == '-' || c == '+') && (isDigit(lx.peekByte(1)) || lx.peekByte(1) == '.' && isDigit(lx.peekByte(2))) || c == '.' && isDigit(lx.peekByte(1)):
 		lx.advance()
 		hex := c == '0' && (lx.peekByte(0) == 'x' || lx.peekByte(0) == 'X')
@@ -193,7 +214,7 @@ func (lx *lexer) next() (token, error) {
 			}
 			break
 		}
-		return token{kind: tNumber, text: string(lx.src[start:lx.off]), pos: p}, nil
+		return token{kind: tNumber, text: lx.text(start, lx.off), pos: p}, nil
 	case c == '"':
 		s, err := lx.quoted('"')
 		if err != nil {
@@ -213,9 +234,10 @@ func (lx *lexer) next() (token, error) {
 		lx.advance()
 		lx.advance()
 		return token{kind: tPunct, text: "::", pos: p}, nil
-	case strings.IndexByte("{}()[],:=<>*&/+!", c) >= 0:
+	case strings.IndexByte(puncts, c) >= 0:
 		lx.advance()
-		return token{kind: tPunct, text: string(c), pos: p}, nil
+		i := strings.IndexByte(puncts, c)
+		return token{kind: tPunct, text: puncts[i : i+1], pos: p}, nil
 	}
 	r, _ := utf8.DecodeRune(lx.src[lx.off:])
 	return token{}, lx.errorf(p, "unexpected character %q", r)

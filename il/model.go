@@ -7,6 +7,7 @@ package il
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -138,30 +139,56 @@ func ArrayOf(elem *Type) *Type { return &Type{Kind: KArray, Elem: elem} }
 
 // String returns the type in ilasm syntax.
 func (t *Type) String() string {
-	switch t.Kind {
-	case KClass:
-		return "class " + t.Name
-	case KArray:
-		return t.Elem.String() + "[]"
+	elem, rank := t.innermost()
+	if elem.Kind == KClass {
+		return withBrackets("class "+elem.Name, rank)
 	}
-	return kindNames[t.Kind]
+	return withBrackets(kindNames[elem.Kind], rank)
+}
+
+// innermost returns the element type of nested arrays (t itself if it is
+// no array) and the nesting count. Types are walked in loops, not
+// recursively: a program may nest arrays as deep as its size allows.
+func (t *Type) innermost() (*Type, int) {
+	n := 0
+	for t.Kind == KArray {
+		t, n = t.Elem, n+1
+	}
+	return t, n
+}
+
+// withBrackets returns base followed by n "[]".
+func withBrackets(base string, n int) string {
+	if n == 0 {
+		return base
+	}
+	var b strings.Builder
+	b.Grow(len(base) + 2*n)
+	b.WriteString(base)
+	for range n {
+		b.WriteString("[]")
+	}
+	return b.String()
 }
 
 // Equal reports whether two types are the same type.
 func (t *Type) Equal(u *Type) bool {
-	if t == u {
+	for {
+		if t == u {
+			return true
+		}
+		if t == nil || u == nil || t.Kind != u.Kind {
+			return false
+		}
+		switch t.Kind {
+		case KClass:
+			return t.Name == u.Name
+		case KArray:
+			t, u = t.Elem, u.Elem
+			continue
+		}
 		return true
 	}
-	if t == nil || u == nil || t.Kind != u.Kind {
-		return false
-	}
-	switch t.Kind {
-	case KClass:
-		return t.Name == u.Name
-	case KArray:
-		return t.Elem.Equal(u.Elem)
-	}
-	return true
 }
 
 // IsRef reports whether values of the type are object references.
@@ -172,13 +199,11 @@ func (t *Type) IsRef() bool {
 // CLRName returns the type's name as the CLR reflects it (System.Int32,
 // MyNs.Foo, System.String[]): used in messages and stack traces.
 func (t *Type) CLRName() string {
-	switch t.Kind {
-	case KClass:
-		return t.Name
-	case KArray:
-		return t.Elem.CLRName() + "[]"
+	elem, rank := t.innermost()
+	if elem.Kind == KClass {
+		return withBrackets(elem.Name, rank)
 	}
-	return clrNames[t.Kind]
+	return withBrackets(clrNames[elem.Kind], rank)
 }
 
 var clrNames = [...]string{
@@ -306,6 +331,7 @@ type Method struct {
 	IsEntry     bool
 	EntryPos    Pos // position of the .entrypoint directive
 	Code        []*Instr
+	Labels      []Label     // in the order written (so by instruction)
 	EH          []*EHClause // in ilasm's order: inner before outer
 	CodeSize    int         // IL bytes
 	Builtin     bool
@@ -393,33 +419,115 @@ func (m *Method) TraceName() string {
 	return b.String()
 }
 
-// Instr is one instruction. Which operand fields are set depends on the
-// opcode's OperandKind.
+// Instr is one instruction. Which operand it has depends on the opcode's
+// OperandKind: an integer in Int, or one of the values the accessors
+// return (their zero value when the opcode has none). Instructions are
+// the bulk of a loaded program, so they are kept small: the position is
+// a line and column (the file is the module's), labels are listed by the
+// method (Method.Labels), and the operands other than Int share one
+// field.
 type Instr struct {
 	Op     Op
-	Pos    Pos
-	Offset int      // IL byte offset of the instruction
-	Labels []string // labels defined at this instruction, as written
+	Line   int32 // source position of the opcode: 1-based line
+	Col    int32 // and column (in bytes); the file is Module.File
+	Offset int32 // IL byte offset of the instruction
 
-	Int   int64   // OpI1, OpI4, OpI8, and the index of OpShortVar/OpVar and ldarg.N-style forms
-	Float float64 // OpR4, OpR8
-	Str   string  // OpString; for OpShortVar/OpVar, the name if the program used one
+	// Int holds OpI1, OpI4 and OpI8 operands, and the index of OpShortVar
+	// and OpVar operands and ldarg.N-style forms. For OpR4 and OpR8 it
+	// holds the IEEE 754 bits of Float.
+	Int int64
 
-	// Branches: Targets holds instruction indices (len(Code) is never a
-	// valid target); Labels of the targets as written are in TargetNames.
-	Targets     []int
-	TargetNames []string
+	operand any // string, *branch, *Type, *FieldRef or *MethodRef
+}
 
-	Type   *Type      // OpType
-	Field  *FieldRef  // OpField
-	Method *MethodRef // OpMethod
+// branch is the operand of a branch, leave or switch.
+type branch struct {
+	targets []int    // instruction indices (len(Code) is never a valid target)
+	names   []string // the targets' labels as written
+}
+
+// Pos returns the instruction's position in file (its module's File).
+func (in *Instr) Pos(file string) Pos {
+	return Pos{File: file, Line: int(in.Line), Col: int(in.Col)}
+}
+
+// Float returns the operand of ldc.r4 and ldc.r8.
+func (in *Instr) Float() float64 { return math.Float64frombits(uint64(in.Int)) }
+
+// SetFloat sets the operand of ldc.r4 and ldc.r8.
+func (in *Instr) SetFloat(f float64) { in.Int = int64(math.Float64bits(f)) }
+
+// Str returns the string of ldstr, or the name of an OpShortVar or OpVar
+// operand if the program used one.
+func (in *Instr) Str() string {
+	s, _ := in.operand.(string)
+	return s
+}
+
+// SetStr sets the string operand (see Str).
+func (in *Instr) SetStr(s string) { in.operand = s }
+
+// Targets returns the instruction indices a branch, leave or switch may
+// go to (not counting a conditional branch's fall-through).
+func (in *Instr) Targets() []int {
+	if b, ok := in.operand.(*branch); ok {
+		return b.targets
+	}
+	return nil
+}
+
+// TargetNames returns the labels of the targets, as written.
+func (in *Instr) TargetNames() []string {
+	if b, ok := in.operand.(*branch); ok {
+		return b.names
+	}
+	return nil
+}
+
+// SetTargets sets the targets of a branch, leave or switch and their
+// labels as written.
+func (in *Instr) SetTargets(targets []int, names []string) {
+	in.operand = &branch{targets: targets, names: names}
 }
 
 // Target returns the single branch target of a branch or leave.
-func (in *Instr) Target() int { return in.Targets[0] }
+func (in *Instr) Target() int { return in.Targets()[0] }
+
+// Type returns an OpType operand.
+func (in *Instr) Type() *Type {
+	t, _ := in.operand.(*Type)
+	return t
+}
+
+// SetType sets an OpType operand.
+func (in *Instr) SetType(t *Type) { in.operand = t }
+
+// Field returns an OpField operand.
+func (in *Instr) Field() *FieldRef {
+	f, _ := in.operand.(*FieldRef)
+	return f
+}
+
+// SetField sets an OpField operand.
+func (in *Instr) SetField(f *FieldRef) { in.operand = f }
+
+// Method returns an OpMethod operand.
+func (in *Instr) Method() *MethodRef {
+	m, _ := in.operand.(*MethodRef)
+	return m
+}
+
+// SetMethod sets an OpMethod operand.
+func (in *Instr) SetMethod(m *MethodRef) { in.operand = m }
 
 // Size returns the encoded size of the instruction in bytes.
-func (in *Instr) Size() int { return in.Op.Size(len(in.Targets)) }
+func (in *Instr) Size() int { return in.Op.Size(len(in.Targets())) }
+
+// Label is a label defined in a method body.
+type Label struct {
+	Name  string
+	Instr int // index of the instruction it labels
+}
 
 // FieldRef is a field operand: TYPE [CLASS::]NAME.
 type FieldRef struct {

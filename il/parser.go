@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -24,11 +25,16 @@ func Load(file string, src []byte) (*Module, error) {
 // Parse parses a program and resolves its names against itself and the
 // base library, without verifying method bodies.
 func Parse(file string, src []byte) (m *Module, err error) {
-	toks, err := tokenize(file, src)
+	names, err := checkTokens(file, src)
 	if err != nil {
 		return nil, err
 	}
-	p := &parser{toks: toks, m: &Module{File: file}}
+	lx := newLexer(file, src)
+	lx.names = names
+	p := &parser{lx: lx, m: &Module{File: file},
+		classTypes: map[string]*Type{}, arrayTypes: map[*Type]*Type{},
+		methodRefs: map[methodKey][]*MethodRef{}, fieldRefs: map[fieldKey]*FieldRef{}}
+	p.fill(1)
 	defer func() {
 		if r := recover(); r != nil {
 			b, ok := r.(bailout)
@@ -49,8 +55,22 @@ func Parse(file string, src []byte) (m *Module, err error) {
 type bailout struct{ err *Error }
 
 type parser struct {
+	// The tokens are lexed as the parser goes (the whole program was
+	// lexed once already, to find lexical errors first): toks holds the
+	// current token and any peeked at beyond it, prev the one before.
+	lx   *lexer
 	toks []token
-	i    int
+	prev token
+
+	// Types and member references, one per distinct spelling.
+	classTypes map[string]*Type
+	arrayTypes map[*Type]*Type
+	methodRefs map[methodKey][]*MethodRef
+	fieldRefs  map[fieldKey]*FieldRef
+	// slab is where instructions are allocated, many at a time; code is
+	// the buffer a body's instruction list grows in.
+	slab []Instr
+	code []*Instr
 	m    *Module
 	ns   string // enclosing .namespace
 
@@ -67,17 +87,31 @@ type fixup struct {
 	tok token
 }
 
-func (p *parser) tok() token { return p.toks[p.i] }
-func (p *parser) peek(k int) token {
-	if p.i+k < len(p.toks) {
-		return p.toks[p.i+k]
+// fill lexes until toks holds n tokens, or ends with tEOF.
+func (p *parser) fill(n int) {
+	for len(p.toks) < n && (len(p.toks) == 0 || p.toks[len(p.toks)-1].kind != tEOF) {
+		t, err := p.lx.next()
+		if err != nil { // checkTokens found none: cannot happen
+			panic(bailout{err.(*Error)})
+		}
+		p.toks = append(p.toks, t)
 	}
-	return p.toks[len(p.toks)-1]
 }
+
+func (p *parser) tok() token { return p.toks[0] }
+
+func (p *parser) peek(k int) token {
+	p.fill(k + 1)
+	return p.toks[min(k, len(p.toks)-1)]
+}
+
 func (p *parser) next() token {
-	t := p.toks[p.i]
+	t := p.toks[0]
 	if t.kind != tEOF {
-		p.i++
+		p.prev = t
+		n := copy(p.toks, p.toks[1:])
+		p.toks = p.toks[:n]
+		p.fill(1)
 	}
 	return t
 }
@@ -404,7 +438,7 @@ var methodAttrs = map[string]bool{
 var implAttrs = map[string]bool{"cil": true, "managed": true, "il": true, "noinlining": true, "aggressiveinlining": true}
 
 func (p *parser) method(owner *Class) *Method {
-	start := p.toks[p.i-1].pos
+	start := p.prev.pos
 	m := &Method{Owner: owner, Slot: -1, MaxStack: 8}
 	for p.tok().kind == tIdent {
 		t := p.tok()
@@ -506,7 +540,10 @@ func (p *parser) body(m *Method) {
 	p.labels = map[string]int{}
 	p.pending = nil
 	p.fixups = nil
+	m.Code = p.code[:0] // grown in a buffer reused by every body
 	p.items(open, "method "+m.Name)
+	p.code = m.Code
+	m.Code = slices.Clone(m.Code) // then kept at its exact size
 	m.EndPos = p.next().pos
 	if len(p.pending) > 0 {
 		p.errorf(p.pending[0].pos, "label %s is not followed by an instruction", p.pending[0].text)
@@ -516,12 +553,12 @@ func (p *parser) body(m *Method) {
 		if !ok {
 			p.errorf(f.tok.pos, "undefined label %s", f.tok.text)
 		}
-		f.in.Targets[f.k] = idx
+		f.in.Targets()[f.k] = idx
 	}
 	// IL offsets from the real encodings.
 	off := 0
 	for _, in := range m.Code {
-		in.Offset = off
+		in.Offset = int32(off)
 		off += in.Size()
 	}
 	m.CodeSize = off
@@ -531,16 +568,16 @@ func (p *parser) body(m *Method) {
 		if in.Op.Info().Operand != OpShortBr {
 			continue
 		}
-		disp := m.Code[in.Targets[0]].Offset - (in.Offset + in.Size())
+		disp := int(m.Code[in.Target()].Offset) - (int(in.Offset) + in.Size())
 		if disp < -128 || disp > 127 {
 			long := strings.TrimSuffix(in.Op.String(), ".s")
-			p.errorf(in.Pos, "%s %s: the target is %d bytes away, beyond the short form's reach (-128 to 127); use %s",
-				in.Op, in.TargetNames[0], disp, long)
+			p.errorf(in.Pos(p.m.File), "%s %s: the target is %d bytes away, beyond the short form's reach (-128 to 127); use %s",
+				in.Op, in.TargetNames()[0], disp, long)
 		}
 	}
 	at := func(i int) int {
 		if i < len(m.Code) {
-			return m.Code[i].Offset
+			return int(m.Code[i].Offset)
 		}
 		return m.CodeSize
 	}
@@ -554,13 +591,61 @@ func (p *parser) body(m *Method) {
 	p.meth = nil
 }
 
-// items parses body items until the closing '}' (not consumed).
+// scope is a .try block, filter block or handler being parsed, with
+// the state of its .try group (the clauses sharing one protected range).
+// Nested scopes live on an explicit stack, not the Go stack, so nesting
+// depth is bounded only by the source size.
+type scope struct {
+	kind             scopeKind
+	open             token  // the opening brace
+	what             string // for "not closed" errors
+	dir              token  // the .try directive of the group
+	tryStart, tryEnd int
+	clause           *EHClause // filter and handler scopes
+	handlers         int       // handlers of the group parsed so far
+}
+
+type scopeKind uint8
+
+const (
+	scopeTry scopeKind = iota
+	scopeFilter
+	scopeHandler
+)
+
+// items parses body items until the closing '}' (not consumed) of the
+// block opened by open, scoped exception blocks included.
 func (p *parser) items(open token, what string) {
 	m := p.meth
-	for !p.isPunct("}") {
+	var scopes []scope // innermost last
+	for {
+		if p.isPunct("}") {
+			if len(scopes) == 0 {
+				return
+			}
+			s := scopes[len(scopes)-1]
+			scopes = scopes[:len(scopes)-1]
+			p.next()
+			switch s.kind {
+			case scopeTry:
+				s.tryEnd = len(m.Code)
+				scopes = p.nextHandler(scopes, s)
+			case scopeFilter:
+				scopes = p.handlerBody(scopes, s)
+			case scopeHandler:
+				s.clause.HandlerEnd = len(m.Code)
+				m.EH = append(m.EH, s.clause)
+				s.handlers++
+				scopes = p.nextHandler(scopes, s)
+			}
+			continue
+		}
 		t := p.tok()
 		switch t.kind {
 		case tEOF:
+			if n := len(scopes); n > 0 {
+				open, what = scopes[n-1].open, scopes[n-1].what
+			}
 			p.errorf(open.pos, "%s is not closed: missing '}'", what)
 		case tDot:
 			p.next()
@@ -580,7 +665,8 @@ func (p *parser) items(open token, what string) {
 				}
 				m.IsEntry = true
 			case ".try":
-				p.tryBlock(t)
+				open := p.expect("{")
+				scopes = append(scopes, scope{kind: scopeTry, open: open, what: ".try block", dir: t, tryStart: len(m.Code)})
 			case ".custom":
 				p.skipCustom()
 			case ".line":
@@ -608,6 +694,57 @@ func (p *parser) items(open token, what string) {
 			p.errorf(t.pos, "expected an instruction, label or directive, found %s", t)
 		}
 	}
+}
+
+// nextHandler parses what follows a try block or one of its handlers (g
+// is the group's scope): the head of the next handler, whose scope it
+// pushes, or the end of the group.
+func (p *parser) nextHandler(scopes []scope, g scope) []scope {
+	m := p.meth
+	t := p.tok()
+	if t.kind == tIdent {
+		c := &EHClause{TryStart: g.tryStart, TryEnd: g.tryEnd, Pos: t.pos, TryPos: g.dir.pos}
+		g.clause = c
+		switch t.text {
+		case "catch":
+			p.next()
+			c.Kind = EHCatch
+			c.CatchType = p.typeToken()
+			return p.handlerBody(scopes, g)
+		case "finally":
+			p.next()
+			c.Kind = EHFinally
+			return p.handlerBody(scopes, g)
+		case "fault":
+			p.next()
+			c.Kind = EHFault
+			return p.handlerBody(scopes, g)
+		case "filter":
+			p.next()
+			c.Kind = EHFilter
+			if !p.isPunct("{") {
+				p.errorf(p.tok().pos, "expected '{' to open the filter block (the label form of filter is not supported)")
+			}
+			g.kind, g.open, g.what = scopeFilter, p.expect("{"), "filter block"
+			c.FilterStart = len(m.Code)
+			return append(scopes, g)
+		}
+	}
+	if g.handlers == 0 {
+		p.errorf(g.dir.pos, ".try block has no handler: expected catch, filter, finally or fault after it")
+	}
+	return scopes
+}
+
+// handlerBody opens the handler block of g's clause, pushing its scope.
+func (p *parser) handlerBody(scopes []scope, g scope) []scope {
+	c := g.clause
+	if !p.isPunct("{") {
+		p.errorf(p.tok().pos, "expected '{' to open the %s handler (the label form is not supported), found %s", c.Kind, p.tok())
+	}
+	g.kind, g.open, g.what = scopeHandler, p.expect("{"), c.Kind.String()+" handler"
+	c.HandlerStart = len(p.meth.Code)
+	return append(scopes, g)
 }
 
 func (p *parser) locals() {
@@ -645,63 +782,6 @@ func (p *parser) locals() {
 	p.next()
 }
 
-func (p *parser) tryBlock(dir token) {
-	m := p.meth
-	open := p.expect("{")
-	tryStart := len(m.Code)
-	p.items(open, ".try block")
-	p.next()
-	tryEnd := len(m.Code)
-	n := 0
-	for {
-		t := p.tok()
-		if t.kind != tIdent {
-			break
-		}
-		c := &EHClause{TryStart: tryStart, TryEnd: tryEnd, Pos: t.pos, TryPos: dir.pos}
-		switch t.text {
-		case "catch":
-			p.next()
-			c.Kind = EHCatch
-			c.CatchType = p.typeToken()
-		case "finally":
-			p.next()
-			c.Kind = EHFinally
-		case "fault":
-			p.next()
-			c.Kind = EHFault
-		case "filter":
-			p.next()
-			c.Kind = EHFilter
-			if !p.isPunct("{") {
-				p.errorf(p.tok().pos, "expected '{' to open the filter block (the label form of filter is not supported)")
-			}
-			fopen := p.expect("{")
-			c.FilterStart = len(m.Code)
-			p.items(fopen, "filter block")
-			p.next()
-		default:
-			goto done
-		}
-		if !p.isPunct("{") {
-			p.errorf(p.tok().pos, "expected '{' to open the %s handler (the label form is not supported), found %s", c.Kind, p.tok())
-		}
-		{
-			hopen := p.expect("{")
-			c.HandlerStart = len(m.Code)
-			p.items(hopen, c.Kind.String()+" handler")
-			p.next()
-			c.HandlerEnd = len(m.Code)
-		}
-		m.EH = append(m.EH, c)
-		n++
-	}
-done:
-	if n == 0 {
-		p.errorf(dir.pos, ".try block has no handler: expected catch, filter, finally or fault after it")
-	}
-}
-
 func (p *parser) instr() {
 	m := p.meth
 	t := p.next()
@@ -709,9 +789,14 @@ func (p *parser) instr() {
 	if !ok {
 		p.errorf(t.pos, "unknown instruction %q", t.text)
 	}
-	in := &Instr{Op: op, Pos: t.pos}
+	if len(p.slab) == 0 {
+		p.slab = make([]Instr, 256)
+	}
+	in := &p.slab[0]
+	p.slab = p.slab[1:]
+	*in = Instr{Op: op, Line: int32(t.pos.Line), Col: int32(t.pos.Col)}
 	for _, l := range p.pending {
-		in.Labels = append(in.Labels, l.text)
+		m.Labels = append(m.Labels, Label{Name: l.text, Instr: len(m.Code)})
 		p.labels[l.text] = len(m.Code)
 	}
 	p.pending = nil
@@ -745,7 +830,7 @@ func (p *parser) instr() {
 			in.Int = v
 		case tIdent, tQuoted:
 			p.next()
-			in.Str = nt.text
+			in.SetStr(nt.text)
 			in.Int = -1
 		default:
 			p.errorf(nt.pos, "%s needs an argument or local (index or name), found %s", t.text, nt)
@@ -766,35 +851,37 @@ func (p *parser) instr() {
 		v, _ := p.integer("ldc.i8 operand")
 		in.Int = v
 	case OpR4, OpR8:
-		in.Float = p.float(info.Operand == OpR4)
+		in.SetFloat(p.float(info.Operand == OpR4))
 	case OpShortBr, OpBr:
 		lt := p.tok()
 		if lt.kind == tNumber {
 			p.errorf(lt.pos, "numeric branch offsets are not supported; branch to a label")
 		}
 		name, _ := p.name("label")
-		in.Targets = []int{-1}
-		in.TargetNames = []string{name}
+		in.SetTargets([]int{-1}, []string{name})
 		p.fixups = append(p.fixups, fixup{in, 0, lt})
 	case OpSwitch:
 		p.expect("(")
+		var targets []int
+		var names []string
 		for !p.isPunct(")") {
-			if len(in.Targets) > 0 {
+			if len(targets) > 0 {
 				p.expect(",")
 			}
 			lt := p.tok()
 			name, _ := p.name("label")
-			p.fixups = append(p.fixups, fixup{in, len(in.Targets), lt})
-			in.Targets = append(in.Targets, -1)
-			in.TargetNames = append(in.TargetNames, name)
+			p.fixups = append(p.fixups, fixup{in, len(targets), lt})
+			targets = append(targets, -1)
+			names = append(names, name)
 		}
 		p.next()
+		in.SetTargets(targets, names)
 	case OpMethod:
-		in.Method = p.methodRef()
+		in.SetMethod(p.methodRef())
 	case OpField:
-		in.Field = p.fieldRef()
+		in.SetField(p.fieldRef())
 	case OpType:
-		in.Type = p.typeToken()
+		in.SetType(p.typeToken())
 	case OpString:
 		st := p.tok()
 		if st.kind != tString {
@@ -811,7 +898,7 @@ func (p *parser) instr() {
 			p.next()
 			s += nt.text
 		}
-		in.Str = s
+		in.SetStr(s)
 	}
 	m.Code = append(m.Code, in)
 }
@@ -989,7 +1076,7 @@ func (p *parser) arraySuffix(ty *Type) *Type {
 			if ty.Kind == KVoid {
 				p.errorf(open.pos, "void[] is not a type")
 			}
-			ty = ArrayOf(ty)
+			ty = p.arrayOf(ty)
 		case p.isPunct("&"), p.isPunct("*"):
 			p.errorf(p.tok().pos, "pointer and byref types are not supported in mini MSIL")
 		case p.isPunct("<"):
@@ -1007,7 +1094,28 @@ func (p *parser) typeRef() *Type {
 	if pt, ok := systemPrimitives[name]; ok {
 		return pt
 	}
-	return ClassType(name)
+	return p.classType(name)
+}
+
+// classType returns the class type of a name: one *Type per name in a
+// module (resolution links it to its class once for all its uses).
+func (p *parser) classType(name string) *Type {
+	t := p.classTypes[name]
+	if t == nil {
+		t = ClassType(name)
+		p.classTypes[name] = t
+	}
+	return t
+}
+
+// arrayOf returns the array type of elem, one per element type.
+func (p *parser) arrayOf(elem *Type) *Type {
+	t := p.arrayTypes[elem]
+	if t == nil {
+		t = ArrayOf(elem)
+		p.arrayTypes[elem] = t
+	}
+	return t
 }
 
 // scopedName parses an optional [assembly] scope and a dotted name.
@@ -1049,7 +1157,7 @@ func (p *parser) ownerRef() *Type {
 		p.next()
 	}
 	name, _ := p.scopedName()
-	return ClassType(name)
+	return p.classType(name)
 }
 
 // methodRef parses [instance] RET [OWNER::]NAME(TYPES).
@@ -1099,6 +1207,37 @@ func (p *parser) methodRef() *MethodRef {
 		r.Params = append(r.Params, p.typ())
 	}
 	p.next()
+	return p.internMethodRef(r)
+}
+
+// methodKey and fieldKey identify equal member references (types are
+// interned, so comparing them is comparing pointers).
+type methodKey struct {
+	instance   bool
+	ret, class *Type
+	name       string
+	params     int
+}
+
+type fieldKey struct {
+	typ, class *Type
+	name       string
+}
+
+// internMethodRef returns the module's reference equal to r, so a method
+// called from many places costs one MethodRef.
+func (p *parser) internMethodRef(r *MethodRef) *MethodRef {
+	k := methodKey{r.Instance, r.Ret, r.Class, r.Name, len(r.Params)}
+next:
+	for _, old := range p.methodRefs[k] {
+		for i, t := range old.Params {
+			if t != r.Params[i] {
+				continue next
+			}
+		}
+		return old
+	}
+	p.methodRefs[k] = append(p.methodRefs[k], r)
 	return r
 }
 
@@ -1113,5 +1252,10 @@ func (p *parser) fieldRef() *FieldRef {
 		p.expect("::")
 	}
 	r.Name, _ = p.name("field name")
+	k := fieldKey{r.Type, r.Class, r.Name}
+	if old := p.fieldRefs[k]; old != nil {
+		return old
+	}
+	p.fieldRefs[k] = r
 	return r
 }

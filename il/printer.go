@@ -130,11 +130,9 @@ var reserved = map[string]bool{
 // typ prints a type spec; base library classes get the [mscorlib] scope
 // so that stock ilasm accepts the output too.
 func (pr *printer) typ(t *Type) string {
-	switch t.Kind {
-	case KClass:
-		return "class " + pr.typeRef(t)
-	case KArray:
-		return pr.typ(t.Elem) + "[]"
+	elem, rank := t.innermost()
+	if elem.Kind == KClass {
+		return withBrackets("class "+pr.typeRef(elem), rank)
 	}
 	return t.String()
 }
@@ -236,6 +234,33 @@ type tryGroup struct {
 	done       bool
 }
 
+// maxIndent is the deepest nesting the printer indents: deeper blocks
+// are printed at this indentation, so the output stays linear in the
+// size of the program however deep its .try blocks nest.
+const maxIndent = 32
+
+// printFrame is a block of instructions being printed, or a .try group
+// whose parts are being printed (g set).
+type printFrame struct {
+	i, hi int // block: next instruction and end
+	depth int // nesting below the method body
+	g     *tryGroup
+	k     int // group: the clause being printed
+	part  int // group: what was printed last (see body)
+}
+
+// Parts of a group, printed in order: the try block, then each clause's
+// filter block (filters only) and handler block.
+const (
+	partTry = iota
+	partFilter
+	partHandler
+)
+
+// body prints md's instructions, rebuilding the scoped .try blocks from
+// the clause table. Open blocks live on an explicit stack, and the groups
+// starting at each instruction are found through an index: linear time
+// and no recursion, however deep the nesting.
 func (pr *printer) body(md *Method, indent string) {
 	var groups []*tryGroup
 	byRange := map[[2]int]*tryGroup{}
@@ -258,54 +283,103 @@ func (pr *printer) body(md *Method, indent string) {
 		}
 		return groups[i].end > groups[j].end
 	})
-	pr.block(md, 0, len(md.Code), groups, indent)
-}
-
-func (pr *printer) block(md *Method, lo, hi int, groups []*tryGroup, indent string) {
-	i := lo
-	for i < hi || i == hi && pr.pendingGroup(groups, i, hi) != nil {
-		if g := pr.pendingGroup(groups, i, hi); g != nil {
-			g.done = true
-			c0 := g.clauses[0]
-			pr.printf("%s.try\n%s{\n", indent, indent)
-			pr.block(md, c0.TryStart, c0.TryEnd, groups, indent+"  ")
-			pr.printf("%s}\n", indent)
-			for _, c := range g.clauses {
-				switch c.Kind {
-				case EHCatch:
-					pr.printf("%scatch %s\n", indent, pr.typeRef(c.CatchType))
-				case EHFilter:
-					pr.printf("%sfilter\n%s{\n", indent, indent)
-					pr.block(md, c.FilterStart, c.HandlerStart, groups, indent+"  ")
-					pr.printf("%s}\n", indent)
-				default:
-					pr.printf("%s%s\n", indent, c.Kind)
-				}
-				pr.printf("%s{\n", indent)
-				pr.block(md, c.HandlerStart, c.HandlerEnd, groups, indent+"  ")
-				pr.printf("%s}\n", indent)
+	// first[i] is the position in groups of the first group that starts
+	// at instruction i and is not printed yet.
+	first := map[int]int{}
+	for k := len(groups) - 1; k >= 0; k-- {
+		first[groups[k].start] = k
+	}
+	// pending returns the outermost unprinted group starting at i inside
+	// [i, hi].
+	pending := func(i, hi int) *tryGroup {
+		k, ok := first[i]
+		if !ok {
+			return nil
+		}
+		for ; k < len(groups) && groups[k].start == i && groups[k].done; k++ {
+			first[i] = k + 1
+		}
+		for ; k < len(groups) && groups[k].start == i; k++ {
+			if g := groups[k]; !g.done && g.end <= hi {
+				return g
 			}
-			i = g.end
+		}
+		return nil
+	}
+	labels := map[int][]string{}
+	for _, l := range md.Labels {
+		labels[l.Instr] = append(labels[l.Instr], l.Name)
+	}
+	indents := []string{indent}
+	ind := func(depth int) string {
+		depth = min(depth, maxIndent)
+		for len(indents) <= depth {
+			indents = append(indents, indents[len(indents)-1]+"  ")
+		}
+		return indents[depth]
+	}
+	stack := []printFrame{{i: 0, hi: len(md.Code)}}
+	for len(stack) > 0 {
+		f := &stack[len(stack)-1]
+		in := ind(f.depth)
+		if f.g == nil { // a block
+			if f.i <= f.hi {
+				if g := pending(f.i, f.hi); g != nil {
+					g.done = true
+					f.i = g.end
+					c0 := g.clauses[0]
+					pr.printf("%s.try\n%s{\n", in, in)
+					depth := f.depth
+					stack = append(stack,
+						printFrame{g: g, depth: depth, part: partTry},
+						printFrame{i: c0.TryStart, hi: c0.TryEnd, depth: depth + 1})
+					continue
+				}
+				if f.i < f.hi {
+					pr.instr(md.Code[f.i], labels[f.i], in)
+					f.i++
+					continue
+				}
+			}
+			stack = stack[:len(stack)-1]
 			continue
 		}
-		pr.instr(md.Code[i], indent)
-		i++
-	}
-}
-
-// pendingGroup returns the outermost unprinted group starting at i inside
-// [i, hi].
-func (pr *printer) pendingGroup(groups []*tryGroup, i, hi int) *tryGroup {
-	for _, g := range groups {
-		if !g.done && g.start == i && g.end <= hi {
-			return g
+		// A group: close the block just printed, then open the next one.
+		pr.printf("%s}\n", in)
+		switch f.part {
+		case partFilter:
+			c := f.g.clauses[f.k]
+			pr.printf("%s{\n", in)
+			f.part = partHandler
+			stack = append(stack, printFrame{i: c.HandlerStart, hi: c.HandlerEnd, depth: f.depth + 1})
+			continue
+		case partHandler:
+			f.k++
 		}
+		if f.k == len(f.g.clauses) {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		c := f.g.clauses[f.k]
+		switch c.Kind {
+		case EHCatch:
+			pr.printf("%scatch %s\n", in, pr.typeRef(c.CatchType))
+		case EHFilter:
+			pr.printf("%sfilter\n%s{\n", in, in)
+			f.part = partFilter
+			stack = append(stack, printFrame{i: c.FilterStart, hi: c.HandlerStart, depth: f.depth + 1})
+			continue
+		default:
+			pr.printf("%s%s\n", in, c.Kind)
+		}
+		pr.printf("%s{\n", in)
+		f.part = partHandler
+		stack = append(stack, printFrame{i: c.HandlerStart, hi: c.HandlerEnd, depth: f.depth + 1})
 	}
-	return nil
 }
 
-func (pr *printer) instr(in *Instr, indent string) {
-	for _, l := range in.Labels {
+func (pr *printer) instr(in *Instr, labels []string, indent string) {
+	for _, l := range labels {
 		pr.printf("%s%s:\n", indent, quoteName(l))
 	}
 	pr.printf("%s", indent)
@@ -315,16 +389,17 @@ func (pr *printer) instr(in *Instr, indent string) {
 	pr.printf("%s", in.Op)
 	switch in.Op.Info().Operand {
 	case OpShortVar, OpVar:
-		if in.Str != "" {
-			pr.printf(" %s", quoteName(in.Str))
+		if in.Str() != "" {
+			pr.printf(" %s", quoteName(in.Str()))
 		} else {
 			pr.printf(" %d", in.Int)
 		}
 	case OpI1, OpI4, OpI8:
 		pr.printf(" %d", in.Int)
 	case OpR4:
-		f := float32(in.Float)
-		if math.IsNaN(in.Float) || math.IsInf(in.Float, 0) || f == 0 && math.Signbit(in.Float) {
+		v := in.Float()
+		f := float32(v)
+		if math.IsNaN(v) || math.IsInf(v, 0) || f == 0 && math.Signbit(v) {
 			var b [4]byte
 			binary.LittleEndian.PutUint32(b[:], math.Float32bits(f))
 			pr.printf(" (%02X %02X %02X %02X)", b[0], b[1], b[2], b[3])
@@ -332,18 +407,19 @@ func (pr *printer) instr(in *Instr, indent string) {
 			pr.printf(" %s", floatLit(strconv.FormatFloat(float64(f), 'g', -1, 32)))
 		}
 	case OpR8:
-		if math.IsNaN(in.Float) || math.IsInf(in.Float, 0) || in.Float == 0 && math.Signbit(in.Float) {
+		v := in.Float()
+		if math.IsNaN(v) || math.IsInf(v, 0) || v == 0 && math.Signbit(v) {
 			var b [8]byte
-			binary.LittleEndian.PutUint64(b[:], math.Float64bits(in.Float))
+			binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
 			pr.printf(" (%02X %02X %02X %02X %02X %02X %02X %02X)", b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7])
 		} else {
-			pr.printf(" %s", floatLit(strconv.FormatFloat(in.Float, 'g', -1, 64)))
+			pr.printf(" %s", floatLit(strconv.FormatFloat(v, 'g', -1, 64)))
 		}
 	case OpShortBr, OpBr:
-		pr.printf(" %s", quoteName(in.TargetNames[0]))
+		pr.printf(" %s", quoteName(in.TargetNames()[0]))
 	case OpSwitch:
 		pr.printf(" (")
-		for i, n := range in.TargetNames {
+		for i, n := range in.TargetNames() {
 			if i > 0 {
 				pr.printf(", ")
 			}
@@ -351,7 +427,7 @@ func (pr *printer) instr(in *Instr, indent string) {
 		}
 		pr.printf(")")
 	case OpMethod:
-		r := in.Method
+		r := in.Method()
 		pr.printf(" ")
 		if r.Instance {
 			pr.printf("instance ")
@@ -369,16 +445,16 @@ func (pr *printer) instr(in *Instr, indent string) {
 		}
 		pr.printf(")")
 	case OpField:
-		r := in.Field
+		r := in.Field()
 		pr.printf(" %s ", pr.typ(r.Type))
 		if r.Class != nil {
 			pr.printf("%s::", pr.typeRef(r.Class))
 		}
 		pr.printf("%s", quoteName(r.Name))
 	case OpType:
-		pr.printf(" %s", pr.typeToken(in.Type))
+		pr.printf(" %s", pr.typeToken(in.Type()))
 	case OpString:
-		pr.printf(" %s", quoteString(in.Str))
+		pr.printf(" %s", quoteString(in.Str()))
 	}
 	pr.printf("\n")
 }

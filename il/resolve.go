@@ -35,6 +35,68 @@ func resolve(m *Module) error {
 type resolver struct {
 	m    *Module
 	errs errorSink
+
+	// Members by name, so resolving a reference does not scan every
+	// declaration (made on first use).
+	globalFields  map[string]*Field // the last declared of a name, as a scan finds it
+	globalMethods map[string][]*Method
+	classFields   map[*Class]map[string]*Field // the first declared in the class
+	classMethods  map[*Class]map[string][]*Method
+}
+
+// globalField returns the global field named name (nil: none).
+func (r *resolver) globalField(name string) *Field {
+	if r.globalFields == nil {
+		r.globalFields = make(map[string]*Field, len(r.m.Fields))
+		for _, g := range r.m.Fields {
+			r.globalFields[g.Name] = g
+		}
+	}
+	return r.globalFields[name]
+}
+
+// methodsNamed returns the methods named name declared by class c (the
+// global methods when c is nil), in declaration order.
+func (r *resolver) methodsNamed(c *Class, name string) []*Method {
+	if c == nil {
+		if r.globalMethods == nil {
+			r.globalMethods = make(map[string][]*Method, len(r.m.Methods))
+			for _, md := range r.m.Methods {
+				r.globalMethods[md.Name] = append(r.globalMethods[md.Name], md)
+			}
+		}
+		return r.globalMethods[name]
+	}
+	if r.classMethods == nil {
+		r.classMethods = map[*Class]map[string][]*Method{}
+	}
+	byName, ok := r.classMethods[c]
+	if !ok {
+		byName = make(map[string][]*Method, len(c.Methods))
+		for _, md := range c.Methods {
+			byName[md.Name] = append(byName[md.Name], md)
+		}
+		r.classMethods[c] = byName
+	}
+	return byName[name]
+}
+
+// fieldNamed returns the first field named name declared by class c.
+func (r *resolver) fieldNamed(c *Class, name string) *Field {
+	if r.classFields == nil {
+		r.classFields = map[*Class]map[string]*Field{}
+	}
+	byName, ok := r.classFields[c]
+	if !ok {
+		byName = make(map[string]*Field, len(c.Fields))
+		for _, f := range c.Fields {
+			if _, dup := byName[f.Name]; !dup {
+				byName[f.Name] = f
+			}
+		}
+		r.classFields[c] = byName
+	}
+	return byName[name]
 }
 
 func (r *resolver) errorf(p Pos, format string, args ...any) {
@@ -130,6 +192,7 @@ func (r *resolver) layout(c *Class) {
 		}
 	}
 	c.NumFields = n
+	var slots map[string][]int // vtable slots by method name, made on first use
 	for _, md := range c.Methods {
 		if !md.Virtual {
 			continue
@@ -138,12 +201,19 @@ func (r *resolver) layout(c *Class) {
 			r.errorf(md.Pos, "method %s cannot be both static and virtual", md.FullName())
 			continue
 		}
+		if slots == nil {
+			slots = map[string][]int{}
+			for i, bm := range vt {
+				slots[bm.Name] = append(slots[bm.Name], i)
+			}
+		}
 		md.Slot = -1
 		if !md.NewSlot {
 			// Override the most derived matching slot: a newslot method in
 			// an intermediate class hides the older slot of the same name.
-			for i := len(vt) - 1; i >= 0; i-- {
-				if bm := vt[i]; bm.Name == md.Name && sameSig(bm, md) {
+			named := slots[md.Name]
+			for k := len(named) - 1; k >= 0; k-- {
+				if i := named[k]; sameSig(vt[i], md) {
 					md.Slot = i
 					vt[i] = md
 					break
@@ -153,6 +223,7 @@ func (r *resolver) layout(c *Class) {
 		if md.Slot < 0 {
 			md.Slot = len(vt)
 			vt = append(vt, md)
+			slots[md.Name] = append(slots[md.Name], md.Slot)
 		}
 	}
 	c.VTable = vt
@@ -224,6 +295,14 @@ func (r *resolver) members() {
 		if md.Name == ".ctor" && md.Ret.Kind != KVoid {
 			r.errorf(md.Pos, "a constructor must return void")
 		}
+		r.duplicateParams(md)
+	}
+}
+
+// duplicateParams reports parameters declared twice, once for each
+// later declaration of a name.
+func (r *resolver) duplicateParams(md *Method) {
+	if len(md.Params) <= 16 {
 		for i, p := range md.Params {
 			for _, q := range md.Params[:i] {
 				if p.Name != "" && p.Name == q.Name {
@@ -231,6 +310,17 @@ func (r *resolver) members() {
 				}
 			}
 		}
+		return
+	}
+	count := map[string]int{} // earlier declarations of each name
+	for _, p := range md.Params {
+		if p.Name == "" {
+			continue
+		}
+		for range min(count[p.Name], maxErrors) { // the sink keeps no more
+			r.errorf(md.Pos, "parameter %s is declared twice in %s", p.Name, md.FullName())
+		}
+		count[p.Name]++
 	}
 }
 
@@ -267,15 +357,15 @@ func (r *resolver) operand(md *Method, in *Instr) {
 	case OpNone:
 		c := in.Op.Canon()
 		if c >= Ldarg0 && c <= Ldarg3 && int(in.Int) >= md.NumArgs() {
-			r.errorf(in.Pos, "%s: method %s has only %d argument(s)", in.Op, md.FullName(), md.NumArgs())
+			r.errorf(in.Pos(r.m.File), "%s: method %s has only %d argument(s)", in.Op, md.FullName(), md.NumArgs())
 		}
 		if (c >= Ldloc0 && c <= Ldloc3 || c >= Stloc0 && c <= Stloc3) && int(in.Int) >= len(md.Locals) {
-			r.errorf(in.Pos, "%s: method %s has only %d local(s)", in.Op, md.FullName(), len(md.Locals))
+			r.errorf(in.Pos(r.m.File), "%s: method %s has only %d local(s)", in.Op, md.FullName(), len(md.Locals))
 		}
 	case OpType:
-		r.resolveType(in.Type, in.Pos)
-		if in.Type.Kind == KVoid {
-			r.errorf(in.Pos, "%s cannot take type void", in.Op)
+		r.resolveType(in.Type(), in.Pos(r.m.File))
+		if in.Type().Kind == KVoid {
+			r.errorf(in.Pos(r.m.File), "%s cannot take type void", in.Op)
 		}
 	case OpField:
 		r.fieldRef(in)
@@ -291,9 +381,9 @@ func isArgOp(op Op) bool {
 
 func (r *resolver) varOperand(md *Method, in *Instr) {
 	if isArgOp(in.Op) {
-		if in.Str != "" {
+		if in.Str() != "" {
 			for i, p := range md.Params {
-				if p.Name == in.Str {
+				if p.Name == in.Str() {
 					in.Int = int64(i)
 					if !md.Static {
 						in.Int++
@@ -301,77 +391,68 @@ func (r *resolver) varOperand(md *Method, in *Instr) {
 					return
 				}
 			}
-			r.errorf(in.Pos, "%s %s: method %s has no parameter named %s", in.Op, in.Str, md.FullName(), in.Str)
+			r.errorf(in.Pos(r.m.File), "%s %s: method %s has no parameter named %s", in.Op, in.Str(), md.FullName(), in.Str())
 			return
 		}
 		if int(in.Int) >= md.NumArgs() {
-			r.errorf(in.Pos, "%s %d: method %s has only %d argument(s)", in.Op, in.Int, md.FullName(), md.NumArgs())
+			r.errorf(in.Pos(r.m.File), "%s %d: method %s has only %d argument(s)", in.Op, in.Int, md.FullName(), md.NumArgs())
 		}
 		return
 	}
-	if in.Str != "" {
+	if in.Str() != "" {
 		for i, l := range md.Locals {
-			if l.Name == in.Str {
+			if l.Name == in.Str() {
 				in.Int = int64(i)
 				return
 			}
 		}
-		r.errorf(in.Pos, "%s %s: method %s has no local named %s", in.Op, in.Str, md.FullName(), in.Str)
+		r.errorf(in.Pos(r.m.File), "%s %s: method %s has no local named %s", in.Op, in.Str(), md.FullName(), in.Str())
 		return
 	}
 	if int(in.Int) >= len(md.Locals) {
-		r.errorf(in.Pos, "%s %d: method %s has only %d local(s)", in.Op, in.Int, md.FullName(), len(md.Locals))
+		r.errorf(in.Pos(r.m.File), "%s %d: method %s has only %d local(s)", in.Op, in.Int, md.FullName(), len(md.Locals))
 	}
 }
 
 func (r *resolver) fieldRef(in *Instr) {
-	ref := in.Field
-	if !r.resolveType(ref.Type, in.Pos) {
+	ref := in.Field()
+	if !r.resolveType(ref.Type, in.Pos(r.m.File)) {
 		return
 	}
 	var f *Field
 	if ref.Class == nil {
-		for _, g := range r.m.Fields {
-			if g.Name == ref.Name {
-				f = g
-			}
-		}
+		f = r.globalField(ref.Name)
 		if f == nil {
-			r.errorf(in.Pos, "unknown global field %s", ref.Name)
+			r.errorf(in.Pos(r.m.File), "unknown global field %s", ref.Name)
 			return
 		}
 	} else {
 		c := r.m.classes[ref.Class.Name]
 		if c == nil {
-			r.errorf(in.Pos, "unknown class %s", ref.Class.Name)
+			r.errorf(in.Pos(r.m.File), "unknown class %s", ref.Class.Name)
 			return
 		}
 		ref.Class.Class = c
 		for k := c; k != nil && f == nil; k = k.Base {
-			for _, g := range k.Fields {
-				if g.Name == ref.Name {
-					f = g
-					break
-				}
-			}
+			f = r.fieldNamed(k, ref.Name)
 		}
 		if f == nil || f.Owner.Builtin {
-			r.errorf(in.Pos, "class %s has no field %s", c.Name, ref.Name)
+			r.errorf(in.Pos(r.m.File), "class %s has no field %s", c.Name, ref.Name)
 			return
 		}
 	}
 	if !f.Type.Equal(ref.Type) {
-		r.errorf(in.Pos, "field %s has type %s, not %s", f.FullName(), f.Type, ref.Type)
+		r.errorf(in.Pos(r.m.File), "field %s has type %s, not %s", f.FullName(), f.Type, ref.Type)
 		return
 	}
 	ref.Field = f
 }
 
 func (r *resolver) methodRef(in *Instr) {
-	ref := in.Method
-	ok := r.resolveType(ref.Ret, in.Pos)
+	ref := in.Method()
+	ok := r.resolveType(ref.Ret, in.Pos(r.m.File))
 	for _, p := range ref.Params {
-		ok = r.resolveType(p, in.Pos) && ok
+		ok = r.resolveType(p, in.Pos(r.m.File)) && ok
 	}
 	if !ok {
 		return
@@ -387,18 +468,18 @@ func (r *resolver) methodRef(in *Instr) {
 		}
 		return true
 	}
-	var cands []*Method
+	var cands []*Method // the methods named ref.Name where it is looked up
 	if ref.Class == nil {
-		cands = r.m.Methods
+		cands = r.methodsNamed(nil, ref.Name)
 	} else {
 		c := r.m.classes[ref.Class.Name]
 		if c == nil {
-			r.errorf(in.Pos, "unknown class %s", ref.Class.Name)
+			r.errorf(in.Pos(r.m.File), "unknown class %s", ref.Class.Name)
 			return
 		}
 		ref.Class.Class = c
 		for k := c; k != nil; k = k.Base {
-			for _, md := range k.Methods {
+			for _, md := range r.methodsNamed(k, ref.Name) {
 				if match(md) {
 					ref.Method = md
 					return
@@ -408,7 +489,7 @@ func (r *resolver) methodRef(in *Instr) {
 				break // constructors are not inherited
 			}
 		}
-		cands = c.Methods
+		cands = r.methodsNamed(c, ref.Name)
 	}
 	for _, md := range cands {
 		if match(md) {
@@ -443,7 +524,7 @@ func (r *resolver) methodRef(in *Instr) {
 			break
 		}
 	}
-	r.errorf(in.Pos, "%s", msg)
+	r.errorf(in.Pos(r.m.File), "%s", msg)
 }
 
 // sameRefSig reports whether md has the reference's return and parameter

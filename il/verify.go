@@ -1,6 +1,10 @@
 package il
 
-import "fmt"
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
 
 // Verify checks every method body of a resolved module against ECMA-335:
 // the exception-region rules (nesting, entry and exit, where leave,
@@ -9,8 +13,9 @@ import "fmt"
 // points, operand types). It returns an ErrorList sorted by position.
 func Verify(m *Module) error {
 	var errs errorSink
+	v := &verifier{m: m, errs: &errs} // one verifier, its buffers reused by every method
 	for _, md := range m.AllMethods() {
-		v := &verifier{m: m, md: md, errs: &errs}
+		v.reset(md)
 		v.run()
 	}
 	return errs.err()
@@ -66,11 +71,20 @@ func stackType(t *Type) vtype {
 	return vtype{k: vRef, t: t}
 }
 
-// region is a try body, handler body or filter body.
+// region is a try body, handler body or filter body. Regions form a
+// forest by containment; a region with the same range as an earlier one
+// (in verifier.regions order) is its child.
 type region struct {
 	kind       regionKind
 	start, end int
 	clause     *EHClause
+	index      int     // position in verifier.regions
+	parent     *region // innermost region containing this one
+	depth      int     // number of regions containing this one
+	handler    *region // innermost non-try region containing or equal to this one
+	// A try's clauses: how many, and the first finally or fault one.
+	handlers int
+	finally  *EHClause
 }
 
 type regionKind uint8
@@ -93,12 +107,51 @@ type verifier struct {
 	md      *Method
 	errs    *errorSink
 	regions []*region
-	// inside[i] lists the regions containing instruction i, outermost first.
-	inside  [][]*region
+	// at[i] is the innermost region containing instruction i (nil when the
+	// method has no regions); the regions containing i are at[i] and its
+	// parents.
+	at []*region
+	// tryAt maps an instruction to the outermost try block starting there.
+	tryAt   map[int]*region
+	left    []*region // scratch for crossed
+	entered []*region // scratch for crossed
 	states  [][]vtype // entry stack per instruction; nil: not reached
 	reached []bool
 	failed  bool
+
+	// Buffers kept from method to method.
+	atBuf   []*region
+	arena   []vtype // where states live
+	scratch []vtype // the stack an instruction is applied to
+	work    []int
 }
+
+// reset prepares the verifier for method md, keeping its buffers.
+func (v *verifier) reset(md *Method) {
+	v.md = md
+	v.regions = v.regions[:0]
+	v.at, v.tryAt = nil, nil
+	v.failed = false
+	v.arena = v.arena[:0]
+}
+
+// keep returns a copy of stack st that lives as long as the method's
+// verification (in the arena: one allocation for many states).
+func (v *verifier) keep(st []vtype) []vtype {
+	if len(st) == 0 {
+		return nil
+	}
+	if cap(v.arena)-len(v.arena) < len(st) {
+		// A new block; states already handed out keep the old one.
+		v.arena = make([]vtype, 0, max(1024, 2*cap(v.arena), len(st)))
+	}
+	n := len(v.arena)
+	v.arena = append(v.arena, st...)
+	return v.arena[n:len(v.arena):len(v.arena)]
+}
+
+// pos returns the source position of an instruction.
+func (v *verifier) pos(in *Instr) Pos { return in.Pos(v.m.File) }
 
 func (v *verifier) errorf(p Pos, format string, args ...any) {
 	v.errs.add(p, fmt.Sprintf(format, args...))
@@ -126,30 +179,41 @@ func (v *verifier) run() {
 }
 
 // buildRegions collects the regions of the method's clauses, checks that
-// they nest, and records which regions contain each instruction.
+// they nest, links each to its parent and records the innermost region
+// of each instruction. It takes O(R log R + n) time for R regions and n
+// instructions: one sort, then a sweep with a stack of open regions.
 func (v *verifier) buildRegions() {
 	md := v.md
-	tries := map[[2]int]*region{}
-	groupKinds := map[*region][]*EHClause{}
+	if len(md.EH) == 0 {
+		return
+	}
+	tries := make(map[[2]int]*region, len(md.EH))
+	add := func(kind regionKind, start, end int, c *EHClause) *region {
+		r := &region{kind: kind, start: start, end: end, clause: c, index: len(v.regions)}
+		v.regions = append(v.regions, r)
+		return r
+	}
 	for _, c := range md.EH {
 		k := [2]int{c.TryStart, c.TryEnd}
 		t := tries[k]
 		if t == nil {
-			t = &region{kind: rTry, start: c.TryStart, end: c.TryEnd, clause: c}
+			t = add(rTry, c.TryStart, c.TryEnd, c)
 			tries[k] = t
-			v.regions = append(v.regions, t)
 		}
-		groupKinds[t] = append(groupKinds[t], c)
+		t.handlers++
+		if t.finally == nil && (c.Kind == EHFinally || c.Kind == EHFault) {
+			t.finally = c
+		}
 		switch c.Kind {
 		case EHCatch:
-			v.regions = append(v.regions, &region{kind: rCatch, start: c.HandlerStart, end: c.HandlerEnd, clause: c})
+			add(rCatch, c.HandlerStart, c.HandlerEnd, c)
 		case EHFilter:
-			v.regions = append(v.regions, &region{kind: rFilter, start: c.FilterStart, end: c.HandlerStart, clause: c})
-			v.regions = append(v.regions, &region{kind: rFilterHandler, start: c.HandlerStart, end: c.HandlerEnd, clause: c})
+			add(rFilter, c.FilterStart, c.HandlerStart, c)
+			add(rFilterHandler, c.HandlerStart, c.HandlerEnd, c)
 		case EHFinally:
-			v.regions = append(v.regions, &region{kind: rFinally, start: c.HandlerStart, end: c.HandlerEnd, clause: c})
+			add(rFinally, c.HandlerStart, c.HandlerEnd, c)
 		case EHFault:
-			v.regions = append(v.regions, &region{kind: rFault, start: c.HandlerStart, end: c.HandlerEnd, clause: c})
+			add(rFault, c.HandlerStart, c.HandlerEnd, c)
 		}
 	}
 	for _, r := range v.regions {
@@ -162,74 +226,118 @@ func (v *verifier) buildRegions() {
 			}
 		}
 	}
-	for t, cs := range groupKinds {
-		if len(cs) > 1 {
-			for _, c := range cs {
-				if c.Kind == EHFinally || c.Kind == EHFault {
-					v.errorf(c.Pos, "a .try with a %s handler cannot have other handlers; nest it in another .try", c.Kind)
-					break
-				}
-			}
+	for _, t := range v.regions { // in region order: errors beyond the cap are dropped deterministically
+		if c := t.finally; t.handlers > 1 && c != nil {
+			v.errorf(c.Pos, "a .try with a %s handler cannot have other handlers; nest it in another .try", c.Kind)
 		}
-		_ = t
 	}
-	for i, a := range v.regions {
-		for _, b := range v.regions[i+1:] {
-			disjoint := a.end <= b.start || b.end <= a.start
-			nested := a.start <= b.start && b.end <= a.end || b.start <= a.start && a.end <= b.end
-			if !disjoint && !nested {
+	// Outer before inner: by start, then longest first, then in region
+	// order (so of two regions with one range, the earlier is outer).
+	sorted := slices.Clone(v.regions)
+	slices.SortFunc(sorted, func(a, b *region) int {
+		if a.start != b.start {
+			return cmp.Compare(a.start, b.start)
+		}
+		if a.end != b.end {
+			return cmp.Compare(b.end, a.end)
+		}
+		return cmp.Compare(a.index, b.index)
+	})
+	// Sweep: open holds the regions containing the current start, outer
+	// first. A region that starts inside the innermost open one must end
+	// inside it too.
+	var open []*region
+	for _, r := range sorted {
+		for len(open) > 0 && open[len(open)-1].end <= r.start {
+			open = open[:len(open)-1]
+		}
+		if len(open) > 0 {
+			if p := open[len(open)-1]; r.end > p.end {
+				a, b := p, r // report the later region, as the clauses are written
+				if a.index > b.index {
+					a, b = b, a
+				}
 				v.errorf(b.clause.Pos, "the %s overlaps the %s without nesting in it", b.kind, a.kind)
+				continue
+			}
+			r.parent = open[len(open)-1]
+			r.depth = r.parent.depth + 1
+		}
+		r.handler = r
+		if r.kind == rTry {
+			r.handler = nil
+			if r.parent != nil {
+				r.handler = r.parent.handler
 			}
 		}
+		open = append(open, r)
 	}
 	if v.failed {
 		return
 	}
-	v.inside = make([][]*region, len(md.Code))
+	v.at = grow(v.atBuf, len(md.Code))
+	v.atBuf = v.at
+	v.tryAt = map[int]*region{}
+	open = open[:0]
+	next := 0
 	for i := range md.Code {
-		var rs []*region
-		for _, r := range v.regions {
-			if r.start <= i && i < r.end {
-				rs = append(rs, r)
+		for len(open) > 0 && open[len(open)-1].end <= i {
+			open = open[:len(open)-1]
+		}
+		for ; next < len(sorted) && sorted[next].start == i; next++ {
+			r := sorted[next]
+			open = append(open, r)
+			if t := v.tryAt[i]; r.kind == rTry && (t == nil || r.depth < t.depth) {
+				v.tryAt[i] = r
 			}
 		}
-		// Outermost first: larger regions contain smaller ones.
-		for a := 1; a < len(rs); a++ {
-			for b := a; b > 0 && rs[b].end-rs[b].start > rs[b-1].end-rs[b-1].start; b-- {
-				rs[b], rs[b-1] = rs[b-1], rs[b]
-			}
+		if len(open) > 0 {
+			v.at[i] = open[len(open)-1]
 		}
-		v.inside[i] = rs
 	}
 }
 
-func contains(rs []*region, r *region) bool {
-	for _, x := range rs {
-		if x == r {
-			return true
-		}
-	}
-	return false
-}
-
+// innermost returns the innermost region containing instruction i.
 func (v *verifier) innermost(i int) *region {
-	rs := v.inside[i]
-	if len(rs) == 0 {
+	if v.at == nil {
 		return nil
 	}
-	return rs[len(rs)-1]
+	return v.at[i]
 }
 
 // innermostHandler returns the innermost region containing i that is not a
 // try block.
 func (v *verifier) innermostHandler(i int) *region {
-	rs := v.inside[i]
-	for k := len(rs) - 1; k >= 0; k-- {
-		if rs[k].kind != rTry {
-			return rs[k]
-		}
+	if r := v.innermost(i); r != nil {
+		return r.handler
 	}
 	return nil
+}
+
+// crossed returns the regions containing instruction i but not t (left)
+// and those containing t but not i (entered), each innermost first. The
+// walk is as long as the two lists: both climb to the innermost region
+// containing both instructions.
+func (v *verifier) crossed(i, t int) (left, entered []*region) {
+	a, b := v.innermost(i), v.innermost(t)
+	left, entered = v.left[:0], v.entered[:0]
+	depth := func(r *region) int {
+		if r == nil {
+			return -1
+		}
+		return r.depth
+	}
+	for a != b {
+		if depth(a) >= depth(b) {
+			left = append(left, a)
+			a = a.parent
+		} else {
+			entered = append(entered, b)
+			b = b.parent
+		}
+	}
+	v.left, v.entered = left, entered
+	return left, entered
 }
 
 // endsFlow reports whether control never falls through past op.
@@ -250,7 +358,7 @@ func (v *verifier) checkFlow() {
 	n := len(md.Code)
 	for i, in := range md.Code {
 		c := in.Op.Canon()
-		for _, t := range in.Targets {
+		for _, t := range in.Targets() {
 			if isLeave(in.Op) {
 				v.checkTransfer(in, i, t, "leave")
 			} else {
@@ -260,28 +368,28 @@ func (v *verifier) checkFlow() {
 		switch c {
 		case Ret:
 			if r := v.innermost(i); r != nil {
-				v.errorf(in.Pos, "ret cannot appear inside a %s; leave it first, then return", r.kind)
+				v.errorf(v.pos(in), "ret cannot appear inside a %s; leave it first, then return", r.kind)
 			}
 		case Endfinally:
 			r := v.innermost(i)
 			if r == nil || r.kind != rFinally && r.kind != rFault {
-				v.errorf(in.Pos, "%s is only allowed directly inside a finally or fault handler", in.Op)
+				v.errorf(v.pos(in), "%s is only allowed directly inside a finally or fault handler", in.Op)
 			}
 		case Endfilter:
 			r := v.innermost(i)
 			if r == nil || r.kind != rFilter {
-				v.errorf(in.Pos, "endfilter is only allowed as the last instruction of a filter block")
+				v.errorf(v.pos(in), "endfilter is only allowed as the last instruction of a filter block")
 			} else if i != r.end-1 {
-				v.errorf(in.Pos, "endfilter must be the last instruction of its filter block")
+				v.errorf(v.pos(in), "endfilter must be the last instruction of its filter block")
 			}
 		case Rethrow:
 			if h := v.innermostHandler(i); h == nil || h.kind != rCatch && h.kind != rFilterHandler {
-				v.errorf(in.Pos, "rethrow is only allowed inside a catch or filter handler")
+				v.errorf(v.pos(in), "rethrow is only allowed inside a catch or filter handler")
 			}
 		}
 		if !endsFlow(in.Op) {
 			if i+1 >= n {
-				v.errorf(in.Pos, "control falls off the end of method %s after %s (add ret)", md.FullName(), in.Op)
+				v.errorf(v.pos(in), "control falls off the end of method %s after %s (add ret)", md.FullName(), in.Op)
 			} else {
 				v.checkTransfer(in, i, i+1, "fall-through")
 			}
@@ -292,45 +400,41 @@ func (v *verifier) checkFlow() {
 			continue
 		}
 		if last := md.Code[r.end-1]; last.Op.Canon() != Endfilter && endsFlow(last.Op) {
-			v.errorf(last.Pos, "a filter block must end with endfilter, not %s", last.Op)
+			v.errorf(v.pos(last), "a filter block must end with endfilter, not %s", last.Op)
 		}
 	}
 }
 
 // checkTransfer checks control moving from instruction i to t.
 func (v *verifier) checkTransfer(in *Instr, i, t int, how string) {
-	from, to := v.inside[i], v.inside[t]
-	for _, r := range from {
-		if contains(to, r) {
-			continue
-		}
+	from, to := v.crossed(i, t)
+	for k := len(from) - 1; k >= 0; k-- { // outermost first
+		r := from[k]
 		switch how {
 		case "leave":
 			if r.kind == rFinally || r.kind == rFault || r.kind == rFilter {
-				v.errorf(in.Pos, "leave cannot exit a %s", r.kind)
+				v.errorf(v.pos(in), "leave cannot exit a %s", r.kind)
 				return
 			}
 		case "fall-through":
 			switch r.kind {
 			case rFilter:
-				v.errorf(in.Pos, "a filter block must end with endfilter (control falls through after %s)", in.Op)
+				v.errorf(v.pos(in), "a filter block must end with endfilter (control falls through after %s)", in.Op)
 			case rFinally, rFault:
-				v.errorf(in.Pos, "control falls through the end of a %s after %s; end it with %s", r.kind, in.Op, map[regionKind]string{rFinally: "endfinally", rFault: "endfault"}[r.kind])
+				v.errorf(v.pos(in), "control falls through the end of a %s after %s; end it with %s", r.kind, in.Op, map[regionKind]string{rFinally: "endfinally", rFault: "endfault"}[r.kind])
 			case rTry:
-				v.errorf(in.Pos, "control falls through the end of a try block after %s; end it with leave or throw", in.Op)
+				v.errorf(v.pos(in), "control falls through the end of a try block after %s; end it with leave or throw", in.Op)
 			default:
-				v.errorf(in.Pos, "control falls through the end of a %s after %s; end it with leave, throw or rethrow", r.kind, in.Op)
+				v.errorf(v.pos(in), "control falls through the end of a %s after %s; end it with leave, throw or rethrow", r.kind, in.Op)
 			}
 			return
 		default:
-			v.errorf(in.Pos, "%s cannot branch out of a %s; use leave", in.Op, r.kind)
+			v.errorf(v.pos(in), "%s cannot branch out of a %s; use leave", in.Op, r.kind)
 			return
 		}
 	}
-	for _, r := range to {
-		if contains(from, r) {
-			continue
-		}
+	for k := len(to) - 1; k >= 0; k-- {
+		r := to[k]
 		if r.kind == rTry && r.start == t {
 			continue // entering a try at its first instruction
 		}
@@ -339,11 +443,11 @@ func (v *verifier) checkTransfer(in *Instr, i, t int, how string) {
 			what = "leave"
 		}
 		if how == "fall-through" {
-			v.errorf(in.Pos, "control falls through into a %s; handlers are entered only by exceptions", r.kind)
+			v.errorf(v.pos(in), "control falls through into a %s; handlers are entered only by exceptions", r.kind)
 		} else if r.kind == rTry {
-			v.errorf(in.Pos, "%s into the middle of a try block: a try is entered only at its first instruction", what)
+			v.errorf(v.pos(in), "%s into the middle of a try block: a try is entered only at its first instruction", what)
 		} else {
-			v.errorf(in.Pos, "%s into a %s: handlers are entered only by exceptions", what, r.kind)
+			v.errorf(v.pos(in), "%s into a %s: handlers are entered only by exceptions", what, r.kind)
 		}
 		return
 	}
@@ -353,9 +457,10 @@ func (v *verifier) checkTransfer(in *Instr, i, t int, how string) {
 func (v *verifier) checkStack() {
 	md := v.md
 	n := len(md.Code)
-	v.states = make([][]vtype, n)
-	v.reached = make([]bool, n)
-	var work []int
+	v.states = grow(v.states, n)
+	v.reached = grow(v.reached, n)
+	work := v.work[:0]
+	defer func() { v.work = work[:0] }()
 	push := func(t int, st []vtype, from *Instr) {
 		if v.failed {
 			return
@@ -384,8 +489,9 @@ func (v *verifier) checkStack() {
 		i := work[len(work)-1]
 		work = work[:len(work)-1]
 		in := md.Code[i]
-		st := append([]vtype(nil), v.states[i]...)
+		st := append(v.scratch[:0], v.states[i]...)
 		out, ok := v.step(in, st)
+		v.scratch = out[:0] // keep what step may have grown; merges copy out
 		if !ok {
 			return
 		}
@@ -393,7 +499,7 @@ func (v *verifier) checkStack() {
 			push(in.Target(), nil, in)
 			continue
 		}
-		for _, t := range in.Targets {
+		for _, t := range in.Targets() {
 			push(t, out, in)
 		}
 		if !endsFlow(in.Op) && i+1 < n {
@@ -406,31 +512,31 @@ func (v *verifier) checkStack() {
 // t's state changed (and so needs another visit).
 func (v *verifier) merge(t int, st []vtype, from *Instr) bool {
 	in := v.md.Code[t]
-	where := ""
-	if from != nil {
-		where = fmt.Sprintf(" (from %s at line %d)", from.Op, from.Pos.Line)
-	}
-	for _, r := range v.inside[t] {
-		if r.kind == rTry && r.start == t && len(st) > 0 {
-			v.errorf(r.clause.TryPos, "the evaluation stack must be empty on entry to a try block, but it holds %d value(s)%s", len(st), where)
-			return false
+	where := func() string {
+		if from == nil {
+			return ""
 		}
+		return fmt.Sprintf(" (from %s at line %d)", from.Op, from.Line)
+	}
+	if r := v.tryAt[t]; r != nil && len(st) > 0 {
+		v.errorf(r.clause.TryPos, "the evaluation stack must be empty on entry to a try block, but it holds %d value(s)%s", len(st), where())
+		return false
 	}
 	if !v.reached[t] {
 		v.reached[t] = true
-		v.states[t] = append([]vtype(nil), st...)
+		v.states[t] = v.keep(st)
 		return true
 	}
 	old := v.states[t]
 	if len(old) != len(st) {
-		v.errorf(in.Pos, "inconsistent stack depth at this merge point: %d value(s) on one path, %d on another%s", len(old), len(st), where)
+		v.errorf(v.pos(in), "inconsistent stack depth at this merge point: %d value(s) on one path, %d on another%s", len(old), len(st), where())
 		return false
 	}
 	changed := false
 	for k := range old {
 		m, ok := v.mergeType(old[k], st[k])
 		if !ok {
-			v.errorf(in.Pos, "inconsistent stack types at this merge point: %s on one path, %s on another%s", old[k], st[k], where)
+			v.errorf(v.pos(in), "inconsistent stack types at this merge point: %s on one path, %s on another%s", old[k], st[k], where())
 			return false
 		}
 		if m.k != old[k].k || m.t != old[k].t && !m.t.Equal(old[k].t) {
@@ -492,17 +598,20 @@ func (v *verifier) lub(a, b *Type) *Type {
 // refAssignable reports whether a reference of type from may be used where
 // to is expected.
 func (v *verifier) refAssignable(from, to *Type) bool {
-	if to.Kind == KObject {
-		return true
-	}
-	if from.Kind == KArray || to.Kind == KArray {
+	for { // arrays of references: compare the elements, in a loop
+		if to.Kind == KObject {
+			return true
+		}
+		if from.Kind != KArray && to.Kind != KArray {
+			break
+		}
 		if from.Kind != KArray || to.Kind != KArray {
 			return false
 		}
-		if from.Elem.IsRef() && to.Elem.IsRef() {
-			return v.refAssignable(from.Elem, to.Elem)
+		if !from.Elem.IsRef() || !to.Elem.IsRef() {
+			return sameStorage(from.Elem, to.Elem)
 		}
-		return sameStorage(from.Elem, to.Elem)
+		from, to = from.Elem, to.Elem
 	}
 	cf, ct := v.classOf(from), v.classOf(to)
 	return cf != nil && ct != nil && cf.IsSubclassOf(ct)
@@ -554,12 +663,12 @@ func (v *verifier) assignable(s vtype, to *Type) bool {
 func (v *verifier) step(in *Instr, st []vtype) ([]vtype, bool) {
 	md := v.md
 	fail := func(format string, args ...any) ([]vtype, bool) {
-		v.errorf(in.Pos, "%s: %s", in.Op, fmt.Sprintf(format, args...))
+		v.errorf(v.pos(in), "%s: %s", in.Op, fmt.Sprintf(format, args...))
 		return nil, false
 	}
 	need := func(k int) bool {
 		if len(st) < k {
-			v.errorf(in.Pos, "stack underflow: %s needs %d value(s) but the stack holds %d", in.Op, k, len(st))
+			v.errorf(v.pos(in), "stack underflow: %s needs %d value(s) but the stack holds %d", in.Op, k, len(st))
 			return false
 		}
 		return true
@@ -572,7 +681,7 @@ func (v *verifier) step(in *Instr, st []vtype) ([]vtype, bool) {
 	out := func(xs ...vtype) ([]vtype, bool) {
 		st = append(st, xs...)
 		if len(st) > md.MaxStack {
-			v.errorf(in.Pos, "stack overflow: after %s the stack holds %d values but .maxstack is %d", in.Op, len(st), md.MaxStack)
+			v.errorf(v.pos(in), "stack overflow: after %s the stack holds %d values but .maxstack is %d", in.Op, len(st), md.MaxStack)
 			return nil, false
 		}
 		return st, true
@@ -807,7 +916,7 @@ func (v *verifier) step(in *Instr, st []vtype) ([]vtype, bool) {
 		}
 		return out(i4)
 	case Ldfld, Stfld, Ldsfld, Stsfld:
-		fld := in.Field.Field
+		fld := in.Field().Field
 		static := c == Ldsfld || c == Stsfld
 		if fld.Static != static {
 			other := map[Op]string{Ldfld: "ldsfld", Stfld: "stsfld", Ldsfld: "ldfld", Stsfld: "stfld"}[c]
@@ -846,8 +955,8 @@ func (v *verifier) step(in *Instr, st []vtype) ([]vtype, bool) {
 		if x := pop(); !isRef(x) {
 			return fail("operand must be an object reference, found %s", x)
 		}
-		if in.Type.IsRef() {
-			return out(vtype{k: vRef, t: in.Type})
+		if in.Type().IsRef() {
+			return out(vtype{k: vRef, t: in.Type()})
 		}
 		return out(vtype{k: vRef, t: Object})
 	case Box:
@@ -855,10 +964,10 @@ func (v *verifier) step(in *Instr, st []vtype) ([]vtype, bool) {
 			return nil, false
 		}
 		x := pop()
-		if !v.assignable(x, in.Type) {
-			return fail("cannot box %s as %s", x, in.Type)
+		if !v.assignable(x, in.Type()) {
+			return fail("cannot box %s as %s", x, in.Type())
 		}
-		if in.Type.IsRef() {
+		if in.Type().IsRef() {
 			return out(x)
 		}
 		return out(vtype{k: vRef, t: Object})
@@ -869,7 +978,7 @@ func (v *verifier) step(in *Instr, st []vtype) ([]vtype, bool) {
 		if x := pop(); !isRef(x) {
 			return fail("operand must be an object reference, found %s", x)
 		}
-		return out(stackType(in.Type))
+		return out(stackType(in.Type()))
 	case Newarr:
 		if !need(1) {
 			return nil, false
@@ -877,7 +986,7 @@ func (v *verifier) step(in *Instr, st []vtype) ([]vtype, bool) {
 		if x := pop(); x.k != vI4 && x.k != vI {
 			return fail("array size must be int32 or native int, found %s", x)
 		}
-		return out(vtype{k: vRef, t: ArrayOf(in.Type)})
+		return out(vtype{k: vRef, t: ArrayOf(in.Type())})
 	case Ldlen:
 		if !need(1) {
 			return nil, false
@@ -890,13 +999,13 @@ func (v *verifier) step(in *Instr, st []vtype) ([]vtype, bool) {
 		if !need(2) {
 			return nil, false
 		}
-		et := elemType(c, in.Type)
+		et := elemType(c, in.Type())
 		arr, ok := checkArray(func(e *Type) bool {
 			if et == nil {
 				return e.IsRef()
 			}
 			return sameStorage(e, et) || e.IsRef() && et.IsRef() && v.refAssignable(e, et)
-		}, elemName(c, in.Type))
+		}, elemName(c, in.Type()))
 		if !ok {
 			return nil, false
 		}
@@ -912,7 +1021,7 @@ func (v *verifier) step(in *Instr, st []vtype) ([]vtype, bool) {
 			return nil, false
 		}
 		val := pop()
-		et := elemType(c, in.Type)
+		et := elemType(c, in.Type())
 		if et == nil {
 			if !isRef(val) {
 				return fail("the value must be an object reference, found %s", val)
@@ -925,7 +1034,7 @@ func (v *verifier) step(in *Instr, st []vtype) ([]vtype, bool) {
 				return e.IsRef()
 			}
 			return sameStorage(e, et)
-		}, elemName(c, in.Type)); !ok {
+		}, elemName(c, in.Type())); !ok {
 			return nil, false
 		}
 		return st, true
@@ -996,7 +1105,7 @@ func elemName(c Op, tok *Type) string {
 // call verifies call, callvirt and newobj.
 func (v *verifier) call(in *Instr, st []vtype, need func(int) bool, pop func() vtype,
 	out func(...vtype) ([]vtype, bool), fail func(string, ...any) ([]vtype, bool)) ([]vtype, bool) {
-	callee := in.Method.Method
+	callee := in.Method().Method
 	c := in.Op.Canon()
 	switch {
 	case c == Newobj && (callee.Name != ".ctor" || callee.Static):
@@ -1035,4 +1144,15 @@ func (v *verifier) call(in *Instr, st []vtype, need func(int) bool, pop func() v
 		return out(stackType(callee.Ret))
 	}
 	return out()
+}
+
+// grow returns buf resized to n zero elements, reusing its array when
+// it is large enough.
+func grow[T any](buf []T, n int) []T {
+	if cap(buf) < n {
+		return make([]T, n)
+	}
+	buf = buf[:n]
+	clear(buf)
+	return buf
 }

@@ -215,7 +215,7 @@ func (s *state) decode(dm *dmethod) error {
 
 func (d *decoder) errf(i int, format string, args ...any) error {
 	in := d.m.Code[i]
-	return fmt.Errorf("%s: %s: %s (in %s)", in.Pos, in.Op, fmt.Sprintf(format, args...), d.m.FullName())
+	return fmt.Errorf("%s: %s: %s (in %s)", in.Pos(d.m.Pos.File), in.Op, fmt.Sprintf(format, args...), d.m.FullName())
 }
 
 func (d *decoder) merge(j int, st []styp) error {
@@ -258,7 +258,7 @@ func (d *decoder) successors(i int, out []styp) error {
 	case il.Ret, il.Throw, il.Rethrow, il.Endfinally, il.Endfilter:
 		return nil
 	}
-	for _, t := range in.Targets {
+	for _, t := range in.Targets() {
 		if err := d.merge(t, out); err != nil {
 			return err
 		}
@@ -436,10 +436,10 @@ func (d *decoder) step(i int, emit bool) ([]styp, error) {
 		e = inst{op: oLdi, k: in.Int}
 	case il.LdcR4:
 		push(sR4)
-		e = inst{op: oLdf, k: fbits(r4(in.Float))}
+		e = inst{op: oLdf, k: fbits(r4(in.Float()))}
 	case il.LdcR8:
 		push(sR8)
-		e = inst{op: oLdf, k: fbits(in.Float)}
+		e = inst{op: oLdf, k: fbits(in.Float())}
 	case il.Dup:
 		t := pop()
 		push(t)
@@ -450,7 +450,7 @@ func (d *decoder) step(i int, emit bool) ([]styp, error) {
 		e.op = oPop
 	case il.Ldstr:
 		push(sO)
-		e = inst{op: oLdstr, a: int32(d.s.intern(in.Str))}
+		e = inst{op: oLdstr, a: int32(d.s.intern(in.Str()))}
 
 	case il.Add, il.Sub, il.Mul, il.Div, il.Rem, il.DivUn, il.RemUn, il.And, il.Or, il.Xor,
 		il.AddOvf, il.AddOvfUn, il.SubOvf, il.SubOvfUn, il.MulOvf, il.MulOvfUn:
@@ -617,18 +617,18 @@ func (d *decoder) step(i int, emit bool) ([]styp, error) {
 		}
 		e = inst{op: oSwitch, a: int32(len(dm.switches))}
 		if emit {
-			ts := make([]int32, len(in.Targets))
-			for k, t := range in.Targets {
+			ts := make([]int32, len(in.Targets()))
+			for k, t := range in.Targets() {
 				ts[k] = int32(t)
 			}
 			dm.switches = append(dm.switches, ts)
 		}
 
 	case il.Call, il.Callvirt, il.Newobj:
-		if in.Method == nil || in.Method.Method == nil {
+		if in.Method() == nil || in.Method().Method == nil {
 			return nil, d.errf(i, "unresolved method")
 		}
-		callee := in.Method.Method
+		callee := in.Method().Method
 		cdm := d.s.method(callee)
 		np := len(callee.Params)
 		types := make([]styp, np)
@@ -680,10 +680,10 @@ func (d *decoder) step(i int, emit bool) ([]styp, error) {
 		}
 
 	case il.Ldfld, il.Ldsfld, il.Stfld, il.Stsfld:
-		if in.Field == nil || in.Field.Field == nil {
+		if in.Field() == nil || in.Field().Field == nil {
 			return nil, d.errf(i, "unresolved field")
 		}
-		f := in.Field.Field
+		f := in.Field().Field
 		switch op {
 		case il.Ldfld:
 			pop()
@@ -710,14 +710,14 @@ func (d *decoder) step(i int, emit bool) ([]styp, error) {
 	case il.Isinst, il.Castclass:
 		pop()
 		push(sO)
-		e = inst{op: oIsinst, a: int32(d.s.typeIndex(in.Type))}
+		e = inst{op: oIsinst, a: int32(d.s.typeIndex(in.Type()))}
 		if op == il.Castclass {
 			e.op = oCastclass
 		}
 	case il.Box:
 		pop()
 		push(sO)
-		t := canonType(in.Type)
+		t := canonType(in.Type())
 		if t.IsRef() {
 			e.op = oNop
 		} else {
@@ -725,7 +725,7 @@ func (d *decoder) step(i int, emit bool) ([]styp, error) {
 		}
 	case il.UnboxAny:
 		pop()
-		t := canonType(in.Type)
+		t := canonType(in.Type())
 		if t.IsRef() {
 			push(sO)
 			e = inst{op: oCastclass, a: int32(d.s.typeIndex(t))}
@@ -736,7 +736,7 @@ func (d *decoder) step(i int, emit bool) ([]styp, error) {
 	case il.Newarr:
 		pop()
 		push(sO)
-		e = inst{op: oNewarr, a: int32(d.s.typeIndex(in.Type))}
+		e = inst{op: oNewarr, a: int32(d.s.typeIndex(in.Type()))}
 	case il.Ldlen:
 		pop()
 		push(sI)
@@ -747,7 +747,7 @@ func (d *decoder) step(i int, emit bool) ([]styp, error) {
 		pop()
 		k := il.KObject
 		if op == il.Ldelem {
-			k = canonType(in.Type).Kind
+			k = canonType(in.Type()).Kind
 		} else if op != il.LdelemRef {
 			k = ldelemKinds[op]
 		}
@@ -766,7 +766,7 @@ func (d *decoder) step(i int, emit bool) ([]styp, error) {
 		pop()
 		k := il.KObject
 		if op == il.Stelem {
-			k = canonType(in.Type).Kind
+			k = canonType(in.Type()).Kind
 		} else if op != il.StelemRef {
 			k = stelemKinds[op]
 		}

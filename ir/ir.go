@@ -281,14 +281,29 @@ type Region struct {
 	Parent *Region
 	Clause int
 	Entry  *Block // for handlers and filters: the funclet's entry block
+	// Depth is the number of regions enclosing this one (0: outermost),
+	// set by Func.IndexRegions.
+	Depth int
+
+	// Set by Func.IndexRegions: the region's position in a preorder walk
+	// of the region tree, the size of its subtree, and the innermost
+	// handler containing it.
+	indexed bool
+	pre     int
+	size    int
+	funclet *Region
 }
 
 // IsHandler reports whether the region is code that runs as a funclet.
 func (r *Region) IsHandler() bool { return r.Kind != RegionTry }
 
 // Funclet returns the innermost handler or filter region containing r
-// (r itself if it is one), or nil for code of the main body.
+// (r itself if it is one), or nil for code of the main body. It takes
+// constant time once the regions are indexed (Func.IndexRegions).
 func (r *Region) Funclet() *Region {
+	if r != nil && r.indexed {
+		return r.funclet
+	}
 	for ; r != nil; r = r.Parent {
 		if r.IsHandler() {
 			return r
@@ -297,14 +312,64 @@ func (r *Region) Funclet() *Region {
 	return nil
 }
 
-// Contains reports whether r is o or encloses it.
+// Contains reports whether r is o or encloses it. It takes constant time
+// once the regions are indexed (Func.IndexRegions).
 func (r *Region) Contains(o *Region) bool {
+	if o == nil {
+		return false
+	}
+	if r.indexed && o.indexed {
+		return r.pre <= o.pre && o.pre < r.pre+r.size
+	}
 	for ; o != nil; o = o.Parent {
 		if o == r {
 			return true
 		}
 	}
 	return false
+}
+
+// IndexRegions sets each region's Depth and indexes the region tree so
+// that Contains and Funclet answer in constant time; it takes time linear
+// in the number of regions. f.Regions must list every region after its
+// parent, and the Parent links must not change afterwards.
+func (f *Func) IndexRegions() error {
+	rs := f.Regions
+	for _, r := range rs {
+		r.indexed, r.size = false, 1
+	}
+	for _, r := range rs {
+		if p := r.Parent; p != nil && !p.indexed {
+			for _, r := range rs {
+				r.indexed = false
+			}
+			return fmt.Errorf("%s: region %d is not listed after its parent %d", f.Method.FullName(), r.ID, p.ID)
+		}
+		r.indexed = true
+	}
+	// Subtree sizes, children before parents.
+	for i := len(rs) - 1; i >= 0; i-- {
+		if p := rs[i].Parent; p != nil {
+			p.size += rs[i].size
+		}
+	}
+	// Preorder positions, parents before children: each region takes the
+	// next free position in its parent's subtree.
+	used := make(map[*Region]int, len(rs)) // positions taken below each region
+	roots := 0
+	for _, r := range rs {
+		if p := r.Parent; p == nil {
+			r.pre, r.Depth, r.funclet = roots, 0, nil
+			roots += r.size
+		} else {
+			r.pre, r.Depth, r.funclet = p.pre+1+used[p], p.Depth+1, p.funclet
+			used[p] += r.size
+		}
+		if r.IsHandler() {
+			r.funclet = r
+		}
+	}
+	return nil
 }
 
 // Func is a method in IR form. Blocks[0] is the entry.

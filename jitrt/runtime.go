@@ -428,7 +428,7 @@ func codeReserve(mod *il.Module) int {
 	for _, m := range methods {
 		size := 512 + 128*len(m.Code) + 256*len(m.EH)
 		for _, in := range m.Code {
-			size += 16 * len(in.Targets)
+			size += 16 * len(in.Targets())
 		}
 		n += roundUp(size, pageSize)
 	}
@@ -474,11 +474,11 @@ func metaReserve(mod *il.Module) int {
 	}
 	for _, m := range mod.AllMethods() {
 		for _, in := range m.Code {
-			if in.Str != "" {
-				n += int(il.StringSize(len(in.Str)))
+			if s := in.Str(); s != "" {
+				n += int(il.StringSize(len(s)))
 			}
-			if in.Type != nil {
-				n += typeCost(in.Type)
+			if t := in.Type(); t != nil {
+				n += typeCost(t)
 			}
 		}
 		for _, c := range m.EH {

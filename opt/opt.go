@@ -5,6 +5,7 @@ package opt
 
 import (
 	"fmt"
+	"slices"
 
 	"miniil/ir"
 )
@@ -28,55 +29,77 @@ func Run(f *ir.Func) error {
 // continuation); handler entries start knowing nothing, since exceptional
 // control flow has no edges in the IR. A removed check's block jumps
 // straight to its continuation. It returns the number of checks removed.
+//
+// Only the checked values, and the values copied into them, are
+// tracked, and blocks are revisited only when their entry set shrank, in
+// reverse postorder: a method without null checks costs one pass over
+// its instructions, and the sets are as large as the values they track.
 func NullChecks(f *ir.Func) int {
-	nv := len(f.Kinds)
-	index := make(map[*ir.Block]int, len(f.Blocks))
-	for i, b := range f.Blocks {
-		index[b] = i
+	u := tracked(f)
+	if u.n == 0 {
+		return 0
 	}
-	roots := map[*ir.Block]bool{f.Blocks[0]: true}
+	index := blockIndex(f)
+	roots := make([]bool, len(f.Blocks))
+	roots[0] = true
 	for _, r := range f.Regions {
 		if r.IsHandler() && r.Entry != nil {
-			roots[r.Entry] = true
+			roots[index(r.Entry)] = true
 		}
 	}
 	in := make([]ir.ValueSet, len(f.Blocks))
-	for i, b := range f.Blocks {
-		in[i] = ir.NewValueSet(nv)
-		if !roots[b] {
-			in[i].Fill(nv) // unknown yet: the top of the lattice
+	for i := range f.Blocks {
+		in[i] = ir.NewValueSet(u.n)
+		if !roots[i] {
+			in[i].Fill(u.n) // unknown yet: the top of the lattice
 		}
 	}
-	out := ir.NewValueSet(nv)
+	// The greatest fixed point does not depend on the visiting order;
+	// reverse postorder reaches it in few rounds.
+	order := reversePostorder(f, index, roots)
+	dirty := make([]bool, len(f.Blocks))
+	for i := range dirty {
+		dirty[i] = true
+	}
+	out := ir.NewValueSet(u.n)
 	for changed := true; changed; {
 		changed = false
-		for i, b := range f.Blocks {
+		for _, i := range order {
+			if !dirty[i] {
+				continue
+			}
+			dirty[i] = false
+			b := f.Blocks[i]
 			copy(out, in[i])
-			transfer(b, out)
+			u.transfer(b, out)
 			v, isCheck := nullCheck(b)
 			for k, s := range b.Succs {
-				j := index[s]
-				if roots[s] {
+				j := index(s)
+				if roots[j] {
 					continue
 				}
-				add := isCheck && k == 0 && !out.Has(v)
+				add := isCheck && k == 0 && !out.Has(u.bit(v))
 				if add {
-					out.Add(v)
+					out.Add(u.bit(v))
 				}
 				if in[j].And(out) {
-					changed = true
+					dirty[j], changed = true, true
 				}
 				if add {
-					out.Remove(v)
+					out.Remove(u.bit(v))
 				}
 			}
 		}
 	}
 	removed := 0
 	for i, b := range f.Blocks {
+		v, ok := nullCheck(b)
+		if !ok {
+			continue
+		}
 		copy(out, in[i])
-		transfer(b, out)
-		if v, ok := nullCheck(b); ok && out.Has(v) {
+		u.transfer(b, out)
+		if out.Has(u.bit(v)) {
 			throw := b.Succs[1]
 			throw.Preds = without(throw.Preds, b)
 			b.Term = &ir.Instr{Op: ir.OpJump, Dst: ir.NoValue, Dst2: ir.NoValue, ILOffset: b.Term.ILOffset}
@@ -87,24 +110,140 @@ func NullChecks(f *ir.Func) int {
 	return removed
 }
 
-// transfer applies block b's instructions to known, the set of values
-// known to be non-null.
-func transfer(b *ir.Block, known ir.ValueSet) {
-	for _, in := range b.Instrs {
-		for _, d := range []ir.Value{in.Dst, in.Dst2} {
-			if d != ir.NoValue {
-				known.Remove(d)
-			}
+// universe numbers the values the null-check analysis tracks: the
+// checked values and, transitively, the sources of copies into them.
+type universe struct {
+	bits []int32 // value -> bit, -1 when untracked
+	n    int
+}
+
+func (u *universe) bit(v ir.Value) ir.Value { return ir.Value(u.bits[v]) }
+
+func (u *universe) has(v ir.Value) bool { return v != ir.NoValue && u.bits[v] >= 0 }
+
+// tracked returns the values whose non-nullness can matter.
+func tracked(f *ir.Func) *universe {
+	u := &universe{bits: make([]int32, len(f.Kinds))}
+	for i := range u.bits {
+		u.bits[i] = -1
+	}
+	var work []ir.Value
+	add := func(v ir.Value) {
+		if u.bits[v] < 0 {
+			u.bits[v] = int32(u.n)
+			u.n++
+			work = append(work, v)
 		}
-		switch in.Op {
-		case ir.OpAlloc, ir.OpNewArr, ir.OpBox, ir.OpStr:
-			known.Add(in.Dst)
-		case ir.OpCopy:
-			if known.Has(in.Args[0]) {
-				known.Add(in.Dst)
+	}
+	for _, b := range f.Blocks {
+		if v, ok := nullCheck(b); ok {
+			add(v)
+		}
+	}
+	if u.n == 0 {
+		return u
+	}
+	copied := map[ir.Value][]ir.Value{} // copy destination -> sources
+	for _, b := range f.Blocks {
+		for _, in := range b.Instrs {
+			if in.Op == ir.OpCopy {
+				copied[in.Dst] = append(copied[in.Dst], in.Args[0])
 			}
 		}
 	}
+	for len(work) > 0 {
+		v := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, src := range copied[v] {
+			add(src)
+		}
+	}
+	return u
+}
+
+// transfer applies block b's instructions to known, the set of tracked
+// values known to be non-null.
+func (u *universe) transfer(b *ir.Block, known ir.ValueSet) {
+	for _, in := range b.Instrs {
+		if u.has(in.Dst) {
+			known.Remove(u.bit(in.Dst))
+		}
+		if u.has(in.Dst2) {
+			known.Remove(u.bit(in.Dst2))
+		}
+		if !u.has(in.Dst) {
+			continue
+		}
+		switch in.Op {
+		case ir.OpAlloc, ir.OpNewArr, ir.OpBox, ir.OpStr:
+			known.Add(u.bit(in.Dst))
+		case ir.OpCopy:
+			if known.Has(u.bit(in.Args[0])) {
+				known.Add(u.bit(in.Dst))
+			}
+		}
+	}
+}
+
+// blockIndex returns a function giving each block's position in
+// f.Blocks: its ID when the IDs are the positions, as the reader leaves
+// them.
+func blockIndex(f *ir.Func) func(*ir.Block) int {
+	for i, b := range f.Blocks {
+		if b.ID != i {
+			m := make(map[*ir.Block]int, len(f.Blocks))
+			for i, b := range f.Blocks {
+				m[b] = i
+			}
+			return func(b *ir.Block) int { return m[b] }
+		}
+	}
+	return func(b *ir.Block) int { return b.ID }
+}
+
+// reversePostorder returns the positions of f's blocks in reverse
+// postorder of a depth-first walk from the roots, then any block no root
+// reaches.
+func reversePostorder(f *ir.Func, index func(*ir.Block) int, roots []bool) []int {
+	n := len(f.Blocks)
+	seen := make([]bool, n)
+	post := make([]int, 0, n)
+	type frame struct{ b, next int }
+	var stack []frame
+	walk := func(root int) {
+		if seen[root] {
+			return
+		}
+		seen[root] = true
+		stack = append(stack, frame{root, 0})
+		for len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			succs := f.Blocks[top.b].Succs
+			if top.next < len(succs) {
+				s := index(succs[top.next])
+				top.next++
+				if !seen[s] {
+					seen[s] = true
+					stack = append(stack, frame{s, 0})
+				}
+				continue
+			}
+			post = append(post, top.b)
+			stack = stack[:len(stack)-1]
+		}
+	}
+	for i, r := range roots {
+		if r {
+			walk(i)
+		}
+	}
+	slices.Reverse(post)
+	for i := range n {
+		if !seen[i] {
+			post = append(post, i)
+		}
+	}
+	return post
 }
 
 // nullCheck reports whether block b ends in a null check of a reference

@@ -1,17 +1,26 @@
 package reader
 
 import (
+	"cmp"
+	"slices"
+
 	"miniil/il"
 	"miniil/ir"
 )
 
 // buildRegions creates the EH regions of the method from its IL clauses
-// and records the innermost region of every instruction.
-func (r *reader) buildRegions() {
+// and records the innermost region of every instruction. Regions nest or
+// are disjoint (the verifier checked), so one sort and a sweep with a
+// stack of open regions finds every parent (the smallest region strictly
+// containing it; of two regions with one range, the first made is the
+// one code and inner regions belong to): O(R log R + n) for R regions and
+// n instructions.
+func (r *reader) buildRegions() error {
 	m, f := r.m, r.f
 	r.regionRange = map[*ir.Region][2]int{}
 	r.handlerOf = map[int]*ir.Region{}
 	r.filterOf = map[int]*ir.Region{}
+	r.finallyOf = map[*ir.Region]int{}
 	tries := map[[2]int]*ir.Region{}
 	add := func(kind ir.RegionKind, clause, start, end int) *ir.Region {
 		reg := &ir.Region{Kind: kind, Clause: clause}
@@ -20,14 +29,19 @@ func (r *reader) buildRegions() {
 		return reg
 	}
 	for i, c := range m.EH {
-		if tries[[2]int{c.TryStart, c.TryEnd}] == nil {
-			tries[[2]int{c.TryStart, c.TryEnd}] = add(ir.RegionTry, i, c.TryStart, c.TryEnd)
+		try := tries[[2]int{c.TryStart, c.TryEnd}]
+		if try == nil {
+			try = add(ir.RegionTry, i, c.TryStart, c.TryEnd)
+			tries[[2]int{c.TryStart, c.TryEnd}] = try
 		}
 		switch c.Kind {
 		case il.EHCatch:
 			r.handlerOf[i] = add(ir.RegionCatch, i, c.HandlerStart, c.HandlerEnd)
 		case il.EHFinally:
 			r.handlerOf[i] = add(ir.RegionFinally, i, c.HandlerStart, c.HandlerEnd)
+			if _, ok := r.finallyOf[try]; !ok {
+				r.finallyOf[try] = i
+			}
 		case il.EHFault:
 			r.handlerOf[i] = add(ir.RegionFault, i, c.HandlerStart, c.HandlerEnd)
 		case il.EHFilter:
@@ -35,46 +49,80 @@ func (r *reader) buildRegions() {
 			r.handlerOf[i] = add(ir.RegionFilterHandler, i, c.HandlerStart, c.HandlerEnd)
 		}
 	}
-	// Parents: the smallest region strictly containing each region (the
-	// verifier guarantees regions nest or are disjoint).
-	size := func(x *ir.Region) int { rg := r.regionRange[x]; return rg[1] - rg[0] }
-	for _, x := range f.Regions {
+	// Outer before inner: by start, longest first, then in the order made.
+	made := make(map[*ir.Region]int, len(f.Regions))
+	for i, x := range f.Regions {
+		made[x] = i
+	}
+	sorted := slices.Clone(f.Regions)
+	slices.SortFunc(sorted, func(a, b *ir.Region) int {
+		ar, br := r.regionRange[a], r.regionRange[b]
+		if ar[0] != br[0] {
+			return cmp.Compare(ar[0], br[0])
+		}
+		if ar[1] != br[1] {
+			return cmp.Compare(br[1], ar[1])
+		}
+		return cmp.Compare(made[a], made[b])
+	})
+	// open holds the regions containing the current start, outer first;
+	// a region with the range of an open one is its sibling, not pushed.
+	depth := make(map[*ir.Region]int, len(sorted))
+	maxDepth := 0
+	var open []*ir.Region
+	for _, x := range sorted {
 		xr := r.regionRange[x]
-		for _, y := range f.Regions {
-			yr := r.regionRange[y]
-			if x != y && yr[0] <= xr[0] && xr[1] <= yr[1] && size(y) > size(x) &&
-				(x.Parent == nil || size(y) < size(x.Parent)) {
-				x.Parent = y
+		for len(open) > 0 && r.regionRange[open[len(open)-1]][1] <= xr[0] {
+			open = open[:len(open)-1]
+		}
+		if len(open) > 0 {
+			top := open[len(open)-1]
+			if r.regionRange[top] == xr {
+				x.Parent, depth[x] = top.Parent, depth[top]
+				continue
 			}
+			x.Parent, depth[x] = top, depth[top]+1
+			maxDepth = max(maxDepth, depth[x])
 		}
+		open = append(open, x)
 	}
-	// Outer regions first, then number them.
-	depth := func(x *ir.Region) int {
-		d := 0
-		for ; x != nil; x = x.Parent {
-			d++
-		}
-		return d
+	// Outer regions first (by depth, then in the order made), then
+	// number them.
+	byDepth := make([][]*ir.Region, maxDepth+1)
+	for _, x := range f.Regions {
+		byDepth[depth[x]] = append(byDepth[depth[x]], x)
 	}
-	regs := f.Regions
-	for a := 1; a < len(regs); a++ {
-		for b := a; b > 0 && depth(regs[b]) < depth(regs[b-1]); b-- {
-			regs[b], regs[b-1] = regs[b-1], regs[b]
-		}
+	f.Regions = f.Regions[:0]
+	for _, xs := range byDepth {
+		f.Regions = append(f.Regions, xs...)
 	}
-	for i, x := range regs {
+	for i, x := range f.Regions {
 		x.ID = i
 	}
+	if err := f.IndexRegions(); err != nil {
+		return err
+	}
+	// The innermost region of each instruction: the top of the open
+	// regions (only the first made of regions with one range is pushed).
 	r.instrRegion = make([]*ir.Region, len(m.Code))
+	open = open[:0]
+	next := 0
 	for i := range m.Code {
-		for _, x := range regs {
-			if rg := r.regionRange[x]; rg[0] <= i && i < rg[1] {
-				if cur := r.instrRegion[i]; cur == nil || size(x) < size(cur) {
-					r.instrRegion[i] = x
-				}
+		for len(open) > 0 && r.regionRange[open[len(open)-1]][1] <= i {
+			open = open[:len(open)-1]
+		}
+		for ; next < len(sorted) && r.regionRange[sorted[next]][0] == i; next++ {
+			x := sorted[next]
+			if len(open) > 0 && r.regionRange[open[len(open)-1]] == r.regionRange[x] {
+				continue
 			}
+			open = append(open, x)
+		}
+		if len(open) > 0 {
+			r.instrRegion[i] = open[len(open)-1]
 		}
 	}
+	return nil
 }
 
 // handlerEntries creates the entry block of every handler and filter
@@ -88,7 +136,7 @@ func (r *reader) handlerEntries() {
 		}
 		start := r.regionRange[reg][0]
 		r.region = reg
-		r.ilOff = r.m.Code[start].Offset
+		r.ilOff = int(r.m.Code[start].Offset)
 		b := r.newBlock()
 		r.handlerRoot[reg] = b
 		reg.Entry = b
@@ -106,11 +154,8 @@ func (r *reader) handlerEntries() {
 // finallyClause returns the index of the finally clause of try region reg,
 // or -1 when it has none.
 func (r *reader) finallyClause(reg *ir.Region) int {
-	rg := r.regionRange[reg]
-	for i, c := range r.m.EH {
-		if c.Kind == il.EHFinally && c.TryStart == rg[0] && c.TryEnd == rg[1] {
-			return i
-		}
+	if i, ok := r.finallyOf[reg]; ok {
+		return i
 	}
 	return -1
 }

@@ -17,12 +17,12 @@ func (r *reader) importBlock(start int, b *ir.Block) {
 		in := m.Code[i]
 		if i > start {
 			if _, ok := r.blockAt[i]; ok {
-				r.ilOff = in.Offset
+				r.ilOff = int(in.Offset)
 				r.jumpTo(r.target(i))
 				return
 			}
 		}
-		r.ilOff = in.Offset
+		r.ilOff = int(in.Offset)
 		if r.instr(i, in) {
 			return
 		}
@@ -179,11 +179,11 @@ func (r *reader) instr(idx int, in *il.Instr) bool {
 	case il.LdcI8:
 		r.push(r.constI64(in.Int))
 	case il.LdcR4:
-		r.push(r.constF32(in.Float))
+		r.push(r.constF32(in.Float()))
 	case il.LdcR8:
-		r.push(r.constF64(in.Float))
+		r.push(r.constF64(in.Float()))
 	case il.Ldstr:
-		r.push(r.value(ir.OpStr, ir.Ref, ir.Aux{Str: in.Str}))
+		r.push(r.value(ir.OpStr, ir.Ref, ir.Aux{Str: in.Str()}))
 	case il.Dup:
 		r.push(r.stack[len(r.stack)-1])
 	case il.Pop:

@@ -34,7 +34,7 @@ func (r *reader) instr2(idx int, in *il.Instr) bool {
 	case il.Switch:
 		v := r.pop()
 		var succs []*ir.Block
-		for _, t := range in.Targets {
+		for _, t := range in.Targets() {
 			succs = append(succs, r.target(t))
 		}
 		succs = append(succs, r.target(idx+1))
@@ -66,64 +66,64 @@ func (r *reader) instr2(idx int, in *il.Instr) bool {
 		r.terminate(ir.OpEndFilter, []ir.Value{r.pop()}, ir.Aux{})
 		return true
 	case il.Call, il.Callvirt, il.Newobj:
-		r.call(c, in.Method.Method)
+		r.call(c, in.Method().Method)
 	case il.Ldfld:
 		obj := r.pop()
 		r.nullCheck(obj)
-		f := in.Field.Field
+		f := in.Field().Field
 		r.push(r.value(ir.OpLdField, ir.KindOf(f.Type), ir.Aux{Field: f}, obj))
 	case il.Stfld:
-		f := in.Field.Field
+		f := in.Field().Field
 		v := r.pop()
 		obj := r.pop()
 		r.nullCheck(obj)
 		v = r.coerce(v, f.Type)
 		r.emit(ir.OpStField, ir.KindOf(f.Type), ir.NoValue, []ir.Value{obj, v}, ir.Aux{Field: f})
 	case il.Ldsfld:
-		f := in.Field.Field
+		f := in.Field().Field
 		r.push(r.value(ir.OpLdStatic, ir.KindOf(f.Type), ir.Aux{Field: f}))
 	case il.Stsfld:
-		f := in.Field.Field
+		f := in.Field().Field
 		v := r.coerce(r.pop(), f.Type)
 		r.emit(ir.OpStStatic, ir.KindOf(f.Type), ir.NoValue, []ir.Value{v}, ir.Aux{Field: f})
 	case il.Isinst:
 		obj := r.pop()
-		r.push(r.value(ir.OpIsInst, ir.Ref, ir.Aux{Type: in.Type}, obj))
+		r.push(r.value(ir.OpIsInst, ir.Ref, ir.Aux{Type: in.Type()}, obj))
 	case il.Castclass:
 		obj := r.pop()
-		r.castCheck(obj, in.Type)
+		r.castCheck(obj, in.Type())
 		r.push(obj)
 	case il.Box:
 		v := r.pop()
-		if in.Type.IsRef() {
+		if in.Type().IsRef() {
 			r.push(v)
 			break
 		}
-		v = r.coerce(v, in.Type)
-		r.push(r.value(ir.OpBox, ir.Ref, ir.Aux{Type: in.Type}, v))
+		v = r.coerce(v, in.Type())
+		r.push(r.value(ir.OpBox, ir.Ref, ir.Aux{Type: in.Type()}, v))
 	case il.UnboxAny:
 		obj := r.pop()
-		if in.Type.IsRef() {
-			r.castCheck(obj, in.Type)
+		if in.Type().IsRef() {
+			r.castCheck(obj, in.Type())
 			r.push(obj)
 			break
 		}
 		r.nullCheck(obj)
-		ok := r.value(ir.OpTypeIs, ir.I32, ir.Aux{Type: in.Type}, obj)
-		r.branchOut(r.cmp(ir.Eq, ok, r.constI32(0)), r.castFailBlock(obj, in.Type))
-		r.push(r.value(ir.OpUnbox, ir.KindOf(in.Type), ir.Aux{Type: in.Type}, obj))
+		ok := r.value(ir.OpTypeIs, ir.I32, ir.Aux{Type: in.Type()}, obj)
+		r.branchOut(r.cmp(ir.Eq, ok, r.constI32(0)), r.castFailBlock(obj, in.Type()))
+		r.push(r.value(ir.OpUnbox, ir.KindOf(in.Type()), ir.Aux{Type: in.Type()}, obj))
 	case il.Newarr:
 		n := r.toI64(r.pop())
 		r.check(r.cmp(ir.Lt, n, r.constI64(0)), "System.OverflowException")
-		r.push(r.value(ir.OpNewArr, ir.Ref, ir.Aux{Type: in.Type}, n))
+		r.push(r.value(ir.OpNewArr, ir.Ref, ir.Aux{Type: in.Type()}, n))
 	case il.Ldlen:
 		arr := r.pop()
 		r.nullCheck(arr)
 		r.push(r.value(ir.OpArrLen, ir.I64, ir.Aux{}, arr))
 	case il.Ldelem:
-		r.ldelem(in.Type)
+		r.ldelem(in.Type())
 	case il.Stelem:
-		r.stelem(in.Type)
+		r.stelem(in.Type())
 	default:
 		// The verifier admits nothing else outside exception handlers.
 		panic(fmt.Sprintf("reader: unexpected instruction %s at IL_%04x", in.Op, in.Offset))
@@ -192,20 +192,24 @@ func (r *reader) call(c il.Op, callee *il.Method) {
 // and computes predecessors.
 func (r *reader) finish() {
 	f := r.f
-	reach := map[*ir.Block]bool{}
-	var visit func(b *ir.Block)
-	visit = func(b *ir.Block) {
-		if reach[b] {
-			return
-		}
-		reach[b] = true
-		for _, s := range b.Succs {
-			visit(s)
+	reach := make(map[*ir.Block]bool, len(f.Blocks))
+	var work []*ir.Block // an explicit stack: block chains can be long
+	visit := func(b *ir.Block) {
+		if !reach[b] {
+			reach[b] = true
+			work = append(work, b)
 		}
 	}
 	visit(f.Blocks[0])
 	for _, b := range r.handlerRoot {
 		visit(b)
+	}
+	for len(work) > 0 {
+		b := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, s := range b.Succs {
+			visit(s)
+		}
 	}
 	var hot, cold []*ir.Block
 	for _, b := range f.Blocks {

@@ -34,7 +34,9 @@ func Import(mod *il.Module, m *il.Method) (f *ir.Func, err error) {
 			r.f.Kinds = append(r.f.Kinds, ir.KindOf(l.Type))
 		}
 		r.f.NumArgs, r.f.NumLocals = m.NumArgs(), len(m.Locals)
-		r.run()
+		if err := r.run(); err != nil {
+			return nil, err
+		}
 		if !r.restart {
 			return r.f, nil
 		}
@@ -56,6 +58,7 @@ type reader struct {
 	regionRange map[*ir.Region][2]int
 	handlerOf   map[int]*ir.Region       // clause index -> its handler region
 	filterOf    map[int]*ir.Region       // clause index -> its filter region
+	finallyOf   map[*ir.Region]int       // try region -> its (first) finally clause
 	handlerRoot map[*ir.Region]*ir.Block // entry block of each handler and filter region
 	entry       map[*ir.Block][]ir.Value
 	spills      map[[2]int]ir.Value // (depth, kind) -> spill temporary
@@ -67,14 +70,16 @@ type reader struct {
 	throwBlk    map[throwKey]*ir.Block // shared throw blocks
 }
 
-func (r *reader) run() {
+func (r *reader) run() error {
 	m := r.m
 	r.blockAt = map[int]*ir.Block{}
 	r.entry = map[*ir.Block][]ir.Value{}
 	r.spills = map[[2]int]ir.Value{}
 	r.done = map[*ir.Block]bool{}
 	r.throwBlk = map[throwKey]*ir.Block{}
-	r.buildRegions()
+	if err := r.buildRegions(); err != nil {
+		return err
+	}
 	leader := make([]bool, len(m.Code)+1)
 	leader[0] = true
 	for _, c := range m.EH {
@@ -86,7 +91,7 @@ func (r *reader) run() {
 		}
 	}
 	for i, in := range m.Code {
-		for _, t := range in.Targets {
+		for _, t := range in.Targets() {
 			leader[t] = true
 		}
 		if in.Op.IsBranch() || endsBlock(in.Op) {
@@ -96,7 +101,7 @@ func (r *reader) run() {
 	r.leader = map[*ir.Block]int{}
 	for i := range m.Code {
 		if leader[i] {
-			r.blockAt[i] = r.f.NewBlock(m.Code[i].Offset)
+			r.blockAt[i] = r.f.NewBlock(int(m.Code[i].Offset))
 			r.blockAt[i].Region = r.instrRegion[i]
 			r.leader[r.blockAt[i]] = i
 		}
@@ -115,6 +120,7 @@ func (r *reader) run() {
 		r.importBlock(i, b)
 	}
 	r.finish()
+	return nil
 }
 
 func endsBlock(op il.Op) bool {

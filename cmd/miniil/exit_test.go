@@ -85,8 +85,9 @@ func TestExitCodes(t *testing.T) {
 		{"load error", []string{p("invalid.il")}, 3, "", "invalid.il:", nil},
 		{"missing file", []string{p("nope.il")}, 2, "", "no such file", nil},
 		{"bad flag", []string{"-bogus", p("void.il")}, 2, "", "flag provided but not defined", nil},
-		{"bad heap size", []string{"-max-heap=12XB", p("void.il")}, 2, "", `bad size "12XB"`, nil},
-		{"zero heap size", []string{"-max-heap=0", p("void.il")}, 2, "", `bad size "0"`, nil},
+		{"bad heap size", []string{"-max-heap=12XB", p("void.il")}, 2, "", `invalid size "12XB"`, nil},
+		{"zero heap size", []string{"-max-heap=0", p("void.il")}, 2, "", `-max-heap=0B: want a heap limit`, nil},
+		{"zero call depth", []string{"-max-call-depth=0", p("void.il")}, 2, "", `-max-call-depth=0: want a positive number`, nil},
 		{"output error", []string{p("result.il")}, 1, "", "writing output: disk full", failingWriter{}},
 	}
 	for _, eng := range []string{"jit", "interp"} {

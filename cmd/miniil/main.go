@@ -11,7 +11,7 @@
 //	0    check, dump: success
 //	1    an error outside the program: writing the output, mapping memory, a profile file
 //	2    usage: bad flags or arguments, a FILE that cannot be read
-//	3    the program does not load: a syntax, resolution or verification error
+//	3    the program does not load: a syntax, resolution or verification error, or a source too large
 //	70   an internal error in miniil (please report it)
 //	124  run: the -timeout time limit passed
 //	130  run: interrupted (SIGINT, Ctrl-C)
@@ -36,8 +36,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
-	"strconv"
-	"strings"
 	"syscall"
 
 	"miniil"
@@ -56,7 +54,7 @@ Usage:
 
 Exit codes: run exits with the program's exit code, or
   1 error outside the program (output, memory mapping)   2 usage error
-  3 the program does not load (syntax, verification)     70 internal error
+  3 the program does not load (syntax, verification, size) 70 internal error
   124 time limit   130 SIGINT   134 unhandled exception or stack overflow   143 SIGTERM
 
 Run 'miniil COMMAND -h' for a command's flags.
@@ -127,19 +125,24 @@ func parseFlags(fs *command, args []string, stderr io.Writer) int {
 }
 
 // load reads and loads a program; a missing file is a usage error, an
-// invalid program a load error.
-func load(cmd, path string, stderr io.Writer) (*miniil.Program, int) {
-	src, err := os.ReadFile(path)
-	if err != nil {
+// invalid or too large program a load error.
+func load(cmd, path string, cfg miniil.LoadConfig, stderr io.Writer) (*miniil.Program, int) {
+	p, err := cfg.LoadFile(path)
+	var pe *os.PathError
+	var big *miniil.SourceTooLargeError
+	switch {
+	case err == nil:
+		return p, -1
+	case errors.As(err, &big):
+		fmt.Fprintf(stderr, "miniil %s: %s: the program is larger than the %s source size limit; raise it with -max-source=SIZE (0: no limit)\n",
+			cmd, big.Name, (*byteSize)(&big.Limit))
+		return nil, miniil.ExitLoad
+	case errors.As(err, &pe):
 		fmt.Fprintf(stderr, "miniil %s: %v\n", cmd, unwrapPathError(err))
 		return nil, miniil.ExitUsage
 	}
-	p, err := miniil.Load(path, src)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return nil, miniil.ExitCode(err)
-	}
-	return p, -1
+	fmt.Fprintln(stderr, err)
+	return nil, miniil.ExitCode(err)
 }
 
 func unwrapPathError(err error) error {
@@ -164,14 +167,23 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	timeout := fs.Duration("timeout", 0, "stop the program after this long, exit code 124 (0: no limit)")
 	maxHeap := byteSize(miniil.DefaultMaxHeap)
 	maxDepth := fs.Int("max-call-depth", miniil.DefaultMaxCallDepth, "deepest nesting of method calls (the entry point is 1); deeper is a stack overflow, at the same depth on both engines")
-	fs.Var(&maxHeap, "max-heap", "managed heap limit: the `size` of all the program may allocate (no collector yet); beyond it OutOfMemoryException; bytes, or with a unit: 64MiB, 1GiB (K, M, G mean KiB, MiB, GiB)")
+	fs.Var(&maxHeap, "max-heap", "managed heap limit: the `size` of all the program may allocate (no collector yet); beyond it OutOfMemoryException; bytes, or with a unit: 64MiB, 1GiB (K, M, G mean KiB, MiB, GiB; KB, MB, GB powers of 1000)")
 	cpuprofile := fs.String("cpuprofile", "", "write a Go CPU profile of the run (runtime and helpers; JIT-compiled code shows as unknown) to `file`")
+	maxSource := maxSourceFlag(fs)
 	if code := parseFlags(fs, args, stderr); code >= 0 {
 		return code
 	}
 	eng, err := miniil.ParseEngine(*engine)
 	if err != nil {
 		fmt.Fprintf(stderr, "miniil run: %v\n", err)
+		return miniil.ExitUsage
+	}
+	if maxHeap <= 0 || maxHeap > miniil.MaxMaxHeap {
+		fmt.Fprintf(stderr, "miniil run: -max-heap=%s: want a heap limit from 1 byte to %s\n", &maxHeap, (*byteSize)(ptr(int64(miniil.MaxMaxHeap))))
+		return miniil.ExitUsage
+	}
+	if *maxDepth <= 0 {
+		fmt.Fprintf(stderr, "miniil run: -max-call-depth=%d: want a positive number of calls\n", *maxDepth)
 		return miniil.ExitUsage
 	}
 	path, code := oneFile(fs, stderr)
@@ -191,7 +203,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	prog, code := load("run", path, stderr)
+	prog, code := load("run", path, loadConfig(maxSource), stderr)
 	if code >= 0 {
 		return code
 	}
@@ -201,10 +213,6 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, *timeout)
 		defer cancel()
-	}
-	if *maxDepth <= 0 {
-		fmt.Fprintf(stderr, "miniil run: -max-call-depth=%d: want a positive number of calls\n", *maxDepth)
-		return miniil.ExitUsage
 	}
 	exit, err := prog.Run(ctx, miniil.Config{Engine: eng, Stdout: stdout, MaxHeap: int64(maxHeap), MaxCallDepth: *maxDepth})
 	if err == nil {
@@ -269,49 +277,9 @@ func signalContext() (context.Context, func()) {
 	}
 }
 
-// byteSize is a size flag: a number of bytes with an optional unit, KiB,
-// MiB, GiB, TiB (or K, M, G, T, the same), KB, MB, GB, TB (powers of 1000)
-// or B.
-type byteSize int64
-
-var sizeUnits = []struct {
-	suffix string
-	mult   int64
-}{
-	{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
-	{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
-	{"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"T", 1 << 40},
-	{"B", 1},
-}
-
-func (b *byteSize) String() string {
-	n := int64(*b)
-	for _, u := range sizeUnits[:4] {
-		if n >= u.mult && n%u.mult == 0 && (n/u.mult < 1024 || u.suffix == "TiB") {
-			return strconv.FormatInt(n/u.mult, 10) + u.suffix
-		}
-	}
-	return strconv.FormatInt(n, 10)
-}
-
-func (b *byteSize) Set(s string) error {
-	num, mult := strings.TrimSpace(s), int64(1)
-	for _, u := range sizeUnits {
-		if len(num) > len(u.suffix) && strings.EqualFold(num[len(num)-len(u.suffix):], u.suffix) {
-			num, mult = strings.TrimSpace(num[:len(num)-len(u.suffix)]), u.mult
-			break
-		}
-	}
-	n, err := strconv.ParseInt(num, 10, 64)
-	if err != nil || n <= 0 || n > miniil.MaxMaxHeap/mult {
-		return fmt.Errorf("bad size %q (want a positive number of bytes up to 1TiB, like 256MiB or 1GiB)", s)
-	}
-	*b = byteSize(n * mult)
-	return nil
-}
-
 func cmdCheck(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("check", "check FILE...", stdout)
+	fs := newFlags("check", "check [-max-source=SIZE] FILE...", stdout)
+	maxSource := maxSourceFlag(fs)
 	if code := parseFlags(fs, args, stderr); code >= 0 {
 		return code
 	}
@@ -321,7 +289,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	status := 0
 	for _, path := range fs.Args() {
-		if _, code := load("check", path, stderr); code > status {
+		if _, code := load("check", path, loadConfig(maxSource), stderr); code > status {
 			status = code
 		}
 	}
@@ -336,6 +304,7 @@ func cmdDump(args []string, stdout, stderr io.Writer) int {
 	ehFlag := fs.Bool("eh", false, "print each method's native EH clause table (sorted, with duplicates)")
 	asmFlag := fs.Bool("asm", false, "print each method's IR, then its machine code with native offsets")
 	method := fs.String("method", "", "only this method (Name or Class::Name); -ir and -asm")
+	maxSource := maxSourceFlag(fs)
 	if code := parseFlags(fs, args, stderr); code >= 0 {
 		return code
 	}
@@ -357,7 +326,7 @@ func cmdDump(args []string, stdout, stderr io.Writer) int {
 	if code >= 0 {
 		return code
 	}
-	prog, code := load("dump", path, stderr)
+	prog, code := load("dump", path, loadConfig(maxSource), stderr)
 	if code >= 0 {
 		return code
 	}
@@ -367,3 +336,5 @@ func cmdDump(args []string, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+func ptr[T any](v T) *T { return &v }
