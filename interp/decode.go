@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"sort"
 
 	"miniil/il"
 )
@@ -149,6 +150,72 @@ type decoder struct {
 	work   []int
 	max    int
 	stk    []styp
+	// tries and handlers index the clauses by nesting (built on first
+	// use), so that leave and rethrow find their clauses in time linear
+	// in what they cross, however deep the nest.
+	tries, handlers *nesting
+}
+
+// nesting indexes ranges of instructions that nest or are disjoint, in
+// the clause table's order (inner ranges first).
+type nesting struct {
+	first []int32 // per instruction: the first range covering it, -1: none
+	next  []int32 // per range: the next range covering all it covers, -1: none
+}
+
+// nest builds the index of the ranges span(k) of n instructions (k in
+// 0..count-1; an empty range covers nothing).
+func nest(n, count int, span func(k int) (start, end int)) *nesting {
+	x := &nesting{first: make([]int32, n), next: make([]int32, count)}
+	order := make([]int, count)
+	for k := range order {
+		order[k] = k
+	}
+	// Outer ranges first; of equal ranges the later one first, so the
+	// earliest ends on top of the stack.
+	sort.Slice(order, func(a, b int) bool {
+		sa, ea := span(order[a])
+		sb, eb := span(order[b])
+		if sa != sb {
+			return sa < sb
+		}
+		if ea != eb {
+			return ea > eb
+		}
+		return order[a] > order[b]
+	})
+	var open []int
+	j := 0
+	for pc := range n {
+		for len(open) > 0 {
+			if _, e := span(open[len(open)-1]); e > pc {
+				break
+			}
+			open = open[:len(open)-1]
+		}
+		for ; j < count; j++ {
+			k := order[j]
+			if st, e := span(k); st > pc {
+				break
+			} else if e <= st {
+				x.next[k] = -1
+				continue
+			}
+			x.next[k] = -1
+			if len(open) > 0 {
+				x.next[k] = int32(open[len(open)-1])
+			}
+			open = append(open, k)
+		}
+		x.first[pc] = -1
+		if len(open) > 0 {
+			x.first[pc] = int32(open[len(open)-1])
+		}
+	}
+	for ; j < count; j++ {
+		x.next[order[j]] = -1
+	}
+	return x
 }
 
 func (s *state) decode(dm *dmethod) error {
@@ -781,9 +848,12 @@ func (d *decoder) step(i int, emit bool) ([]styp, error) {
 		e.op = oThrow
 	case il.Rethrow:
 		e = inst{op: oRethrow, a: -1}
-		for ci, c := range dm.eh {
-			if (c.kind == il.EHCatch || c.kind == il.EHFilter) && c.inHandler(i) {
-				e.a = int32(ci)
+		if d.handlers == nil {
+			d.handlers = nest(len(dm.code), len(dm.eh), func(k int) (int, int) { return dm.eh[k].hStart, dm.eh[k].hEnd })
+		}
+		for ci := d.handlers.first[i]; ci >= 0; ci = d.handlers.next[ci] {
+			if c := dm.eh[ci]; c.kind == il.EHCatch || c.kind == il.EHFilter {
+				e.a = ci
 				break
 			}
 		}
@@ -795,9 +865,14 @@ func (d *decoder) step(i int, emit bool) ([]styp, error) {
 		e = inst{op: oLeave, a: int32(len(dm.leaves))}
 		if emit {
 			li := leaveInfo{target: in.Target()}
-			for ci, c := range dm.eh {
-				if c.kind == il.EHFinally && c.covers(i) && !c.covers(li.target) {
-					li.finallys = append(li.finallys, ci)
+			if d.tries == nil {
+				d.tries = nest(len(dm.code), len(dm.eh), func(k int) (int, int) { return dm.eh[k].tryStart, dm.eh[k].tryEnd })
+			}
+			// The trys covering the leave, inner first, up to the first
+			// that covers the target too (the ones around it do as well).
+			for ci := d.tries.first[i]; ci >= 0 && !dm.eh[ci].covers(li.target); ci = d.tries.next[ci] {
+				if dm.eh[ci].kind == il.EHFinally {
+					li.finallys = append(li.finallys, int(ci))
 				}
 			}
 			dm.leaves = append(dm.leaves, li)
