@@ -1,10 +1,14 @@
 package tests
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 
+	"miniil"
 	"miniil/amd64"
 	"miniil/ehclauses"
 	"miniil/funclet"
@@ -131,10 +135,33 @@ var nestStages = []nestStage{
 				b.Fatal(err)
 			}
 		},
-		// One duplicate clause per (handler, enclosing try): quadratic in
-		// depth, gigabytes at 8,000 (the table is being redone).
-		maxDepth: 2000,
 	},
+	{
+		name:    "run-jit", // everything: load, compile, run on the JIT
+		prepare: func(b *testing.B, src []byte) any { return src },
+		run:     func(b *testing.B, in any) { runNest(b, in.([]byte), miniil.JIT) },
+	},
+	{
+		name:    "run-interp", // load, run on the interpreter
+		prepare: func(b *testing.B, src []byte) any { return src },
+		run:     func(b *testing.B, in any) { runNest(b, in.([]byte), miniil.Interp) },
+	},
+}
+
+// runNest loads and runs a nest program and returns its output and exit
+// code.
+func runNest(t testing.TB, src []byte, eng miniil.Engine) (string, int) {
+	p, err := miniil.Load("deepnest.il", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	code, err := p.Run(context.Background(), miniil.Config{Engine: eng, Stdout: &out})
+	var me *miniil.ManagedException
+	if err != nil && !errors.As(err, &me) {
+		t.Fatal(err)
+	}
+	return out.String(), code
 }
 
 // BenchmarkDeepNest measures each stage of loading and compiling the
@@ -245,6 +272,33 @@ func TestDeepNest(t *testing.T) {
 			for _, fn := range code.Layout.Funcs {
 				if err := contiguous(fn.Region, fn.Blocks); err != nil {
 					t.Error(err)
+				}
+			}
+			// The clause table: one clause per level, each chained to the
+			// one around it, and each handler funclet to the try around it.
+			table, err := ehclauses.Build(m, f, code)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := ehclauses.Validate(m, f, code, table); err != nil {
+				t.Fatal(err)
+			}
+			if len(table.Clauses) != depth {
+				t.Errorf("%d native clauses, want %d", len(table.Clauses), depth)
+			}
+			chain := 0
+			table.Chain(table.Clauses[0].TryStart, func(int) bool { chain++; return true })
+			if chain != depth {
+				t.Errorf("the innermost try's chain has %d clauses, want %d", chain, depth)
+			}
+			// Both engines run it and print the same.
+			wantOut := map[deepnest.Shape]string{
+				deepnest.Finally: "inner\ndone\n", deepnest.Catch: "inner\ndone\n",
+				deepnest.ThrowCatch: "inner\ncaught\ndone\n", deepnest.ThrowUnhandled: "inner\n",
+			}[shape]
+			for _, eng := range []miniil.Engine{miniil.JIT, miniil.Interp} {
+				if out, code := runNest(t, deepnest.Program(shape, depth), eng); out != wantOut {
+					t.Errorf("%s printed %q (exit %d), want %q", eng, out, code, wantOut)
 				}
 			}
 		})
