@@ -288,6 +288,7 @@ func (p *Program) Dump(w io.Writer, stage Stage, method string) (err error) {
 			if len(code.Funclets) > 1 {
 				fmt.Fprintf(w, "  PSPSym at [rsp+%#x] in every frame\n", code.PSPOffset)
 			}
+			fmt.Fprintf(w, "  cold section [%04x, %04x): out-of-line polls and stack checks\n", code.ColdStart, len(code.Code))
 			continue
 		case StageEH:
 			table, err := ehclauses.Build(m, f, code)
@@ -323,7 +324,22 @@ func (p *Program) Dump(w io.Writer, stage Stage, method string) (err error) {
 		for _, s := range code.Sites {
 			sites[s.Offset] = s.ILOffset
 		}
-		for _, l := range lines {
+		for i := 0; i < len(lines); i++ {
+			l := lines[i]
+			if l.Text == "int3" { // padding: one line for a run
+				n := 1
+				for i+n < len(lines) && lines[i+n].Text == "int3" && lines[i+n].Offset != code.ColdStart {
+					n++
+				}
+				if n > 1 {
+					fmt.Fprintf(w, "  %04x  %-24s int3 (%d bytes of padding)\n", l.Offset, "cc ...", n)
+					i += n - 1
+					continue
+				}
+			}
+			if l.Offset == code.ColdStart {
+				fmt.Fprintln(w, "cold: ; polls and stack overflow calls, out of line")
+			}
 			for _, b := range starts[l.Offset] {
 				fmt.Fprintf(w, "b%d:\n", b)
 			}

@@ -55,6 +55,10 @@ type Code struct {
 	// Funclets gives the code range of the main body (first) and of each
 	// funclet, in code order.
 	Funclets []FuncletCode
+	// ColdStart is where the cold section starts: after the last funclet
+	// (and a gap), the out-of-line calls of polls and stack checks, each
+	// jumping back into its funclet.
+	ColdStart int
 	// PSPOffset is the RSP-relative offset of the PSPSym slot, the same
 	// in every frame of the method (meaningful when there are funclets).
 	PSPOffset int
@@ -148,10 +152,13 @@ type gen struct {
 	cur           *funclet.Funclet // the funclet being emitted
 	funcletLabels []Label          // start of each funclet (its prolog)
 	funcletStart  map[int]bool     // IDs of blocks that start a funclet
-	fsize         int              // frame size of every funclet
-	pspOff        int              // RSP-relative offset of the PSPSym
-	cellMarks     []MarkID         // marks just after each CALL [RIP+disp32] to a cell
-	cells         []uintptr
+	// cold lists the out-of-line calls (polls, stack overflow), placed
+	// after the last funclet.
+	cold      []coldCall
+	fsize     int      // frame size of every funclet
+	pspOff    int      // RSP-relative offset of the PSPSym
+	cellMarks []MarkID // marks just after each CALL [RIP+disp32] to a cell
+	cells     []uintptr
 
 	// consts holds the value of temporaries defined once, by a constant
 	// that fits an immediate; uses read the immediate instead of the slot.
@@ -297,11 +304,13 @@ func Generate(f *ir.Func, env Env, a *Assembler) (code *Code, err error) {
 		}
 	}
 	end := a.Mark()
+	coldStart := g.emitCold()
 	blob, err := a.Assemble()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.Method.FullName(), err)
 	}
-	code = &Code{Code: blob.Code, FrameSize: g.frame, PrologSize: blob.Marks[prologEnd], PSPOffset: g.pspOff, Layout: lay, Homes: g.homes, Saves: g.saves}
+	code = &Code{Code: blob.Code, FrameSize: g.frame, PrologSize: blob.Marks[prologEnd], PSPOffset: g.pspOff, Layout: lay, Homes: g.homes, Saves: g.saves,
+		ColdStart: blob.Marks[coldStart]}
 	for k, fn := range lay.Funcs {
 		fc := FuncletCode{Kind: fn.Kind, Clause: fn.Clause, Start: blob.Marks[funcStarts[k]], FrameSize: g.frame}
 		if k+1 < len(lay.Funcs) {
@@ -833,15 +842,68 @@ func (g *gen) exit(code int, arg uint64, hasArg bool, ilOffset int) {
 	g.site(ilOffset)
 }
 
+// coldCall is a call to a runtime stub placed out of line, in the cold
+// section after the funclets: the stub at [R15+stub], then a jump back to
+// back.
+type coldCall struct {
+	at, back Label
+	stub     int32
+}
+
+// coldGap is the padding between the last funclet and the cold section:
+// no cache line holds both hot code and a cold call.
+const coldGap = 64
+
+// outOfLine jumps with op to a call of the stub at [R15+stub] placed in
+// the cold section, which jumps back to back. Such calls run rarely
+// (polls, stack overflow) and must stay away from hot code: a call that
+// has run once takes a branch target buffer entry for its cache line, and
+// one in a loop's line, or in the line of a small method or a finally
+// called every iteration, made that code 10-20% slower for good after the
+// first poll (measured on Zen 4).
+func (g *gen) outOfLine(op Op, stub int32, back Label) {
+	at := g.a.NewLabel()
+	g.a.Jump(op, at)
+	g.cold = append(g.cold, coldCall{at: at, back: back, stub: stub})
+}
+
+// emitCold emits the cold section: coldGap bytes of INT3, then the
+// out-of-line calls. It returns the mark of the section's start.
+func (g *gen) emitCold() MarkID {
+	for range coldGap {
+		g.a.I(INT3)
+	}
+	start := g.a.Mark()
+	for _, c := range g.cold {
+		g.a.Bind(c.at)
+		g.a.I(CALL, Mem(R15, c.stub))
+		g.a.Jump(JMP, c.back)
+	}
+	g.cold = nil
+	return start
+}
+
 // poll exits to Go when the runtime asks for it (CtxPoll at or below
 // zero, see jitrt.PollInterval). It only reads memory, so polls add no
 // dependency chain between calls or loop iterations.
 func (g *gen) poll() {
-	ok := g.a.NewLabel()
+	back := g.a.NewLabel()
 	g.a.I(CMPQ, Mem(R15, jitrt.CtxPoll), Imm(0))
-	g.a.Jump(JGT, ok)
-	g.a.I(CALL, Mem(R15, jitrt.CtxPollStub))
-	g.a.Bind(ok)
+	g.outOfLine(JLE, jitrt.CtxPollStub, back)
+	g.a.Bind(back)
+}
+
+// stackCheck compares v (RSP, or RAX holding the RSP a large frame will
+// have) with the stack limit at [R15+limit] and calls the overflow stub,
+// out of line, when it is below; after the call the check runs again
+// (the runtime may have moved the limit: a poll request, or the call
+// depth count). jitrt decodes this form: the call's return address is
+// followed by a jump to `CMP v, [R15+limit]`.
+func (g *gen) stackCheck(v Reg, limit int32) {
+	check := g.a.NewLabel()
+	g.a.Bind(check)
+	g.a.I(CMPQ, R(v), Mem(R15, limit))
+	g.outOfLine(JCS, jitrt.CtxOverflowStub, check)
 }
 
 func (g *gen) prolog(hasEH bool) MarkID {
@@ -851,21 +913,14 @@ func (g *gen) prolog(hasEH bool) MarkID {
 	// Small frames are checked after allocation (the runtime keeps a
 	// reserve below the limit); large ones before, so that frames of any
 	// size stay above the limit (RAX is free: arguments are in RDI...).
-	ok := a.NewLabel()
 	if g.frame < 4096 {
 		if g.frame > 0 {
 			a.I(SUBQ, Imm(int64(g.frame)), R(RSP))
 		}
-		a.I(CMPQ, R(RSP), Mem(R15, jitrt.CtxStackLimit))
-		a.Jump(JCC, ok)
-		a.I(CALL, Mem(R15, jitrt.CtxOverflowStub))
-		a.Bind(ok)
+		g.stackCheck(RSP, jitrt.CtxStackLimit)
 	} else {
 		a.I(LEAQ, Mem(RSP, int32(-g.frame)), R(RAX))
-		a.I(CMPQ, R(RAX), Mem(R15, jitrt.CtxStackLimit))
-		a.Jump(JCC, ok)
-		a.I(CALL, Mem(R15, jitrt.CtxOverflowStub))
-		a.Bind(ok)
+		g.stackCheck(RAX, jitrt.CtxStackLimit)
 		a.I(SUBQ, Imm(int64(g.frame)), R(RSP))
 	}
 	// No poll here: a poll request also fails the stack check above
@@ -918,13 +973,9 @@ func (g *gen) funcletProlog() {
 	a := g.a
 	a.I(PUSHQ, R(RBP))
 	a.I(SUBQ, Imm(int64(g.fsize)), R(RSP))
-	ok := a.NewLabel()
 	// Against the hard limit: a funclet adds no call depth, which the
 	// runtime may be counting through CtxStackLimit.
-	a.I(CMPQ, R(RSP), Mem(R15, jitrt.CtxStackHard))
-	a.Jump(JCC, ok)
-	a.I(CALL, Mem(R15, jitrt.CtxOverflowStub))
-	a.Bind(ok)
+	g.stackCheck(RSP, jitrt.CtxStackHard)
 	a.I(MOVQ, Mem(RDI, int32(g.pspOff)), R(RAX))
 	a.I(MOVQ, R(RAX), Mem(RSP, int32(g.pspOff)))
 	a.I(LEAQ, Mem(RAX, int32(g.frame)), R(RBP))

@@ -95,33 +95,40 @@
 // polls are armed by the watchdog (watchdog.go): a thread of the process
 // that the Go runtime does not manage, cloned once with every signal
 // blocked, running a small loop of machine code. While a top-level Call
-// runs, its context block is registered with the watchdog, which every
-// PollInterval (500 microseconds) sets CtxPollReq = 1, CtxStackLimit =
-// all ones and CtxPoll = 0 in every registered context. No goroutine has
-// to run for that to happen, whatever the Go scheduler is doing (every P
-// busy in native code, GOMAXPROCS=1, the world stopping).
+// runs, its context block and its goroutine's g are registered with the
+// watchdog. Every PollInterval (500 microseconds) the watchdog reads the
+// goroutine's g.stackguard0: when Go wants the goroutine (it stores
+// stackPreempt there for a stop-the-world, a stack scan or the scheduler's
+// time slice), and every 20 intervals regardless (for cancellation and
+// time limits), it sets CtxPollReq = 1, CtxStackLimit = all ones and
+// CtxPoll = 0. No goroutine has to run for that to happen, whatever the
+// Go scheduler is doing (every P busy in native code, GOMAXPROCS=1, the
+// world stopping).
 //
-// Loop back edges test CtxPoll:
+// Loop back edges test CtxPoll, with the call out of line (in the cold
+// section after the method's funclets, so that it never shares a cache
+// line with hot code):
 //
 //	CMPQ CtxPoll(R15), $0          ; cmp qword ptr [r15], 0       (49 83 3F 00)
-//	JG   back
-//	CALL [R15+CtxPollStub]         ; call qword ptr [r15+0x28]    (41 FF 57 28)
-//	JMP  back
+//	JLE  cold
+//	back: ...
+//	cold: CALL [R15+CtxPollStub]   ; call qword ptr [r15+0x28]    (41 FF 57 28)
+//	      JMP back
 //
 // Prologs poll through their stack check, which fails into the overflow
 // stub once the limit is raised; the Call loop sees CtxPollReq set,
-// restores the limit, and treats the exit as a poll. (Code may also
-// decrement CtxPoll, `SUBQ $1, CtxPoll(R15); JLE poll`: then it exits at
-// least every MachineConfig.PollBudget decrements as well.)
+// restores the limit, and treats the exit as a poll (the check then runs
+// again). Code may also decrement CtxPoll, `SUBQ $1, CtxPoll(R15); JLE
+// poll`: then it exits at least every MachineConfig.PollBudget decrements
+// as well.
 //
 // The poll stub exits with ExitPoll. The loop returns an error wrapping
 // ctx.Err() if the Call's context is done or past its deadline, then
 // calls a Go function with a stack check: that is the preemption point,
-// where Go stops the goroutine if it asked to (for a garbage collection,
-// or the scheduler's 10 ms time slice); then it resets CtxPoll to the
-// budget and resumes. So native code reaches a preemption point within
-// PollInterval plus one loop iteration or call; a host's collection
-// waits no longer than that for it.
+// where Go stops the goroutine if it asked to; then it resets CtxPoll to
+// the budget and resumes. So native code reaches a preemption point
+// within PollInterval (plus one loop iteration or call) of Go asking for
+// it, and sees a cancelled context within 20 intervals.
 //
 // # Stack
 //
@@ -131,30 +138,31 @@
 // just above it. CtxStackHard = lowest usable address +
 // MachineConfig.StackReserve (default 64 KiB); CtxStackLimit, the soft
 // limit, is at or above it (Machine.SetStackLimit). Method prologs check
-// the soft limit:
+// the soft limit, funclet prologs the hard one, with the overflow call out
+// of line:
 //
 //	PUSHQ BP; MOVQ SP, BP; SUBQ $N, SP
-//	CMPQ SP, CtxStackLimit(R15)    ; cmp rsp, qword ptr [r15+0x8] (49 3B 67 08)
-//	JAE  ok                        ; 73 04
-//	CALL [R15+CtxOverflowStub]     ; call qword ptr [r15+0x30] (41 FF 57 30)
-//	ok:
+//	check: CMPQ SP, CtxStackLimit(R15)   ; 49 3B 67 08 (hard: 49 3B 67 58)
+//	JB   cold
+//	...
+//	cold: CALL [R15+CtxOverflowStub]     ; 41 FF 57 30
+//	      JMP check                      ; EB rel8 or E9 rel32
 //
-// and funclet prologs the hard one (`cmp rsp, [r15+0x58]`). The Machine
-// decodes these 10 bytes before the overflow call's return address, so
-// the check must have exactly this form. Checking after the SUB is safe
-// for frames up to StackReserve-4 KiB (about 60 KiB): nothing below the
-// limit has been touched yet and the reserve holds the overflow CALL.
-// Larger frames compare first, through RAX: LEAQ -N(SP), RAX; CMPQ RAX,
-// CtxStackLimit(R15) (49 3B 47 08); JAE ok; CALL overflow; ok: SUBQ $N,
+// The Machine decodes the call and the jump after it to find the check, so
+// the out-of-line code must have exactly this form. Checking after the SUB
+// is safe for frames up to StackReserve-4 KiB (about 60 KiB): nothing
+// below the limit has been touched yet and the reserve holds the overflow
+// CALL. Larger frames compare first, through RAX: LEAQ -N(SP), RAX;
+// check: CMPQ RAX, CtxStackLimit(R15) (49 3B 47 08); JB cold; SUBQ $N,
 // SP. The overflow stub exits with ExitStackOverflow. If the watchdog
-// raised the limit (CtxPollReq), the exit is a poll and the check runs
-// again. If a method prolog failed the soft limit only, the ExitHandler
-// gets ExitStackLimit and decides (the Runtime counts call depth there,
-// see depth.go). Otherwise Call returns a *StackOverflowError
-// (errors.Is(err, ErrStackOverflow)) with the PC and SP of the failing
-// check. The frames on the native stack are abandoned; the Machine stays
-// usable (the next top-level Call starts afresh) and the process is
-// unaffected.
+// raised the limit (CtxPollReq), the exit is a poll. If a method prolog
+// failed the soft limit only, the ExitHandler gets ExitStackLimit and
+// decides (the Runtime counts call depth there, see depth.go). Otherwise
+// Call returns a *StackOverflowError (errors.Is(err, ErrStackOverflow))
+// with the PC and SP of the failing check. After a poll or an allowed
+// soft limit the check runs again when the code resumes. The frames on
+// the native stack are abandoned on an overflow; the Machine stays usable
+// (the next top-level Call starts afresh) and the process is unaffected.
 //
 // # Calls between methods: cells and prestubs
 //

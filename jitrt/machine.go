@@ -4,6 +4,7 @@ package jitrt
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"sync/atomic"
@@ -338,15 +339,12 @@ func (m *Machine) run(ctx context.Context, h ExitHandler) (uint64, error) {
 		case ExitStackOverflow:
 			if atomic.SwapUint64(m.word(CtxPollReq), 0) != 0 {
 				// A poll request, not an overflow: the watchdog raised the
-				// limit so that the next prolog's stack check exits. Redo
-				// the check against the restored limit, which the frame may
-				// really have failed too.
+				// limit so that the next prolog's stack check exits. The
+				// check runs again (against the restored limit, which the
+				// frame may really have failed too) when the code resumes.
 				atomic.StoreUint64(m.word(CtxStackLimit), m.limit)
 				if err := m.poll(ctx); err != nil {
 					return 0, err
-				}
-				if _, _, ok := m.stackCheck(); ok {
-					m.SetPC(m.PC() - stackCheckLen)
 				}
 				continue
 			}
@@ -370,27 +368,37 @@ func (m *Machine) run(ctx context.Context, h ExitHandler) (uint64, error) {
 	}
 }
 
-// stackCheckLen is the length of a prolog's stack check up to its
-// overflow call's return address:
+// stackCheck decodes the stack check whose overflow call exited. The
+// code generator places the call out of line, followed by a jump back to
+// the check, which then runs again:
 //
-//	CMP RSP|RAX, [R15+CtxStackLimit|CtxStackHard]  ; 49 3B 67|47 disp8
-//	JAE ok                                         ; 73 04
-//	CALL [R15+CtxOverflowStub]                     ; 41 FF 57 30
-//	ok:
-const stackCheckLen = 10
-
-// stackCheck decodes the stack check whose overflow call exited: the value
-// it compared (RSP, or RAX for a frame checked before it is allocated),
-// whether it compared with the soft limit CtxStackLimit (a method prolog)
-// or the hard one, and ok = false if the code before the exit is not a
-// stack check of that form.
+//	check: CMP RSP|RAX, [R15+CtxStackLimit|CtxStackHard]  ; 49 3B 67|47 disp8
+//	       JB  cold
+//	       ...
+//	cold:  CALL [R15+CtxOverflowStub]                     ; 41 FF 57 30
+//	       JMP check                                      ; EB rel8 or E9 rel32
+//
+// It returns the value compared (RSP, or RAX holding the RSP of a large
+// frame checked before it is allocated), whether it was compared with the
+// soft limit CtxStackLimit (a method prolog) or the hard one, and ok =
+// false if the code is not of that form.
 func (m *Machine) stackCheck() (v uintptr, soft, ok bool) {
-	b, ok := m.heap.code(m.PC()-stackCheckLen, stackCheckLen)
-	if !ok {
+	pc := m.PC()
+	call, ok := m.heap.code(pc-4, 9)
+	if !ok || call[0] != 0x41 || call[1] != 0xff || call[2] != 0x57 || call[3] != CtxOverflowStub {
 		return 0, false, false
 	}
-	if b[0] != 0x49 || b[1] != 0x3b || b[4] != 0x73 || b[5] != 0x04 ||
-		b[6] != 0x41 || b[7] != 0xff || b[8] != 0x57 || b[9] != CtxOverflowStub {
+	var check uintptr
+	switch call[4] {
+	case 0xeb:
+		check = pc + 2 + uintptr(int8(call[5]))
+	case 0xe9:
+		check = pc + 5 + uintptr(int32(binary.LittleEndian.Uint32(call[5:])))
+	default:
+		return 0, false, false
+	}
+	b, ok := m.heap.code(check, 4)
+	if !ok || b[0] != 0x49 || b[1] != 0x3b {
 		return 0, false, false
 	}
 	switch b[2] {

@@ -61,13 +61,16 @@ child:
 	JMP	·watchdogLoop(SB)
 
 // watchdogLoop is the watchdog thread's body (R12 = its data block). While
-// no Machine is registered it sleeps on a futex on the registration count;
-// otherwise it sleeps for one poll interval and then asks every registered
-// Machine to poll: it sets CtxPollReq, raises CtxStackLimit above every
-// stack address (so the next prolog's stack check exits) and zeroes
+// no Machine is registered it sleeps on a futex on the registration count.
+// Otherwise, every tick it looks at each registered Machine: when Go asks
+// for the goroutine running it (g.stackguard0 == stackPreempt: a
+// stop-the-world, a stack scan, the scheduler's time slice), and every
+// const_wdEvery ticks regardless (for cancellation and time limits), it
+// asks the Machine to poll: it sets CtxPollReq, raises CtxStackLimit above
+// every stack address (so the next prolog's stack check exits) and zeroes
 // CtxPoll (so the next loop back edge exits). The scan is bracketed by the
 // scanning flag so that a Machine that unregisters can wait until the
-// watchdog no longer touches its context.
+// watchdog no longer reads its slot or touches its context.
 TEXT ·watchdogLoop(SB), NOSPLIT|NOFRAME, $0-0
 	// sched_setattr(0, &sched, 0): a short time slice; ignore failure
 	// (older kernels).
@@ -76,6 +79,7 @@ TEXT ·watchdogLoop(SB), NOSPLIT|NOFRAME, $0-0
 	XORL	DX, DX
 	MOVL	$SYS_sched_setattr, AX
 	SYSCALL
+	XORL	R13, R13 // ticks until the next unconditional poll
 loop:
 	MOVL	const_wdActive(R12), AX
 	TESTL	AX, AX
@@ -99,19 +103,30 @@ tick:
 	SYSCALL
 	MOVL	$1, AX
 	XCHGL	AX, const_wdScanning(R12)
+	DECL	R13
+	JGE	scanning
+	MOVL	$const_wdEvery-1, R13
+scanning:
 	MOVL	const_wdHigh(R12), CX
 	LEAQ	const_wdSlots(R12), SI
+	MOVQ	$const_stackPreempt, R8
 scan:
 	TESTL	CX, CX
 	JZ	done
-	MOVQ	(SI), DI
+	MOVQ	(SI), DI // the context
 	TESTQ	DI, DI
 	JZ	next
+	TESTL	R13, R13
+	JZ	arm
+	MOVQ	8(SI), DX // the goroutine
+	CMPQ	const_gStackguard0(DX), R8
+	JNE	next
+arm:
 	MOVQ	$1, const_CtxPollReq(DI)
 	MOVQ	$-1, const_CtxStackLimit(DI)
 	MOVQ	$0, const_CtxPoll(DI)
 next:
-	ADDQ	$8, SI
+	ADDQ	$16, SI
 	DECL	CX
 	JMP	scan
 done:
@@ -120,3 +135,11 @@ done:
 	LOCK
 	INCQ	const_wdTicks(R12)
 	JMP	loop
+
+// func getg() uintptr
+//
+// getg returns the address of the calling goroutine's g.
+TEXT ·getg(SB), NOSPLIT, $0-8
+	MOVQ	(TLS), AX
+	MOVQ	AX, ret+0(FP)
+	RET
