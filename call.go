@@ -291,12 +291,11 @@ func (p *Program) Dump(w io.Writer, stage Stage, method string) (err error) {
 			fmt.Fprintf(w, "  cold section [%04x, %04x): out-of-line polls and stack checks\n", code.ColdStart, len(code.Code))
 			continue
 		case StageEH:
-			table, err := ehclauses.Build(m, f, code)
-			if err != nil {
+			if err := ehclauses.Build(m, f, code); err != nil {
 				return err
 			}
-			ehclauses.Fprint(w, m, table)
-			if err := ehclauses.Validate(m, f, code, table); err != nil {
+			ehclauses.Fprint(w, m, ehclauses.Of(&code.Method))
+			if err := ehclauses.Validate(m, f, code, nil); err != nil {
 				fmt.Fprintf(w, "  INVALID: %v\n", err)
 			}
 			continue

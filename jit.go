@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"miniil/abi"
 	"miniil/amd64"
 	"miniil/ehclauses"
 	"miniil/il"
@@ -15,9 +16,9 @@ import (
 )
 
 // compileMethod is the JIT pipeline for one method: IL to IR, IR to
-// machine code.
+// machine code, the EH clause table.
 func compileMethod(mod *il.Module, asm *amd64.Assembler) jitrt.CompileFunc {
-	return func(rt *jitrt.Runtime, m *il.Method) (*jitrt.Compiled, error) {
+	return func(rt *jitrt.Runtime, m *il.Method) (*abi.Method, error) {
 		f, err := importIR(mod, m)
 		if err != nil {
 			return nil, err
@@ -26,32 +27,10 @@ func compileMethod(mod *il.Module, asm *amd64.Assembler) jitrt.CompileFunc {
 		if err != nil {
 			return nil, err
 		}
-		c := &jitrt.Compiled{Code: code.Code}
-		for _, r := range code.CellRefs {
-			c.CellRefs = append(c.CellRefs, jitrt.CellRef{Offset: r.Offset, Cell: r.Cell})
-		}
-		table, err := ehclauses.Build(m, f, code)
-		if err != nil {
+		if err := ehclauses.Build(m, f, code); err != nil {
 			return nil, err
 		}
-		for _, cl := range table.Clauses {
-			c.Clauses = append(c.Clauses, jitrt.EHClause{
-				Kind: cl.Kind, TryStart: cl.TryStart, TryEnd: cl.TryEnd,
-				HandlerStart: cl.HandlerStart, HandlerEnd: cl.HandlerEnd, FilterStart: cl.FilterStart, CatchType: cl.CatchType,
-				Next: cl.Next, TryFunclet: cl.TryFunclet,
-			})
-		}
-		inFilter := filterRegions(f)
-		for k, fc := range code.Funclets {
-			c.Funclets = append(c.Funclets, jitrt.FuncletInfo{
-				Start: fc.Start, End: fc.End, FrameSize: fc.FrameSize, InFilter: inFilter[code.Layout.Funcs[k].Region],
-				Enclosing: table.Enclosing[k],
-			})
-		}
-		for _, s := range code.Sites {
-			c.Sites = append(c.Sites, jitrt.Site{Offset: s.Offset, ILOffset: s.ILOffset})
-		}
-		return c, nil
+		return &code.Method, nil
 	}
 }
 
@@ -66,15 +45,6 @@ func importIR(mod *il.Module, m *il.Method) (*ir.Func, error) {
 		return nil, fmt.Errorf("%s: %w", m.FullName(), err)
 	}
 	return f, nil
-}
-
-// filterRegions returns the regions that are filters or lie in one.
-func filterRegions(f *ir.Func) map[*ir.Region]bool {
-	in := map[*ir.Region]bool{}
-	for _, r := range f.Regions { // parents first
-		in[r] = r.Kind == ir.RegionFilter || r.Parent != nil && in[r.Parent]
-	}
-	return in
 }
 
 // runJIT runs the program's entry point on the JIT.

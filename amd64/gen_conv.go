@@ -5,7 +5,7 @@ import (
 
 	"miniil/il"
 	"miniil/ir"
-	"miniil/jitrt"
+	"miniil/abi"
 )
 
 // convert emits OpConv with the CLR's x64 semantics (and the reference
@@ -66,7 +66,7 @@ func (g *gen) convert(in *ir.Instr) {
 				a.I(MOVSD, g.slot(src), R(X0))
 			}
 			if unsignedTarget {
-				g.exit(jitrt.HelperF2U8, 0, false, in.ILOffset)
+				g.exit(abi.HelperF2U8, 0, false, in.ILOffset)
 			} else {
 				a.I(CVTTSD2SQ, R(X0), R(RAX))
 			}
@@ -171,7 +171,7 @@ func (g *gen) call(in *ir.Instr) {
 		} else {
 			a.I(XORL, R(RAX), R(RAX))
 		}
-		a.I(MOVQ, R(RAX), Mem(RCX, jitrt.ObjFields))
+		a.I(MOVQ, R(RAX), Mem(RCX, abi.ObjFields))
 		a.Jump(JMP, done)
 		a.Bind(slow)
 		g.callGeneric(in)
@@ -200,11 +200,11 @@ func (g *gen) callGeneric(in *ir.Instr) {
 	}
 	switch {
 	case in.Op == ir.OpCallVirt:
-		a.I(MOVQ, Mem(RDI, jitrt.ObjMT), R(RAX))
-		a.I(CALL, Mem(RAX, int32(jitrt.MTVTable+jitrt.MTSlotSize*callee.Slot)))
+		a.I(MOVQ, Mem(RDI, abi.ObjMT), R(RAX))
+		a.I(CALL, Mem(RAX, int32(abi.MTVTable+abi.MTSlotSize*callee.Slot)))
 		g.site(in.ILOffset)
 	case callee.Builtin:
-		g.exit(jitrt.HelperBuiltin, g.env.BuiltinID(callee), true, in.ILOffset)
+		g.exit(abi.HelperBuiltin, g.env.BuiltinID(callee), true, in.ILOffset)
 	default:
 		// CALL [RIP+disp32] to the callee's cell; the displacement is set
 		// at install time (Code.CellRefs).

@@ -2,6 +2,8 @@
 
 package jitrt
 
+import "miniil/abi"
+
 import "testing"
 
 // BenchmarkExitRoundTrip measures one exit to Go and re-entry: native code
@@ -12,7 +14,7 @@ func BenchmarkExitRoundTrip(b *testing.B) {
 	m := newMachine(b, h, MachineConfig{})
 	loop := install(b, h, codeHelperLoop())
 	handler := func(m *Machine, code uint64) error {
-		m.SetReg(CtxRAX, m.Reg(CtxRAX)+1)
+		m.SetReg(abi.CtxRAX, m.Reg(abi.CtxRAX)+1)
 		return nil
 	}
 	b.ResetTimer()

@@ -1,6 +1,7 @@
 package jitrt
 
 import (
+	"miniil/abi"
 	"bufio"
 	"bytes"
 	"fmt"
@@ -17,8 +18,8 @@ import (
 
 // Integer argument registers in SysV order, and the XMM ones.
 var (
-	intArgSlots   = []int{CtxRDI, CtxRSI, CtxRDX, CtxRCX, CtxR8, CtxR9}
-	floatArgSlots = []int{CtxXMM0, CtxXMM1, CtxXMM2, CtxXMM3, CtxXMM4, CtxXMM5, CtxXMM6, CtxXMM7}
+	intArgSlots   = []int{abi.CtxRDI, abi.CtxRSI, abi.CtxRDX, abi.CtxRCX, abi.CtxR8, abi.CtxR9}
+	floatArgSlots = []int{abi.CtxXMM0, abi.CtxXMM1, abi.CtxXMM2, abi.CtxXMM3, abi.CtxXMM4, abi.CtxXMM5, abi.CtxXMM6, abi.CtxXMM7}
 )
 
 // args reads a base library method's arguments (this first) from the
@@ -61,7 +62,7 @@ func (rt *Runtime) builtin(m *Machine, meth *il.Method) error {
 			if a[0] == 0 {
 				return rt.throwNewAt(m, "System.NullReferenceException")
 			}
-			return ret(uintptr(rt.u64(uintptr(a[0])+StrLen)), nil)
+			return ret(uintptr(rt.u64(uintptr(a[0])+abi.StrLen)), nil)
 		case meth.Name == "op_Equality":
 			x, y := uintptr(a[0]), uintptr(a[1])
 			eq := x == y || x != 0 && y != 0 && equalUnits(rt.str(x), rt.str(y))
@@ -107,7 +108,7 @@ func (rt *Runtime) builtin(m *Machine, meth *il.Method) error {
 			if s, ok := il.DefaultMessage(owner); ok {
 				msg = rt.StringAddr(s)
 			}
-			rt.setU64(this+ObjFields, uint64(msg))
+			rt.setU64(this+abi.ObjFields, uint64(msg))
 			return nil
 		case meth.Name == ".ctor" && (owner == "System.ArgumentNullException" || owner == "System.ArgumentOutOfRangeException"):
 			// CoreCLR: the argument is the parameter name.
@@ -119,10 +120,10 @@ func (rt *Runtime) builtin(m *Machine, meth *il.Method) error {
 					return err
 				}
 			}
-			rt.setU64(this+ObjFields, uint64(msg))
+			rt.setU64(this+abi.ObjFields, uint64(msg))
 			return nil
 		case meth.Name == ".ctor":
-			rt.setU64(this+ObjFields, a[1])
+			rt.setU64(this+abi.ObjFields, a[1])
 			return nil
 		case meth.Name == "get_Message":
 			return ret(rt.excMessage(this))
@@ -135,7 +136,7 @@ func (rt *Runtime) builtin(m *Machine, meth *il.Method) error {
 
 // excMessage is System.Exception's get_Message.
 func (rt *Runtime) excMessage(exc uintptr) (uintptr, error) {
-	if s := uintptr(rt.u64(exc + ObjFields)); s != 0 {
+	if s := uintptr(rt.u64(exc + abi.ObjFields)); s != 0 {
 		return s, nil
 	}
 	return rt.StringAddr(il.ExceptionDefaultMessage(rt.typeOf(exc).name)), nil
@@ -173,7 +174,7 @@ func (rt *Runtime) toStringOf(obj uintptr) (uintptr, error) {
 	case tkArray:
 		return rt.StringAddr(t.name), nil
 	case tkBox:
-		return rt.newString(utf16Of(formatPrim(t.prim, rt.u64(obj+BoxValue))))
+		return rt.newString(utf16Of(formatPrim(t.prim, rt.u64(obj+abi.BoxValue))))
 	}
 	impl := t.class.VTable[rt.toString]
 	switch {
@@ -248,9 +249,9 @@ func (rt *Runtime) concat(parts ...[]uint16) (uintptr, error) {
 	if err != nil {
 		return 0, err
 	}
-	rt.setU64(s+StrLen, uint64(n))
+	rt.setU64(s+abi.StrLen, uint64(n))
 	if n > 0 {
-		dst := unsafe.Slice((*uint16)(unsafe.Pointer(&rt.bytes(s+StrData, 2*n)[0])), n)
+		dst := unsafe.Slice((*uint16)(unsafe.Pointer(&rt.bytes(s+abi.StrData, 2*n)[0])), n)
 		for _, p := range parts {
 			dst = dst[copy(dst, p):]
 		}

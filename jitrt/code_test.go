@@ -2,6 +2,8 @@
 
 package jitrt
 
+import "miniil/abi"
+
 import "encoding/binary"
 
 // Hand-encoded test functions. TestDisasm checks each against x86asm.
@@ -21,8 +23,8 @@ func codeHelperLoop() []byte {
 	t := newTasm()
 	t.raw(0x31, 0xc0) // xor eax, eax
 	t.label("loop")
-	t.storeImm(CtxExitCode, ExitHelperBase) // mov qword ptr [r15+0x10], 0x10
-	t.callMem(CtxExitStub)                  // call qword ptr [r15+0x20]
+	t.storeImm(abi.CtxExitCode, abi.ExitHelperBase) // mov qword ptr [r15+0x10], 0x10
+	t.callMem(abi.CtxExitStub)                  // call qword ptr [r15+0x20]
 	t.raw(0x48, 0x83, 0xef, 0x01)           // sub rdi, 1
 	t.j8(0x75, "loop")                      // jnz loop
 	t.raw(0xc3)                             // ret
@@ -38,7 +40,7 @@ func codePollLoop() []byte {
 	t.raw(0x48, 0x83, 0xc0, 0x01) // add rax, 1
 	t.raw(0x49, 0x83, 0x2f, 0x01) // sub qword ptr [r15], 1
 	t.j8(0x7f, "skip")            // jg skip
-	t.callMem(CtxPollStub)        // call qword ptr [r15+0x28]
+	t.callMem(abi.CtxPollStub)        // call qword ptr [r15+0x28]
 	t.label("skip")
 	t.raw(0x48, 0x83, 0xef, 0x01) // sub rdi, 1
 	t.j8(0x75, "loop")            // jnz loop
@@ -52,7 +54,7 @@ func codeSpin() []byte {
 	t.label("loop")
 	t.raw(0x49, 0x83, 0x2f, 0x01) // sub qword ptr [r15], 1
 	t.j8(0x7f, "loop")            // jg loop
-	t.callMem(CtxPollStub)        // call qword ptr [r15+0x28]
+	t.callMem(abi.CtxPollStub)        // call qword ptr [r15+0x28]
 	t.j8(0xeb, "loop")            // jmp loop
 	return t.code()
 }
@@ -67,7 +69,7 @@ func codeRecurse() []byte {
 	t.raw(0x48, 0x83, 0xec, 0x40) // sub rsp, 0x40
 	t.raw(0x49, 0x3b, 0x67, 0x08) // cmp rsp, qword ptr [r15+0x8]
 	t.j8(0x73, "ok")              // jae ok
-	t.callMem(CtxOverflowStub)    // call qword ptr [r15+0x30]
+	t.callMem(abi.CtxOverflowStub)    // call qword ptr [r15+0x30]
 	t.label("ok")
 	t.call32("f") // call f
 	t.raw(0xc9)   // leave
@@ -145,10 +147,10 @@ func codeRegs() []byte {
 		}
 		t.raw(0x66, rex, 0x0f, 0x6e, 0xc0|byte(x)<<3|byte(src&7)) // movq xmmX, r64
 	}
-	t.storeImm(CtxExitCode, 17)
-	t.callMem(CtxExitStub)
-	t.storeImm(CtxExitCode, 18)
-	t.callMem(CtxExitStub)
+	t.storeImm(abi.CtxExitCode, 17)
+	t.callMem(abi.CtxExitStub)
+	t.storeImm(abi.CtxExitCode, 18)
+	t.callMem(abi.CtxExitStub)
 	t.raw(0x5d) // pop rbp
 	t.raw(0xc3) // ret
 	return t.code()

@@ -3,6 +3,7 @@
 package jitrt
 
 import (
+	"miniil/abi"
 	"errors"
 	"fmt"
 	"sync"
@@ -110,15 +111,15 @@ func (h *CodeHeap) installStubs() error {
 		a.padTo(16)
 		exit := base + uintptr(offs[0])
 		offs[1] = a.len()
-		a.storeImm(CtxExitCode, ExitPoll)
+		a.storeImm(abi.CtxExitCode, abi.ExitPoll)
 		a.jmpRel(base, exit)
 		a.padTo(16)
 		offs[2] = a.len()
-		a.storeImm(CtxExitCode, ExitStackOverflow)
+		a.storeImm(abi.CtxExitCode, abi.ExitStackOverflow)
 		a.jmpRel(base, exit)
 		a.padTo(16)
 		offs[3] = a.len()
-		a.storeImm(CtxExitCode, ExitReturn)
+		a.storeImm(abi.CtxExitCode, abi.ExitReturn)
 		a.callRel(base, exit)
 		a.jmpRel(base, base+uintptr(offs[3]))
 		a.padTo(16)
@@ -310,8 +311,8 @@ func (h *CodeHeap) NewCells(n int) (*Cells, error) {
 	addr, err := h.InstallFunc(n*prestubSize, func(base uintptr, buf []byte) error {
 		a := asmbuf{b: make([]byte, 0, len(buf))}
 		for i := 0; i < n; i++ {
-			a.storeImm(CtxExitArg, int32(i))
-			a.storeImm(CtxExitCode, ExitCompile)
+			a.storeImm(abi.CtxExitArg, int32(i))
+			a.storeImm(abi.CtxExitCode, abi.ExitCompile)
 			a.callRel(base, exit)
 			a.jmpRIP(base, c.CellAddr(i))
 			a.padTo(prestubSize)

@@ -1,5 +1,7 @@
 package jitrt
 
+import "miniil/abi"
+
 import "encoding/binary"
 
 // A tiny hand-written amd64 encoder for the runtime's own stubs. It knows
@@ -162,10 +164,10 @@ var savedGPRs = [...]struct {
 	reg  int
 	slot int32
 }{
-	{regRAX, CtxRAX}, {regRBX, CtxRBX}, {regRCX, CtxRCX}, {regRDX, CtxRDX},
-	{regRSI, CtxRSI}, {regRDI, CtxRDI}, {regR8, CtxR8}, {regR9, CtxR9},
-	{regR10, CtxR10}, {regR11, CtxR11}, {regR12, CtxR12}, {regR13, CtxR13},
-	{regR14, CtxR14},
+	{regRAX, abi.CtxRAX}, {regRBX, abi.CtxRBX}, {regRCX, abi.CtxRCX}, {regRDX, abi.CtxRDX},
+	{regRSI, abi.CtxRSI}, {regRDI, abi.CtxRDI}, {regR8, abi.CtxR8}, {regR9, abi.CtxR9},
+	{regR10, abi.CtxR10}, {regR11, abi.CtxR11}, {regR12, abi.CtxR12}, {regR13, abi.CtxR13},
+	{regR14, abi.CtxR14},
 }
 
 // emitExitStub emits the exit stub: entered by a CALL with R15 = context,
@@ -173,16 +175,16 @@ var savedGPRs = [...]struct {
 // the GPRs and the low halves of XMM0-15, switches back to Go's SP and BP
 // and returns, which returns from resume to its Go caller.
 func (a *asmbuf) emitExitStub() {
-	a.popMem(CtxPC)
-	a.store(CtxRSP, regRSP)
-	a.store(CtxRBP, regRBP)
+	a.popMem(abi.CtxPC)
+	a.store(abi.CtxRSP, regRSP)
+	a.store(abi.CtxRBP, regRBP)
 	for _, r := range savedGPRs {
 		a.store(r.slot, r.reg)
 	}
 	for x := 0; x < 16; x++ {
-		a.storeX(CtxXMM0+8*int32(x), x)
+		a.storeX(abi.CtxXMM0+8*int32(x), x)
 	}
-	a.load(regRSP, CtxGoSP)
-	a.load(regRBP, CtxGoBP)
+	a.load(regRSP, abi.CtxGoSP)
+	a.load(regRBP, abi.CtxGoBP)
 	a.ret()
 }

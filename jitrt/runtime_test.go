@@ -3,6 +3,7 @@
 package jitrt
 
 import (
+	"miniil/abi"
 	"bytes"
 	"errors"
 	"testing"
@@ -13,7 +14,7 @@ import (
 const tinyProgram = `.assembly t {}
 .method public static void main() cil managed { .entrypoint .maxstack 1 ret }`
 
-func noCompile(*Runtime, *il.Method) (*Compiled, error) {
+func noCompile(*Runtime, *il.Method) (*abi.Method, error) {
 	return nil, errors.New("not compiled in this test")
 }
 
