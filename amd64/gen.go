@@ -5,10 +5,10 @@ import (
 	"math"
 	"strings"
 
+	"miniil/abi"
 	"miniil/funclet"
 	"miniil/il"
 	"miniil/ir"
-	"miniil/abi"
 )
 
 // Env supplies the runtime addresses and ids that generated code embeds.

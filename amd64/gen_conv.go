@@ -3,9 +3,9 @@ package amd64
 import (
 	"fmt"
 
+	"miniil/abi"
 	"miniil/il"
 	"miniil/ir"
-	"miniil/abi"
 )
 
 // convert emits OpConv with the CLR's x64 semantics (and the reference

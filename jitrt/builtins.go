@@ -1,12 +1,12 @@
 package jitrt
 
 import (
-	"miniil/abi"
 	"bufio"
 	"bytes"
 	"fmt"
 	"io"
 	"math"
+	"miniil/abi"
 	"slices"
 	"strconv"
 	"unicode/utf16"

@@ -3,9 +3,10 @@
 package jitrt
 
 import (
-	"miniil/abi"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"miniil/amd64"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -51,6 +52,16 @@ type CodeHeap struct {
 	codeBytes int
 
 	exitStub, pollStub, overflowStub, returnStub uintptr
+	stubMarks                                    [4]amd64.MarkID
+
+	// asm assembles stubs (the code generator's assembler); asmMu guards
+	// it.
+	asmMu sync.Mutex
+	asm   *amd64.Assembler
+	// prestub is the prestub template and where its method index and
+	// cell displacement go.
+	prestub                   []byte
+	prestubIndex, prestubCell int
 }
 
 // HeapStats describes a CodeHeap's use of memory.
@@ -84,6 +95,7 @@ func NewCodeHeap(cfg CodeHeapConfig) (*CodeHeap, error) {
 		base:     uintptr(unsafe.Pointer(&mem[0])),
 		chunk:    roundUp(cfg.ChunkBytes, pageSize),
 		cellsLow: reserve,
+		asm:      amd64.NewAssembler(),
 	}
 	if err := h.installStubs(); err != nil {
 		syscall.Munmap(mem)
@@ -92,51 +104,31 @@ func NewCodeHeap(cfg CodeHeapConfig) (*CodeHeap, error) {
 	return h, nil
 }
 
-// installStubs emits the shared stubs in one sealed range:
-//
-//	exit:     the exit stub (see emitExitStub)
-//	poll:     MOV QWORD PTR [R15+CtxExitCode], ExitPoll; JMP exit
-//	overflow: MOV QWORD PTR [R15+CtxExitCode], ExitStackOverflow; JMP exit
-//	return:   MOV QWORD PTR [R15+CtxExitCode], ExitReturn; CALL exit; JMP return
-//
-// The poll and overflow stubs are entered by CALL and jump, so the exit
-// stub pops the caller's return address. The return stub is entered by the
-// entry frame's RET and calls the exit stub itself.
+// installStubs installs the shared stubs (emitSharedStubs) in one sealed
+// range.
 func (h *CodeHeap) installStubs() error {
-	var offs [4]int
-	_, err := h.InstallFunc(512, func(base uintptr, buf []byte) error {
-		var a asmbuf
-		offs[0] = a.len()
-		a.emitExitStub()
-		a.padTo(16)
-		exit := base + uintptr(offs[0])
-		offs[1] = a.len()
-		a.storeImm(abi.CtxExitCode, abi.ExitPoll)
-		a.jmpRel(base, exit)
-		a.padTo(16)
-		offs[2] = a.len()
-		a.storeImm(abi.CtxExitCode, abi.ExitStackOverflow)
-		a.jmpRel(base, exit)
-		a.padTo(16)
-		offs[3] = a.len()
-		a.storeImm(abi.CtxExitCode, abi.ExitReturn)
-		a.callRel(base, exit)
-		a.jmpRel(base, base+uintptr(offs[3]))
-		a.padTo(16)
-		if a.len() > len(buf) {
-			return errors.New("jitrt: stubs do not fit")
-		}
-		copy(buf, a.b)
-		return nil
-	})
+	b, err := assemble(h.asm, func(a *amd64.Assembler) { h.stubMarks = emitSharedStubs(a) })
 	if err != nil {
 		return err
 	}
-	base := h.base // the stubs are the first install
-	h.exitStub = base + uintptr(offs[0])
-	h.pollStub = base + uintptr(offs[1])
-	h.overflowStub = base + uintptr(offs[2])
-	h.returnStub = base + uintptr(offs[3])
+	var index, cell amd64.MarkID
+	p, err := assemble(h.asm, func(a *amd64.Assembler) { index, cell = emitPrestub(a) })
+	if err != nil {
+		return err
+	}
+	if len(p.Code) > prestubSize {
+		return fmt.Errorf("jitrt: the prestub takes %d bytes, more than %d", len(p.Code), prestubSize)
+	}
+	h.prestub = append([]byte(nil), p.Code...)
+	h.prestubIndex, h.prestubCell = p.Marks[index]-4, p.Marks[cell]-4
+	base, err := h.Install(b.Code)
+	if err != nil {
+		return err
+	}
+	h.exitStub = base + uintptr(b.Marks[h.stubMarks[0]])
+	h.pollStub = base + uintptr(b.Marks[h.stubMarks[1]])
+	h.overflowStub = base + uintptr(b.Marks[h.stubMarks[2]])
+	h.returnStub = base + uintptr(b.Marks[h.stubMarks[3]])
 	return nil
 }
 
@@ -255,11 +247,11 @@ func (h *CodeHeap) Close() error {
 
 var errClosedHeap = errors.New("jitrt: code heap is closed")
 
-// prestubSize is the size of one prestub:
+// prestubSize is the room for one prestub (emitPrestub, 26 bytes):
 //
 //	MOV QWORD PTR [R15+CtxExitArg], i        8 bytes
 //	MOV QWORD PTR [R15+CtxExitCode], 4       8 bytes
-//	CALL exit                                5 bytes
+//	CALL [R15+CtxExitStub]                   4 bytes
 //	JMP QWORD PTR [RIP+cell_i]               6 bytes
 const prestubSize = 32
 
@@ -307,17 +299,17 @@ func (h *CodeHeap) NewCells(n int) (*Cells, error) {
 	h.mu.Unlock()
 
 	c := &Cells{mem: h.mem[low : low+8*n], base: h.base + uintptr(low), n: n}
-	exit := h.exitStub
 	addr, err := h.InstallFunc(n*prestubSize, func(base uintptr, buf []byte) error {
-		a := asmbuf{b: make([]byte, 0, len(buf))}
-		for i := 0; i < n; i++ {
-			a.storeImm(abi.CtxExitArg, int32(i))
-			a.storeImm(abi.CtxExitCode, abi.ExitCompile)
-			a.callRel(base, exit)
-			a.jmpRIP(base, c.CellAddr(i))
-			a.padTo(prestubSize)
+		for i := range n {
+			p := buf[i*prestubSize : (i+1)*prestubSize]
+			copy(p, h.prestub)
+			for k := len(h.prestub); k < prestubSize; k++ {
+				p[k] = 0xCC // INT3
+			}
+			binary.LittleEndian.PutUint32(p[h.prestubIndex:], uint32(i))
+			next := base + uintptr(i*prestubSize+h.prestubCell+4)
+			binary.LittleEndian.PutUint32(p[h.prestubCell:], uint32(int32(int64(c.CellAddr(i))-int64(next))))
 		}
-		copy(buf, a.b)
 		return nil
 	})
 	if err != nil {

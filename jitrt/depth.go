@@ -1,8 +1,8 @@
 package jitrt
 
 import (
-	"miniil/abi"
 	"fmt"
+	"miniil/abi"
 	"sort"
 
 	"miniil/il"

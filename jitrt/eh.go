@@ -1,9 +1,9 @@
 package jitrt
 
 import (
-	"miniil/abi"
 	"errors"
 	"fmt"
+	"miniil/abi"
 	"sort"
 
 	"miniil/il"

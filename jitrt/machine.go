@@ -3,11 +3,11 @@
 package jitrt
 
 import (
-	"miniil/abi"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"miniil/abi"
 	"sync/atomic"
 	"syscall"
 	"time"

@@ -3,11 +3,13 @@
 package jitrt
 
 import (
-	"miniil/abi"
 	"bufio"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"miniil/abi"
+	"miniil/amd64"
 	"os"
 	"runtime"
 	"strings"
@@ -82,8 +84,8 @@ func TestRegisters(t *testing.T) {
 			}
 			for x := 0; x < 8; x++ {
 				src := x
-				if src == regRSP {
-					src = regR12
+				if src == 4 { // RSP
+					src = 12 // R12
 				}
 				if got := m.Reg(abi.CtxXMM0 + 8*x); got != uint64(0x100+src) {
 					t.Errorf("at exit, XMM%d = %#x, want %#x", x, got, 0x100+src)
@@ -431,10 +433,11 @@ func TestPrestub(t *testing.T) {
 		t.Fatal(err)
 	}
 	var retOff int
-	caller, err := h.InstallFunc(32, func(addr uintptr, buf []byte) error {
-		code, off := codeCallCellRIP(addr, cells.CellAddr(0))
-		retOff = off
+	code, disp := codeCallCellRIP()
+	caller, err := h.InstallFunc(len(code), func(addr uintptr, buf []byte) error {
 		copy(buf, code)
+		retOff = disp + 4
+		binary.LittleEndian.PutUint32(buf[disp:], uint32(int32(int64(cells.CellAddr(0))-int64(addr+uintptr(retOff)))))
 		return nil
 	})
 	if err != nil {
@@ -564,7 +567,10 @@ func TestErrors(t *testing.T) {
 		t.Errorf("canceled context: got %v", err)
 	}
 	// An exit without an exit code.
-	bad := install(t, h, func() []byte { var a asmbuf; a.callMem(abi.CtxExitStub); a.ret(); return a.b }())
+	bad := install(t, h, asm(func(a *amd64.Assembler) {
+		a.I(amd64.CALL, amd64.Mem(amd64.R15, abi.CtxExitStub))
+		a.I(amd64.RET)
+	}))
 	if _, err := m.Call(bg, bad, nil, nil); err == nil {
 		t.Error("exit without a code succeeded")
 	}

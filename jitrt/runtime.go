@@ -1,13 +1,14 @@
 package jitrt
 
 import (
-	"miniil/abi"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"miniil/abi"
+	"miniil/amd64"
 	"sort"
 	"strings"
 	"syscall"
@@ -452,18 +453,17 @@ func (rt *Runtime) init() error {
 	if rt.statics, err = rt.meta.alloc(8 * int64(len(mod.StaticFields())+1)); err != nil {
 		return err
 	}
-	var stub asmbuf
-	stub.storeImm(abi.CtxExitCode, abi.ExitFuncletReturn)
-	stub.callMem(abi.CtxExitStub)
-	stub.byte(0x0F, 0x0B) // ud2: never resumed
-	if rt.funcletReturn, err = rt.code.Install(stub.b); err != nil {
+	// Funclets the dispatcher invokes return here; the dispatcher never
+	// resumes the stub itself (UD2).
+	if rt.funcletReturn, err = rt.code.InstallStub(func(a *amd64.Assembler) {
+		emitExitStub(a, abi.ExitFuncletReturn, 0, false, amd64.UD2)
+	}); err != nil {
 		return err
 	}
-	var cp asmbuf
-	cp.storeImm(abi.CtxExitCode, abi.ExitCheckpoint)
-	cp.callMem(abi.CtxExitStub)
-	cp.byte(0x0F, 0x0B) // ud2: resumed at the real return address
-	if rt.checkpointStub, err = rt.code.Install(cp.b); err != nil {
+	// Call depth checkpoints: resumed at the real return address.
+	if rt.checkpointStub, err = rt.code.InstallStub(func(a *amd64.Assembler) {
+		emitExitStub(a, abi.ExitCheckpoint, 0, false, amd64.UD2)
+	}); err != nil {
 		return err
 	}
 	obj := mod.Class(il.ObjectClass)
@@ -553,12 +553,10 @@ func (rt *Runtime) entryPoint(m *il.Method) (uintptr, error) {
 	if s, ok := rt.stubs[m]; ok {
 		return s, nil
 	}
-	var a asmbuf
-	a.storeImm(abi.CtxExitCode, abi.ExitStubBuiltin)
-	a.storeImm(abi.CtxExitArg, int32(rt.BuiltinID(m)))
-	a.callMem(abi.CtxExitStub)
-	a.ret()
-	addr, err := rt.code.Install(a.b)
+	id := rt.BuiltinID(m)
+	addr, err := rt.code.InstallStub(func(a *amd64.Assembler) {
+		emitExitStub(a, abi.ExitStubBuiltin, int64(id), true, amd64.RET)
+	})
 	if err != nil {
 		return 0, err
 	}

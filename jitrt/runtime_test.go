@@ -3,9 +3,9 @@
 package jitrt
 
 import (
-	"miniil/abi"
 	"bytes"
 	"errors"
+	"miniil/abi"
 	"testing"
 
 	"miniil/il"
