@@ -1,8 +1,9 @@
 package funclet_test
 
 import (
-	"miniil/abi"
 	"testing"
+
+	"miniil/abi"
 
 	"miniil/funclet"
 	"miniil/il"

@@ -2,9 +2,11 @@
 
 package jitrt
 
-import "miniil/abi"
+import (
+	"testing"
 
-import "testing"
+	"miniil/abi"
+)
 
 // BenchmarkExitRoundTrip measures one exit to Go and re-entry: native code
 // stores an exit code and calls the exit stub, the loop calls a trivial

@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"miniil/abi"
 	"slices"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
+
+	"miniil/abi"
 
 	"miniil/il"
 )

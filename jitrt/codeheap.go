@@ -6,11 +6,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"miniil/amd64"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"unsafe"
+
+	"miniil/amd64"
 )
 
 const pageSize = 4096

@@ -2,8 +2,9 @@ package jitrt
 
 import (
 	"fmt"
-	"miniil/abi"
 	"sort"
+
+	"miniil/abi"
 
 	"miniil/il"
 )

@@ -3,8 +3,9 @@ package jitrt
 import (
 	"errors"
 	"fmt"
-	"miniil/abi"
 	"sort"
+
+	"miniil/abi"
 
 	"miniil/il"
 )

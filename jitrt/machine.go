@@ -7,11 +7,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"miniil/abi"
 	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
+
+	"miniil/abi"
 )
 
 // MachineConfig configures a Machine. Zero fields take defaults.

@@ -8,8 +8,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"miniil/abi"
-	"miniil/amd64"
 	"os"
 	"runtime"
 	"strings"
@@ -17,6 +15,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"miniil/abi"
+	"miniil/amd64"
 )
 
 var bg = context.Background()

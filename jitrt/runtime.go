@@ -7,12 +7,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"miniil/abi"
-	"miniil/amd64"
 	"sort"
 	"strings"
 	"syscall"
 	"unsafe"
+
+	"miniil/abi"
+	"miniil/amd64"
 
 	"miniil/il"
 )

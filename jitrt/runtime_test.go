@@ -5,8 +5,9 @@ package jitrt
 import (
 	"bytes"
 	"errors"
-	"miniil/abi"
 	"testing"
+
+	"miniil/abi"
 
 	"miniil/il"
 )

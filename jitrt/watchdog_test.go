@@ -3,10 +3,11 @@
 package jitrt
 
 import (
-	"miniil/abi"
 	"runtime"
 	"testing"
 	"unsafe"
+
+	"miniil/abi"
 )
 
 // TestGoroutineLayout checks the two words of Go's runtime the watchdog

@@ -2,10 +2,11 @@ package tests
 
 import (
 	"fmt"
-	"miniil/abi"
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"miniil/abi"
 
 	"miniil/amd64"
 	"miniil/ehclauses"
