@@ -23,8 +23,8 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
-	"syscall"
-	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"miniil/il"
 	"miniil/interp"
@@ -286,9 +286,8 @@ func isTerminal(w io.Writer) bool {
 	if !ok {
 		return false
 	}
-	var t syscall.Termios
-	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), syscall.TCGETS, uintptr(unsafe.Pointer(&t)))
-	return errno == 0
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
 }
 
 // outputWriter passes the program's output on and remembers the first

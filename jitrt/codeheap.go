@@ -8,8 +8,9 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"miniil/amd64"
 )
@@ -86,8 +87,8 @@ func NewCodeHeap(cfg CodeHeapConfig) (*CodeHeap, error) {
 		return nil, fmt.Errorf("jitrt: bad code heap size (reserve %d, chunk %d)", cfg.ReserveBytes, cfg.ChunkBytes)
 	}
 	reserve := roundUp(cfg.ReserveBytes, pageSize)
-	mem, err := syscall.Mmap(-1, 0, reserve, syscall.PROT_NONE,
-		syscall.MAP_PRIVATE|syscall.MAP_ANON|syscall.MAP_NORESERVE)
+	mem, err := unix.Mmap(-1, 0, reserve, unix.PROT_NONE,
+		unix.MAP_PRIVATE|unix.MAP_ANON|unix.MAP_NORESERVE)
 	if err != nil {
 		return nil, fmt.Errorf("jitrt: reserving %s for the code heap: %w", formatBytes(reserve), err)
 	}
@@ -99,7 +100,7 @@ func NewCodeHeap(cfg CodeHeapConfig) (*CodeHeap, error) {
 		asm:      amd64.NewAssembler(),
 	}
 	if err := h.installStubs(); err != nil {
-		syscall.Munmap(mem)
+		unix.Munmap(mem)
 		return nil, err
 	}
 	return h, nil
@@ -198,7 +199,7 @@ func (h *CodeHeap) InstallFunc(size int, fill func(addr uintptr, buf []byte) err
 		if h.codeNext+n > end {
 			return 0, errors.New("jitrt: code heap reservation exhausted")
 		}
-		if err := syscall.Mprotect(h.mem[h.chunkEnd:end], syscall.PROT_READ|syscall.PROT_WRITE); err != nil {
+		if err := unix.Mprotect(h.mem[h.chunkEnd:end], unix.PROT_READ|unix.PROT_WRITE); err != nil {
 			return 0, fmt.Errorf("jitrt: mprotect RW: %w", err)
 		}
 		h.chunkEnd = end
@@ -213,7 +214,7 @@ func (h *CodeHeap) InstallFunc(size int, fill func(addr uintptr, buf []byte) err
 	for i := range tail {
 		tail[i] = 0xcc // INT3
 	}
-	if err := syscall.Mprotect(h.mem[off:off+n], syscall.PROT_READ|syscall.PROT_EXEC); err != nil {
+	if err := unix.Mprotect(h.mem[off:off+n], unix.PROT_READ|unix.PROT_EXEC); err != nil {
 		clear(h.mem[off : off+n])
 		return 0, fmt.Errorf("jitrt: mprotect RX: %w", err)
 	}
@@ -243,7 +244,7 @@ func (h *CodeHeap) Close() error {
 		return nil
 	}
 	h.closed = true
-	return syscall.Munmap(h.mem)
+	return unix.Munmap(h.mem)
 }
 
 var errClosedHeap = errors.New("jitrt: code heap is closed")
@@ -292,7 +293,7 @@ func (h *CodeHeap) NewCells(n int) (*Cells, error) {
 		h.mu.Unlock()
 		return nil, errors.New("jitrt: code heap reservation exhausted")
 	}
-	if err := syscall.Mprotect(h.mem[low:h.cellsLow], syscall.PROT_READ|syscall.PROT_WRITE); err != nil {
+	if err := unix.Mprotect(h.mem[low:h.cellsLow], unix.PROT_READ|unix.PROT_WRITE); err != nil {
 		h.mu.Unlock()
 		return nil, fmt.Errorf("jitrt: mprotect cells: %w", err)
 	}

@@ -8,9 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
-	"syscall"
 	"time"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"miniil/abi"
 )
@@ -114,14 +115,14 @@ func NewMachine(cfg MachineConfig) (*Machine, error) {
 		return nil, fmt.Errorf("jitrt: stack of %d bytes is too small for a reserve of %d", stack, cfg.StackReserve)
 	}
 	ctxBytes := roundUp(abi.CtxSize, pageSize)
-	mem, err := syscall.Mmap(-1, 0, guard+stack+ctxBytes, syscall.PROT_READ|syscall.PROT_WRITE,
-		syscall.MAP_PRIVATE|syscall.MAP_ANON|syscall.MAP_NORESERVE)
+	mem, err := unix.Mmap(-1, 0, guard+stack+ctxBytes, unix.PROT_READ|unix.PROT_WRITE,
+		unix.MAP_PRIVATE|unix.MAP_ANON|unix.MAP_NORESERVE)
 	if err != nil {
 		return nil, fmt.Errorf("jitrt: mapping %s for the native stack: %w", formatBytes(guard+stack+ctxBytes), err)
 	}
 	if guard > 0 {
-		if err := syscall.Mprotect(mem[:guard], syscall.PROT_NONE); err != nil {
-			syscall.Munmap(mem)
+		if err := unix.Mprotect(mem[:guard], unix.PROT_NONE); err != nil {
+			unix.Munmap(mem)
 			return nil, fmt.Errorf("jitrt: stack guard: %w", err)
 		}
 	}
@@ -161,7 +162,7 @@ func (m *Machine) Close() error {
 	}
 	m.closed = true
 	m.ctx = nil
-	return syscall.Munmap(m.mem)
+	return unix.Munmap(m.mem)
 }
 
 // Heap returns the Machine's code heap.

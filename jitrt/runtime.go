@@ -9,8 +9,9 @@ import (
 	"math"
 	"sort"
 	"strings"
-	"syscall"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"miniil/abi"
 	"miniil/amd64"
@@ -109,14 +110,14 @@ type arena struct {
 // mapping's base); what names the arena in errors.
 func newArena(size int, what string, full error) (*arena, error) {
 	mapped := roundUp(size+8, pageSize)
-	mem, err := syscall.Mmap(-1, 0, mapped, syscall.PROT_READ|syscall.PROT_WRITE,
-		syscall.MAP_PRIVATE|syscall.MAP_ANONYMOUS|syscall.MAP_NORESERVE)
+	mem, err := unix.Mmap(-1, 0, mapped, unix.PROT_READ|unix.PROT_WRITE,
+		unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_NORESERVE)
 	if err != nil {
 		return nil, fmt.Errorf("jitrt: mapping %s for %s: %w", formatBytes(size), what, err)
 	}
 	// Bump allocation touches fresh memory all the time: transparent huge
 	// pages cut the page faults (advice only; ignored where unsupported).
-	_ = syscall.Madvise(mem, 14 /* MADV_HUGEPAGE */)
+	_ = unix.Madvise(mem, unix.MADV_HUGEPAGE)
 	a := &arena{mem: mem, base: uintptr(unsafe.Pointer(&mem[0])), full: full}
 	a.own = uint64(a.base) + 8
 	a.top = &a.own
@@ -173,7 +174,7 @@ func (a *arena) unmap() error {
 	if a == nil {
 		return nil
 	}
-	return syscall.Munmap(a.mem)
+	return unix.Munmap(a.mem)
 }
 
 // Runtime runs one module's JIT-compiled code.
