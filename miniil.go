@@ -28,6 +28,7 @@ import (
 
 	"miniil/il"
 	"miniil/interp"
+	"miniil/jit"
 	"miniil/jitrt"
 )
 
@@ -106,6 +107,17 @@ type Config struct {
 	// fills and when the run ends, however it ends. Lines are flushed
 	// anyway when Stdout is an *os.File open on a terminal.
 	FlushLines bool
+	// Validate makes the JIT check its own work after every phase of
+	// every method it compiles (the IR, the layout, the register
+	// allocation, the EH clause table), failing the run with an
+	// *InternalError on the first inconsistency: slower compilation, for
+	// debugging miniil. Always on in tests (testing.Testing).
+	Validate bool
+	// JITStats, when set, receives the JIT's statistics when a run ends:
+	// methods and bytes compiled and the time of each compile phase.
+	JITStats io.Writer
+
+	jitStats *jit.Stats // what JITStats reports, made by prepare
 }
 
 // DefaultMaxCallDepth is the call depth limit when Config.MaxCallDepth is
@@ -264,6 +276,9 @@ func prepare(ctx context.Context, cfg *Config) (context.Context, *outputWriter, 
 	}
 	if isTerminal(w) {
 		cfg.FlushLines = true
+	}
+	if cfg.JITStats != nil {
+		cfg.jitStats = &jit.Stats{}
 	}
 	return ctx, &outputWriter{w: w}, nil
 }

@@ -192,22 +192,63 @@ type blockPlan struct {
 // at the main body's frame, so the method's registers live at the same RBP
 // offsets in every funclet. A catch funclet returns the continuation
 // address in RAX, a filter its verdict.
-func Generate(f *ir.Func, env Env, a *Assembler) (code *Code, err error) {
+func Generate(f *ir.Func, env Env, a *Assembler) (*Code, error) {
+	lay, err := funclet.Build(f)
+	if err != nil {
+		return nil, err
+	}
+	alloc, err := Allocate(f, lay)
+	if err != nil {
+		return nil, err
+	}
+	return Emit(f, lay, alloc, env, a)
+}
+
+// Alloc is the plan for emitting a laid-out function: the peephole plan
+// (constants read as immediates, compares fused into their branch,
+// results left in RAX or computed into a call's argument register) and
+// the register homes it makes possible.
+type Alloc struct {
+	// Homes is each virtual register's machine register for its whole
+	// life (NoReg: a frame slot, or no location for a transient value).
+	Homes []Reg
+	// Transient marks the values that need neither a register nor a slot.
+	Transient map[ir.Value]bool
+	liveIn    map[*ir.Block]valueList
+	consts    map[ir.Value]int64
+	uses      []int
+	slotless  map[ir.Value]bool
+	plans     []blockPlan
+}
+
+// Allocate plans the emission of f, laid out by lay, and gives its values
+// register homes (regalloc.go).
+func Allocate(f *ir.Func, lay *funclet.Layout) (alloc *Alloc, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			alloc, err = nil, fmt.Errorf("%s: register allocation failed: %v", f.Method.FullName(), r)
+		}
+	}()
+	g := &gen{f: f, lay: lay, hold: ir.NoValue, avail: ir.NoValue, computed: ir.NoValue}
+	g.analyze()
+	transient := g.transient()
+	homes, liveIn := allocate(f, lay, transient)
+	return &Alloc{Homes: homes, Transient: transient, liveIn: liveIn,
+		consts: g.consts, uses: g.uses, slotless: g.slotless, plans: g.plans}, nil
+}
+
+// Emit generates the machine code of f, laid out by lay, with the plan
+// and homes of alloc.
+func Emit(f *ir.Func, lay *funclet.Layout, alloc *Alloc, env Env, a *Assembler) (code *Code, err error) {
 	a.Reset()
-	g := &gen{a: a, f: f, env: env, hold: ir.NoValue, avail: ir.NoValue, computed: ir.NoValue}
+	g := &gen{a: a, f: f, env: env, lay: lay, hold: ir.NoValue, avail: ir.NoValue, computed: ir.NoValue,
+		homes: alloc.Homes, liveIn: alloc.liveIn, consts: alloc.consts, uses: alloc.uses, slotless: alloc.slotless, plans: alloc.plans}
+	transient := alloc.Transient
 	defer func() {
 		if r := recover(); r != nil {
 			code, err = nil, fmt.Errorf("%s: code generation failed: %v", f.Method.FullName(), r)
 		}
 	}()
-	lay, err := funclet.Build(f)
-	if err != nil {
-		return nil, err
-	}
-	g.lay = lay
-	g.analyze()
-	transient := g.transient()
-	g.homes, g.liveIn = allocate(f, lay, transient)
 	g.blocks = make([]Label, len(f.Blocks))
 	for i := range f.Blocks {
 		g.blocks[i] = a.NewLabel()
