@@ -53,7 +53,7 @@ func runJIT(ctx context.Context, mod *il.Module, cfg Config, out io.Writer) (int
 func newRuntime(mod *il.Module, cfg Config, out io.Writer) (*jitrt.Runtime, error) {
 	rt, err := jitrt.NewRuntime(mod, jitrt.Options{
 		Stdout: out, Compile: compileMethod(mod, jitConfig(cfg)),
-		MaxCallDepth: cfg.MaxCallDepth, HeapBytes: int(cfg.MaxHeap), FlushLines: cfg.FlushLines,
+		MaxCallDepth: cfg.MaxCallDepth, HeapBytes: int(cfg.MaxHeap), FlushLines: cfg.FlushLines, PerfMap: cfg.PerfMap,
 	})
 	if err != nil {
 		return nil, &startError{err}

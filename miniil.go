@@ -116,6 +116,11 @@ type Config struct {
 	// JITStats, when set, receives the JIT's statistics when a run ends:
 	// methods and bytes compiled and the time of each compile phase.
 	JITStats io.Writer
+	// PerfMap, when set, receives a line "ADDR SIZE NAME" for every
+	// method, funclet and stub the JIT installs: the format of Linux
+	// perf's /tmp/perf-PID.map, with which `perf report` names JIT code
+	// instead of showing it as unknown.
+	PerfMap io.Writer
 
 	jitStats *jit.Stats // what JITStats reports, made by prepare
 }

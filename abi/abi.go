@@ -14,6 +14,8 @@
 // contract (exits, polls, stack checks, cells and prestubs).
 package abi
 
+import "fmt"
+
 // Byte offsets of the slots of a Machine's context block. The block lives in
 // mmap'd memory outside the Go heap; native code reaches it through R15, for
 // example `SUBQ $1, CtxPoll(R15)` or `CALL [R15+CtxExitStub]`. Every slot is
@@ -258,3 +260,19 @@ const (
 	MTVTable   = 16 // first virtual slot: the code address of the slot's method
 	MTSlotSize = 8
 )
+
+// ExitName names an exit or helper code for dumps: "poll", "NewArr", ...
+func ExitName(code int) string {
+	names := map[int]string{
+		ExitReturn: "return", ExitPoll: "poll", ExitStackOverflow: "stack overflow", ExitCompile: "compile",
+		ExitFuncletReturn: "funclet return", ExitStackLimit: "stack limit", ExitCheckpoint: "checkpoint",
+		ExitStubBuiltin: "builtin (virtual)",
+		HelperAlloc: "Alloc", HelperNewArr: "NewArr", HelperBox: "Box", HelperIsInst: "IsInst",
+		HelperTypeIs: "TypeIs", HelperCanStore: "CanStore", HelperThrow: "Throw", HelperThrowNew: "ThrowNew",
+		HelperBuiltin: "Builtin", HelperFRem: "FRem", HelperF2U8: "F2U8", HelperRethrow: "Rethrow",
+	}
+	if n, ok := names[code]; ok {
+		return n
+	}
+	return fmt.Sprintf("exit %d", code)
+}

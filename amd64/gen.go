@@ -37,6 +37,9 @@ type Code struct {
 	BlockOffsets []int // native offset of each IR block (in layout order)
 	FrameSize    int   // bytes below the saved RBP in the main body's frame
 	PrologSize   int
+	// Notes name what each call or exit calls (for dumps), by the offset
+	// of its return address.
+	Notes []Note
 	// PSPOffset is the RSP-relative offset of the PSPSym slot, the same
 	// in every frame of the method (meaningful when there are funclets).
 	PSPOffset int
@@ -50,6 +53,13 @@ type Code struct {
 	// only RSP and RBP, so its epilog is what gives its caller back the
 	// registers of the frames the exception unwound.
 	Saves []Save
+}
+
+// Note names the target of the call or exit whose return address is at
+// Offset: "call Foo::Bar", "helper NewArr", "poll".
+type Note struct {
+	Offset int
+	Text   string
 }
 
 // Save is a callee-saved register and its frame slot (an RBP offset).
@@ -126,6 +136,9 @@ type gen struct {
 	fsize     int      // frame size of every funclet
 	pspOff    int      // RSP-relative offset of the PSPSym
 	cellMarks []MarkID // marks just after each CALL [RIP+disp32] to a cell
+	// noteMarks and notes name what each call or exit calls, for dumps.
+	noteMarks []MarkID
+	notes     []string
 	cells     []uintptr
 
 	// consts holds the value of temporaries defined once, by a constant
@@ -345,6 +358,9 @@ func Emit(f *ir.Func, lay *funclet.Layout, alloc *Alloc, env Env, a *Assembler) 
 	}
 	for i, m := range g.cellMarks {
 		code.CellRefs = append(code.CellRefs, abi.CellRef{Offset: blob.Marks[m] - 4, Cell: g.cells[i]})
+	}
+	for i, m := range g.noteMarks {
+		code.Notes = append(code.Notes, Note{Offset: blob.Marks[m], Text: g.notes[i]})
 	}
 	return code, nil
 }
@@ -846,6 +862,12 @@ func (g *gen) site(ilOffset int) {
 	g.markIL = append(g.markIL, ilOffset)
 }
 
+// note names what the call just emitted calls, for dumps.
+func (g *gen) note(text string) {
+	g.noteMarks = append(g.noteMarks, g.a.Mark())
+	g.notes = append(g.notes, text)
+}
+
 // exit emits a helper exit.
 func (g *gen) exit(code int, arg uint64, hasArg bool, ilOffset int) {
 	g.a.I(MOVQ, Imm(int64(code)), Mem(R15, abi.CtxExitCode))
@@ -854,6 +876,9 @@ func (g *gen) exit(code int, arg uint64, hasArg bool, ilOffset int) {
 	}
 	g.a.I(CALL, Mem(R15, abi.CtxExitStub))
 	g.site(ilOffset)
+	if code != abi.HelperBuiltin { // calls of builtins name the method
+		g.note("helper " + abi.ExitName(code))
+	}
 }
 
 // coldCall is a call to a runtime stub placed out of line, in the cold
@@ -891,6 +916,11 @@ func (g *gen) emitCold() MarkID {
 	for _, c := range g.cold {
 		g.a.Bind(c.at)
 		g.a.I(CALL, Mem(R15, c.stub))
+		if c.stub == abi.CtxPollStub {
+			g.note("poll")
+		} else {
+			g.note("stack overflow")
+		}
 		g.a.Jump(JMP, c.back)
 	}
 	g.cold = nil
@@ -1116,6 +1146,7 @@ func (g *gen) term(b *ir.Block, i int) {
 		a.I(MOVQ, R(RSP), R(RDI))
 		a.Jump(CALL, g.funcletOf(int(t.Aux.Int), abi.FinallyFunclet))
 		g.site(t.ILOffset)
+		g.note(fmt.Sprintf("finally of IL clause %d", t.Aux.Int))
 		if !next(b.Succs[0]) {
 			a.Jump(JMP, g.blocks[b.Succs[0].ID])
 		}

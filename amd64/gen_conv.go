@@ -203,8 +203,10 @@ func (g *gen) callGeneric(in *ir.Instr) {
 		a.I(MOVQ, Mem(RDI, abi.ObjMT), R(RAX))
 		a.I(CALL, Mem(RAX, int32(abi.MTVTable+abi.MTSlotSize*callee.Slot)))
 		g.site(in.ILOffset)
+		g.note("callvirt " + callee.FullName())
 	case callee.Builtin:
 		g.exit(abi.HelperBuiltin, g.env.BuiltinID(callee), true, in.ILOffset)
+		g.note("call " + callee.Signature() + " (base library)")
 	default:
 		// CALL [RIP+disp32] to the callee's cell; the displacement is set
 		// at install time (Code.CellRefs).
@@ -212,6 +214,7 @@ func (g *gen) callGeneric(in *ir.Instr) {
 		g.cellMarks = append(g.cellMarks, a.Mark())
 		g.cells = append(g.cells, g.env.CellAddr(callee))
 		g.site(in.ILOffset)
+		g.note("call " + callee.FullName())
 	}
 	if in.Dst != ir.NoValue {
 		if g.f.Kinds[in.Dst].IsFloat() {

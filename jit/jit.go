@@ -47,6 +47,7 @@ type Method struct {
 	Layout *funclet.Layout // layout
 	Alloc  *amd64.Alloc    // regalloc
 	Code   *amd64.Code     // emit; ehclauses adds the clause table
+	Env    amd64.Env       // the addresses emit used
 }
 
 // Compiled returns what the runtime installs.
@@ -180,7 +181,7 @@ func (c *Compiler) Compile(mod *il.Module, m *il.Method, last string) (*Method, 
 			return nil, fmt.Errorf("jit: no phase named %q", last)
 		}
 	}
-	st := &Method{Module: mod, IL: m}
+	st := &Method{Module: mod, IL: m, Env: c.cfg.Env}
 	for _, p := range phases[:stop+1] {
 		if err := c.runPhase(p, st); err != nil {
 			return nil, err

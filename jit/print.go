@@ -3,18 +3,28 @@ package jit
 import (
 	"fmt"
 	"io"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"miniil/amd64"
 	"miniil/funclet"
+	"miniil/il"
 )
+
+// hexRE finds the numbers of a disassembled instruction.
+var hexRE = regexp.MustCompile(`0x[0-9a-f]+`)
 
 // FprintCode prints a method's machine code after emission: its size,
 // frame, register homes and callee-saved slots, then the disassembly with
-// block labels, the cold section, and the IL offset of every call site.
+// block labels, funclet boundaries (with their sizes), the cold section,
+// what every call calls and the IL offset it came from. With a DumpEnv
+// as the compiler's Env, addresses are named too.
 func FprintCode(w io.Writer, m *Method) error {
+	env, _ := m.Env.(*DumpEnv)
 	code := m.Code
-	fmt.Fprintf(w, "; %s: machine code %d bytes, frame %d bytes, prolog %d bytes\n", m.IL.Signature(), len(code.Code), code.FrameSize, code.PrologSize)
+	fmt.Fprintf(w, "; %s: machine code %d bytes (main body %d), frame %d bytes, prolog %d bytes\n", m.IL.Signature(),
+		len(code.Code), code.Funclets[0].End-code.Funclets[0].Start, code.FrameSize, code.PrologSize)
 	if homes := code.HomeList(); homes != "" {
 		fmt.Fprintf(w, "; register homes: %s\n", homes)
 	}
@@ -41,6 +51,10 @@ func FprintCode(w io.Writer, m *Method) error {
 	for _, s := range code.Sites {
 		sites[s.Offset] = s.ILOffset
 	}
+	notes := map[int]string{}
+	for _, n := range code.Notes {
+		notes[n.Offset] = n.Text
+	}
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
 		if l.Text == "int3" { // padding: one line for a run
@@ -56,7 +70,7 @@ func FprintCode(w io.Writer, m *Method) error {
 		}
 		if k, ok := funclets[l.Offset]; ok && k > 0 {
 			fc := code.Funclets[k]
-			fmt.Fprintf(w, "; funclet #%d: %s of IL clause %d\n", k, fc.Kind, fc.Clause)
+			fmt.Fprintf(w, "; funclet #%d: %s of IL clause %d, %d bytes\n", k, fc.Kind, fc.Clause, fc.End-fc.Start)
 		}
 		if l.Offset == code.ColdStart {
 			fmt.Fprintln(w, "cold: ; polls and stack overflow calls, out of line")
@@ -65,8 +79,25 @@ func FprintCode(w io.Writer, m *Method) error {
 			fmt.Fprintf(w, "b%d:\n", b)
 		}
 		fmt.Fprintf(w, "  %04x  %-24x %s", l.Offset, l.Bytes, l.Text)
-		if il, ok := sites[l.Offset+len(l.Bytes)]; ok && il >= 0 {
-			fmt.Fprintf(w, "    ; IL_%04x", il)
+		var comments []string
+		ret := l.Offset + len(l.Bytes)
+		if n, ok := notes[ret]; ok {
+			comments = append(comments, n)
+		}
+		if env != nil {
+			for _, h := range hexRE.FindAllString(l.Text, -1) {
+				if a, err := strconv.ParseUint(h, 0, 64); err == nil {
+					if name, ok := env.Symbol(uintptr(a)); ok {
+						comments = append(comments, name)
+					}
+				}
+			}
+		}
+		if il, ok := sites[ret]; ok && il >= 0 {
+			comments = append(comments, fmt.Sprintf("IL_%04x", il))
+		}
+		if len(comments) > 0 {
+			fmt.Fprintf(w, "    ; %s", strings.Join(comments, ", "))
 		}
 		fmt.Fprintln(w)
 	}
@@ -89,4 +120,100 @@ func FprintFunclets(w io.Writer, m *Method) {
 		fmt.Fprintf(w, "  PSPSym at [rsp+%#x] in every frame\n", code.PSPOffset)
 	}
 	fmt.Fprintf(w, "  cold section [%04x, %04x): out-of-line polls and stack checks\n", code.ColdStart, len(code.Code))
+}
+
+// DumpEnv gives the code generator addresses for dumps: made up, the
+// same from run to run, as large as real ones (so the code is the code a
+// run gets), and named, so a dump can say what each refers to.
+type DumpEnv struct {
+	next    [4]uintptr
+	names   map[uintptr]string
+	cells   map[*il.Method]uintptr
+	mts     map[string]uintptr
+	statics map[*il.Field]uintptr
+	strs    map[string]uintptr
+	ids     map[*il.Method]uint64
+}
+
+// NewDumpEnv returns an empty DumpEnv.
+func NewDumpEnv() *DumpEnv {
+	e := &DumpEnv{names: map[uintptr]string{}, cells: map[*il.Method]uintptr{}, mts: map[string]uintptr{},
+		statics: map[*il.Field]uintptr{}, strs: map[string]uintptr{}, ids: map[*il.Method]uint64{}}
+	for i := range e.next {
+		e.next[i] = 0x7f0000000000 + uintptr(i)<<36
+	}
+	return e
+}
+
+// addr returns the next address of region r, named name.
+func (e *DumpEnv) addr(r int, name string) uintptr {
+	a := e.next[r]
+	e.next[r] += 16
+	e.names[a] = name
+	return a
+}
+
+// CellAddr implements amd64.Env.
+func (e *DumpEnv) CellAddr(m *il.Method) uintptr {
+	if a, ok := e.cells[m]; ok {
+		return a
+	}
+	a := e.addr(0, "cell of "+m.FullName())
+	e.cells[m] = a
+	return a
+}
+
+// ClassMT implements amd64.Env.
+func (e *DumpEnv) ClassMT(c *il.Class) uintptr { return e.mt(c.Name) }
+
+// TypeMT implements amd64.Env.
+func (e *DumpEnv) TypeMT(t *il.Type) uintptr { return e.mt(t.CLRName()) }
+
+func (e *DumpEnv) mt(name string) uintptr {
+	if a, ok := e.mts[name]; ok {
+		return a
+	}
+	a := e.addr(1, "method table of "+name)
+	e.mts[name] = a
+	return a
+}
+
+// StaticAddr implements amd64.Env.
+func (e *DumpEnv) StaticAddr(f *il.Field) uintptr {
+	if a, ok := e.statics[f]; ok {
+		return a
+	}
+	name := f.Name
+	if f.Owner != nil {
+		name = f.Owner.Name + "::" + f.Name
+	}
+	a := e.addr(2, "static "+name)
+	e.statics[f] = a
+	return a
+}
+
+// StringAddr implements amd64.Env.
+func (e *DumpEnv) StringAddr(s string) uintptr {
+	if a, ok := e.strs[s]; ok {
+		return a
+	}
+	a := e.addr(3, "string "+strconv.Quote(s))
+	e.strs[s] = a
+	return a
+}
+
+// BuiltinID implements amd64.Env.
+func (e *DumpEnv) BuiltinID(m *il.Method) uint64 {
+	if id, ok := e.ids[m]; ok {
+		return id
+	}
+	id := uint64(len(e.ids))
+	e.ids[m] = id
+	return id
+}
+
+// Symbol returns what an address of this environment refers to.
+func (e *DumpEnv) Symbol(a uintptr) (string, bool) {
+	n, ok := e.names[a]
+	return n, ok
 }

@@ -45,6 +45,11 @@ type Options struct {
 	// every line written (for a terminal); otherwise output is
 	// block-buffered and flushed when the run ends.
 	FlushLines bool
+	// PerfMap, when set, receives a line "ADDR SIZE NAME" (hex address
+	// and size) for the runtime's stubs and for every funclet and cold
+	// section of every method installed: the format of Linux perf's
+	// /tmp/perf-PID.map, with which `perf report` names JIT code.
+	PerfMap io.Writer
 }
 
 // DefaultHeapBytes is the managed heap limit when Options.HeapBytes is 0.
@@ -467,6 +472,18 @@ func (rt *Runtime) init() error {
 		emitExitStub(a, abi.ExitCheckpoint, 0, false, amd64.UD2)
 	}); err != nil {
 		return err
+	}
+	if w := rt.opts.PerfMap; w != nil {
+		h := rt.code
+		for _, st := range []struct {
+			addr, end uintptr
+			name      string
+		}{{h.exitStub, h.pollStub, "exit stub"}, {h.pollStub, h.overflowStub, "poll stub"},
+			{h.overflowStub, h.returnStub, "stack overflow stub"}, {h.returnStub, h.returnStub + 16, "return stub"},
+			{rt.cells.Prestub(0), rt.cells.Prestub(0) + uintptr(prestubSize*rt.cells.Len()), "prestubs"},
+			{rt.funcletReturn, rt.funcletReturn + 16, "funclet return stub"}, {rt.checkpointStub, rt.checkpointStub + 16, "checkpoint stub"}} {
+			fmt.Fprintf(w, "%x %x miniil %s\n", st.addr, st.end-st.addr, st.name)
+		}
 	}
 	obj := mod.Class(il.ObjectClass)
 	rt.toString = methodSlot(obj, "ToString")
@@ -1037,6 +1054,7 @@ func (rt *Runtime) compile(i int) error {
 			}
 		}
 	}
+	rt.perfMap(addr, c, m)
 	r := codeRange{start: addr, end: addr + uintptr(len(c.Code)), method: m, sites: c.Sites, clauses: c.Clauses, funclets: c.Funclets,
 		catchRT: catchRT, innermost: innermostIndex(c.Clauses)}
 	k := sort.Search(len(rt.codeMap), func(j int) bool { return rt.codeMap[j].start > addr })
@@ -1044,6 +1062,25 @@ func (rt *Runtime) compile(i int) error {
 	copy(rt.codeMap[k+1:], rt.codeMap[k:])
 	rt.codeMap[k] = r
 	return nil
+}
+
+// perfMap writes the perf map lines of a method installed at addr: one
+// per funclet, one for the cold section.
+func (rt *Runtime) perfMap(addr uintptr, c *abi.Method, m *il.Method) {
+	w := rt.opts.PerfMap
+	if w == nil {
+		return
+	}
+	for k, f := range c.Funclets {
+		name := m.FullName()
+		if k > 0 {
+			name = fmt.Sprintf("%s [%s of IL clause %d]", name, f.Kind, f.Clause)
+		}
+		fmt.Fprintf(w, "%x %x %s\n", addr+uintptr(f.Start), f.End-f.Start, name)
+	}
+	if c.ColdStart < len(c.Code) {
+		fmt.Fprintf(w, "%x %x %s [cold]\n", addr+uintptr(c.ColdStart), len(c.Code)-c.ColdStart, m.FullName())
+	}
 }
 
 // cellIndex returns the method index of a call cell address.

@@ -164,12 +164,13 @@ func oneFile(fs *command, stderr io.Writer) (string, int) {
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("run", "run [-engine=jit|interp] [-timeout=D] [-max-heap=SIZE] [-max-call-depth=N] [-jit-stats] [-validate] [-cpuprofile=F] FILE", stdout)
+	fs := newFlags("run", "run [-engine=jit|interp] [-timeout=D] [-max-heap=SIZE] [-max-call-depth=N] [-jit-stats] [-validate] [-perfmap] [-cpuprofile=F] FILE", stdout)
 	engine := fs.String("engine", miniil.DefaultEngine.String(), "execution engine: jit (native code) or interp (reference interpreter)")
 	timeout := fs.Duration("timeout", 0, "stop the program after this long, exit code 124 (0: no limit)")
 	maxHeap := byteSize(miniil.DefaultMaxHeap)
 	jitStats := fs.Bool("jit-stats", false, "print the JIT's statistics on stderr when the run ends: methods, bytes, time per compile phase")
 	validate := fs.Bool("validate", false, "check the JIT's work after every compile phase (slower; for debugging miniil)")
+	perfMap := fs.Bool("perfmap", false, "write /tmp/perf-PID.map naming the JIT's code, for perf report")
 	maxDepth := fs.Int("max-call-depth", miniil.DefaultMaxCallDepth, "deepest nesting of method calls (the entry point is 1); deeper is a stack overflow, at the same depth on both engines")
 	fs.Var(&maxHeap, "max-heap", "managed heap limit: the `size` of all the program may allocate (no collector yet); beyond it OutOfMemoryException; bytes, or with a unit: 64MiB, 1GiB (K, M, G mean KiB, MiB, GiB; KB, MB, GB powers of 1000)")
 	cpuprofile := fs.String("cpuprofile", "", "write a Go CPU profile of the run (runtime and helpers; JIT-compiled code shows as unknown) to `file`")
@@ -221,6 +222,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	cfg := miniil.Config{Engine: eng, Stdout: stdout, MaxHeap: int64(maxHeap), MaxCallDepth: *maxDepth, Validate: *validate}
 	if *jitStats {
 		cfg.JITStats = stderr
+	}
+	if *perfMap {
+		f, err := os.Create(fmt.Sprintf("/tmp/perf-%d.map", os.Getpid()))
+		if err != nil {
+			fmt.Fprintf(stderr, "miniil run: %v\n", err)
+			return miniil.ExitFailure
+		}
+		defer f.Close()
+		cfg.PerfMap = f
 	}
 	exit, err := prog.Run(ctx, cfg)
 	if err == nil {
