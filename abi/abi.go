@@ -267,7 +267,7 @@ func ExitName(code int) string {
 		ExitReturn: "return", ExitPoll: "poll", ExitStackOverflow: "stack overflow", ExitCompile: "compile",
 		ExitFuncletReturn: "funclet return", ExitStackLimit: "stack limit", ExitCheckpoint: "checkpoint",
 		ExitStubBuiltin: "builtin (virtual)",
-		HelperAlloc: "Alloc", HelperNewArr: "NewArr", HelperBox: "Box", HelperIsInst: "IsInst",
+		HelperAlloc:     "Alloc", HelperNewArr: "NewArr", HelperBox: "Box", HelperIsInst: "IsInst",
 		HelperTypeIs: "TypeIs", HelperCanStore: "CanStore", HelperThrow: "Throw", HelperThrowNew: "ThrowNew",
 		HelperBuiltin: "Builtin", HelperFRem: "FRem", HelperF2U8: "F2U8", HelperRethrow: "Rethrow",
 	}
