@@ -566,7 +566,7 @@ func (g *gen) consumes(in *ir.Instr, d ir.Value) bool {
 	case ir.OpStField:
 		return args[1] == d
 	case ir.OpCall, ir.OpCallVirt:
-		if m := in.Aux.Method; m.Builtin && (m.Owner.Name == il.ObjectClass && m.Name == ".ctor" || inlineExcCtor(m)) {
+		if k := in.Aux.Method.BuiltinKind; k == il.ObjectCtor || inlineExcCtor(k) {
 			return false
 		}
 		// Stack arguments are moved through RAX first: only calls without
