@@ -25,8 +25,6 @@ type Env interface {
 	StaticAddr(f *il.Field) uintptr
 	// StringAddr is the address of the interned string object for s.
 	StringAddr(s string) uintptr
-	// BuiltinID is the HelperBuiltin id of a base library method.
-	BuiltinID(m *il.Method) uint64
 }
 
 // Code is one compiled method: what the runtime installs (abi.Method,

@@ -197,7 +197,7 @@ func (g *gen) callGeneric(in *ir.Instr) {
 		a.I(CALL, Mem(RAX, int32(abi.MTVTable+abi.MTSlotSize*callee.Slot)))
 		g.site(in.ILOffset)
 	case callee.Builtin:
-		g.exit(abi.HelperBuiltin, g.env.BuiltinID(callee), true, in.ILOffset)
+		g.exit(abi.HelperBuiltin, uint64(callee.BuiltinKind), true, in.ILOffset)
 	default:
 		// CALL [RIP+disp32] to the callee's cell; the displacement is set
 		// at install time (Code.CellRefs).

@@ -320,6 +320,16 @@ func (k BuiltinKind) IsExceptionCtor() bool {
 	return k < numBuiltinKinds && builtinDecls[k].excCtor
 }
 
+// BuiltinMethods returns the module's base library methods indexed by
+// kind (nil at BuiltinNone).
+func (m *Module) BuiltinMethods() []*Method {
+	ms := make([]*Method, numBuiltinKinds)
+	for k := BuiltinNone + 1; k < numBuiltinKinds; k++ {
+		ms[k] = m.BuiltinMethod(k)
+	}
+	return ms
+}
+
 // BuiltinMethod returns the module's base library method of kind k (nil
 // for BuiltinNone, an unknown kind, or a module that was not resolved).
 func (m *Module) BuiltinMethod(k BuiltinKind) *Method {

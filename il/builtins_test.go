@@ -97,6 +97,17 @@ func TestBuiltinKinds(t *testing.T) {
 			t.Errorf("BuiltinMethod(%v) = %v, want %s", k, got, m.Signature())
 		}
 	}
+	all := mod.BuiltinMethods()
+	if len(all) != len(kinds)+1 {
+		t.Errorf("BuiltinMethods: %d entries, want %d", len(all), len(kinds)+1)
+	} else if all[il.BuiltinNone] != nil {
+		t.Errorf("BuiltinMethods()[BuiltinNone] = %s, want nil", all[il.BuiltinNone].Signature())
+	}
+	for k, m := range all {
+		if k > 0 && m != byKind[il.BuiltinKind(k)] {
+			t.Errorf("BuiltinMethods()[%d] = %v, want %s", k, m, byKind[il.BuiltinKind(k)].Signature())
+		}
+	}
 	for _, m := range mod.Class("MyExc").Methods {
 		if m.Builtin || m.BuiltinKind != il.BuiltinNone {
 			t.Errorf("user method %s: Builtin %v, kind %v", m.Signature(), m.Builtin, m.BuiltinKind)
