@@ -273,7 +273,7 @@ func (s *state) nre() (value, bstatus) {
 // fail reports a base library method the interpreter does not implement
 // as an engine error (not an exception a program could catch).
 func (s *state) fail(dm *dmethod) bstatus {
-	s.deferred = fmt.Errorf("interp: base library method %v (%s) is not implemented", dm.bi, dm.il.Signature())
+	s.deferred = fmt.Errorf("interp: base library method %v (%s) is not implemented", dm.il.BuiltinKind, dm.il.Signature())
 	return stErr
 }
 
