@@ -183,7 +183,7 @@ const (
 	// return address the runtime replaced to count call depth returned.
 	ExitCheckpoint = 7
 	// ExitStubBuiltin is the exit of the stub through which a vtable calls
-	// a virtual base library method (CtxExitArg = its builtin id).
+	// a virtual base library method (CtxExitArg = its il.BuiltinKind).
 	ExitStubBuiltin = ExitHelperBase - 1
 
 	// ExitHelperBase is the first code for helper calls; codes at or above
@@ -221,8 +221,9 @@ const (
 	// for InvalidCastException RSI = the object and RDX = the method table
 	// of the target type. Throws a new instance. Does not return.
 	HelperThrowNew
-	// HelperBuiltin: CtxExitArg = base library method id; arguments in the
-	// argument registers as for a managed call; result in RAX or XMM0.
+	// HelperBuiltin: CtxExitArg = the method's il.BuiltinKind; arguments
+	// in the argument registers as for a managed call; result in RAX or
+	// XMM0.
 	HelperBuiltin
 	// HelperFRem: XMM0 = a, XMM1 = b (float64); XMM0 = the C# remainder.
 	HelperFRem

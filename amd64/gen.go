@@ -25,8 +25,6 @@ type Env interface {
 	StaticAddr(f *il.Field) uintptr
 	// StringAddr is the address of the interned string object for s.
 	StringAddr(s string) uintptr
-	// BuiltinID is the HelperBuiltin id of a base library method.
-	BuiltinID(m *il.Method) uint64
 }
 
 // Code is one compiled method: what the runtime installs (abi.Method,
@@ -582,7 +580,7 @@ func (g *gen) consumes(in *ir.Instr, d ir.Value) bool {
 	case ir.OpStField:
 		return args[1] == d
 	case ir.OpCall, ir.OpCallVirt:
-		if m := in.Aux.Method; m.Builtin && (m.Owner.Name == il.ObjectClass && m.Name == ".ctor" || inlineExcCtor(m)) {
+		if k := in.Aux.Method.BuiltinKind; k == il.ObjectCtor || inlineExcCtor(k) {
 			return false
 		}
 		// Stack arguments are moved through RAX first: only calls without

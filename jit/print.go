@@ -132,13 +132,12 @@ type DumpEnv struct {
 	mts     map[string]uintptr
 	statics map[*il.Field]uintptr
 	strs    map[string]uintptr
-	ids     map[*il.Method]uint64
 }
 
 // NewDumpEnv returns an empty DumpEnv.
 func NewDumpEnv() *DumpEnv {
 	e := &DumpEnv{names: map[uintptr]string{}, cells: map[*il.Method]uintptr{}, mts: map[string]uintptr{},
-		statics: map[*il.Field]uintptr{}, strs: map[string]uintptr{}, ids: map[*il.Method]uint64{}}
+		statics: map[*il.Field]uintptr{}, strs: map[string]uintptr{}}
 	for i := range e.next {
 		e.next[i] = 0x7f0000000000 + uintptr(i)<<36
 	}
@@ -200,16 +199,6 @@ func (e *DumpEnv) StringAddr(s string) uintptr {
 	a := e.addr(3, "string "+strconv.Quote(s))
 	e.strs[s] = a
 	return a
-}
-
-// BuiltinID implements amd64.Env.
-func (e *DumpEnv) BuiltinID(m *il.Method) uint64 {
-	if id, ok := e.ids[m]; ok {
-		return id
-	}
-	id := uint64(len(e.ids))
-	e.ids[m] = id
-	return id
 }
 
 // Symbol returns what an address of this environment refers to.

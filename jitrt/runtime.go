@@ -201,8 +201,7 @@ type Runtime struct {
 	// vtableRefs lists the vtable slots that point at a method's prestub,
 	// patched when the method is compiled.
 	vtableRefs map[*il.Method][]uintptr
-	builtins   []*il.Method
-	builtinID  map[*il.Method]uint64
+	builtins   []*il.Method           // base library methods by il.BuiltinKind
 	stubs      map[*il.Method]uintptr // exit stubs of base library virtual methods
 	codeMap    []codeRange            // sorted by start
 	ctx        context.Context
@@ -335,7 +334,7 @@ func NewRuntime(mod *il.Module, opts Options) (*Runtime, error) {
 	rt := &Runtime{
 		mod: mod, opts: opts, out: newOutWriter(opts.Stdout, opts.FlushLines), maxDepth: opts.MaxCallDepth,
 		classMT: map[*il.Class]*rtType{}, typeMT: map[string]*rtType{}, strs: map[string]uintptr{},
-		vtableRefs: map[*il.Method][]uintptr{}, builtinID: map[*il.Method]uint64{}, stubs: map[*il.Method]uintptr{},
+		vtableRefs: map[*il.Method][]uintptr{}, builtins: mod.BuiltinMethods(), stubs: map[*il.Method]uintptr{},
 	}
 	if err := rt.init(); err != nil {
 		rt.Close()
@@ -572,9 +571,8 @@ func (rt *Runtime) entryPoint(m *il.Method) (uintptr, error) {
 	if s, ok := rt.stubs[m]; ok {
 		return s, nil
 	}
-	id := rt.BuiltinID(m)
 	addr, err := rt.code.InstallStub(func(a *amd64.Assembler) {
-		emitExitStub(a, abi.ExitStubBuiltin, int64(id), true, amd64.RET)
+		emitExitStub(a, abi.ExitStubBuiltin, int64(m.BuiltinKind), true, amd64.RET)
 	})
 	if err != nil {
 		return 0, err
@@ -690,17 +688,6 @@ func (rt *Runtime) StringAddr(s string) uintptr {
 	}
 	rt.strs[s] = p
 	return p
-}
-
-// BuiltinID returns the helper id of a base library method.
-func (rt *Runtime) BuiltinID(m *il.Method) uint64 {
-	if id, ok := rt.builtinID[m]; ok {
-		return id
-	}
-	id := uint64(len(rt.builtins))
-	rt.builtins = append(rt.builtins, m)
-	rt.builtinID[m] = id
-	return id
 }
 
 // alloc allocates a zeroed object of type t and size bytes (header
@@ -881,9 +868,9 @@ func (rt *Runtime) handle(m *Machine, code uint64) error {
 		sp := m.SP()
 		m.SetPC(uintptr(m.ReadStack(sp)))
 		m.SetSP(sp + 8)
-		return rt.oomAt(m, rt.resumeOuter(m, rt.builtin(m, rt.builtins[m.ExitArg()])))
+		return rt.oomAt(m, rt.resumeOuter(m, rt.builtin(m, il.BuiltinKind(m.ExitArg()))))
 	case abi.HelperBuiltin:
-		return rt.oomAt(m, rt.resumeOuter(m, rt.builtin(m, rt.builtins[m.ExitArg()])))
+		return rt.oomAt(m, rt.resumeOuter(m, rt.builtin(m, il.BuiltinKind(m.ExitArg()))))
 	case abi.HelperFRem:
 		a := math.Float64frombits(m.Reg(abi.CtxXMM0))
 		b := math.Float64frombits(m.Reg(abi.CtxXMM1))
