@@ -8,9 +8,10 @@
 // miniil: no compatibility promise.
 //
 // What is supported is the Go API and the behavior documented on it. The
-// text of Program.Dump and of error messages is for people and may change
-// (match errors with errors.As and errors.Is, and read their fields);
-// ManagedException's report follows CoreCLR's format.
+// text of Program.Dump and DumpAfter, of Config.JITStats and of error
+// messages is for people and may change (match errors with errors.As and
+// errors.Is, and read their fields); ManagedException's report follows
+// CoreCLR's format.
 //
 // Errors are typed. Loading fails with an il.ErrorList whose entries are
 // *il.Error values carrying file:line:col. Running fails with
