@@ -1,6 +1,17 @@
 // Package miniil embeds the miniil runtime: it loads a mini MSIL program
-// (ilasm syntax, see MINIIL.md), verifies it, and runs its entry point on
-// an engine, writing the program's output to a configurable writer.
+// (ilasm syntax, see docs/LANGUAGE.md), verifies it, and runs its entry
+// point on an engine, writing the program's output to a configurable
+// writer. It is the supported API for embedders: everything this package
+// exports, together with the parts of package il that its results expose
+// (error and position types, and the declarations of a loaded program, to
+// read; see package il). Every other package of the module is internal to
+// miniil: no compatibility promise.
+//
+// What is supported is the Go API and the behavior documented on it. The
+// text of Program.Dump and DumpAfter, of Config.JITStats and of error
+// messages is for people and may change (match errors with errors.As and
+// errors.Is, and read their fields); ManagedException's report follows
+// CoreCLR's format.
 //
 // Errors are typed. Loading fails with an il.ErrorList whose entries are
 // *il.Error values carrying file:line:col. Running fails with

@@ -2,6 +2,8 @@
 // il.Module directly, with Go objects for the managed heap and its own
 // implementation of the CLR's two-pass exception handling. It shares no
 // execution code with the JIT, so the two can be tested against each other.
+// It is internal to miniil: no compatibility promise (embedders choose it
+// with miniil.Config{Engine: miniil.Interp}).
 //
 // Methods are decoded once into a compact instruction array whose opcodes
 // are specialized by the statically inferred stack types. Managed calls

@@ -1,6 +1,7 @@
 // Package opt holds the JIT's optimization passes over the IR: small
 // passes, each keeping the IR valid (ir.Check) and the program's
-// behavior, exceptions included, unchanged.
+// behavior, exceptions included, unchanged. It is internal to miniil: no
+// compatibility promise.
 package opt
 
 import (

@@ -1,4 +1,6 @@
-// Command miniil runs, checks and dumps mini MSIL programs.
+// Command miniil runs, checks and dumps mini MSIL programs. Its command
+// line is documented in README.md; as Go code it is internal to miniil:
+// no compatibility promise (embedders use package miniil).
 //
 //	miniil run [-engine=jit|interp] [-timeout=D] [-max-heap=SIZE] [-max-call-depth=N] FILE  run a program
 //	miniil check FILE...                                 parse and verify
