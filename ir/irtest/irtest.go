@@ -173,21 +173,20 @@ func (b *Builder) Field(name string) *il.Field {
 	return nil
 }
 
-// Method returns a method of the module: a global one by name, or
-// Class::Name (also base library ones, System.Console::WriteLine gives
-// its first overload).
+// Method returns a method of the module or of the base library, by
+// its full name (Callee, Box::Get, System.Object::ToString: the first
+// overload) or its signature as ir.Fprint prints it (void
+// System.Console::WriteLine(int32)).
 func (b *Builder) Method(name string) *il.Method {
 	b.t.Helper()
-	for _, m := range b.mod.AllMethods() {
-		if m.FullName() == name {
-			return m
-		}
-	}
+	var all []*il.Method
+	all = append(all, b.mod.AllMethods()...)
 	for _, c := range []string{"System.Console", "System.Object", "System.Exception", "System.String"} {
-		for _, m := range b.mod.Class(c).Methods {
-			if m.FullName() == name {
-				return m
-			}
+		all = append(all, b.mod.Class(c).Methods...)
+	}
+	for _, m := range all {
+		if m.FullName() == name || m.Signature() == name {
+			return m
 		}
 	}
 	b.t.Fatalf("irtest: no method %s", name)
