@@ -29,6 +29,12 @@ func TestGolden(t *testing.T) {
 	if len(files) == 0 {
 		t.Fatal("no programs in testdata")
 	}
+	goldens, _ := filepath.Glob(filepath.Join("testdata", "*.ir"))
+	for _, g := range goldens {
+		if _, err := os.Stat(strings.TrimSuffix(g, ".ir") + ".il"); err != nil {
+			t.Errorf("%s has no program: delete it", g)
+		}
+	}
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".il")
 		t.Run(name, func(t *testing.T) {
