@@ -23,11 +23,12 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
-	"syscall"
-	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"miniil/il"
 	"miniil/interp"
+	"miniil/jit"
 	"miniil/jitrt"
 )
 
@@ -106,6 +107,22 @@ type Config struct {
 	// fills and when the run ends, however it ends. Lines are flushed
 	// anyway when Stdout is an *os.File open on a terminal.
 	FlushLines bool
+	// Validate makes the JIT check its own work after every phase of
+	// every method it compiles (the IR, the layout, the register
+	// allocation, the EH clause table), failing the run with an
+	// *InternalError on the first inconsistency: slower compilation, for
+	// debugging miniil. Always on in tests (testing.Testing).
+	Validate bool
+	// JITStats, when set, receives the JIT's statistics when a run ends:
+	// methods and bytes compiled and the time of each compile phase.
+	JITStats io.Writer
+	// PerfMap, when set, receives a line "ADDR SIZE NAME" for every
+	// method, funclet and stub the JIT installs: the format of Linux
+	// perf's /tmp/perf-PID.map, with which `perf report` names JIT code
+	// instead of showing it as unknown.
+	PerfMap io.Writer
+
+	jitStats *jit.Stats // what JITStats reports, made by prepare
 }
 
 // DefaultMaxCallDepth is the call depth limit when Config.MaxCallDepth is
@@ -265,6 +282,9 @@ func prepare(ctx context.Context, cfg *Config) (context.Context, *outputWriter, 
 	if isTerminal(w) {
 		cfg.FlushLines = true
 	}
+	if cfg.JITStats != nil {
+		cfg.jitStats = &jit.Stats{}
+	}
 	return ctx, &outputWriter{w: w}, nil
 }
 
@@ -286,9 +306,8 @@ func isTerminal(w io.Writer) bool {
 	if !ok {
 		return false
 	}
-	var t syscall.Termios
-	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), syscall.TCGETS, uintptr(unsafe.Pointer(&t)))
-	return errno == 0
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
 }
 
 // outputWriter passes the program's output on and remembers the first

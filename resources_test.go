@@ -13,9 +13,10 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"miniil"
 	"miniil/fuzz"
@@ -104,8 +105,8 @@ func rlimitChild() {
 	ballast[len(ballast)-1] = 1
 	ballast = nil
 	runtime.GC()
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &lim); err != nil {
+	var lim unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_AS, &lim); err != nil {
 		fail(err)
 	}
 	rep.Start = mappedBytes()
@@ -116,14 +117,14 @@ func rlimitChild() {
 		runtime.GC() // reuse the Go heap's memory rather than grow it
 		tight := lim
 		tight.Cur = uint64(mappedBytes() + headroom)
-		if err := syscall.Setrlimit(syscall.RLIMIT_AS, &tight); err != nil {
+		if err := unix.Setrlimit(unix.RLIMIT_AS, &tight); err != nil {
 			fail(err)
 		}
 		var errs [3]error
 		_, errs[0] = prog.Run(context.Background(), cfg)
 		_, errs[1] = prog.Call(context.Background(), cfg, "Fib", 10)
 		errs[2] = prog.Dump(&out, miniil.StageAsm, "Fib")
-		if err := syscall.Setrlimit(syscall.RLIMIT_AS, &lim); err != nil {
+		if err := unix.Setrlimit(unix.RLIMIT_AS, &lim); err != nil {
 			fail(err)
 		}
 		for _, err := range errs {
@@ -139,7 +140,7 @@ func rlimitChild() {
 					stage = s
 				}
 			}
-			if errors.As(err, &ie) || stage == "" || !errors.Is(err, syscall.ENOMEM) || miniil.ExitCode(err) != miniil.ExitFailure {
+			if errors.As(err, &ie) || stage == "" || !errors.Is(err, unix.ENOMEM) || miniil.ExitCode(err) != miniil.ExitFailure {
 				rep.Bad = append(rep.Bad, err.Error())
 				continue
 			}

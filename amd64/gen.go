@@ -5,10 +5,10 @@ import (
 	"math"
 	"strings"
 
+	"miniil/abi"
 	"miniil/funclet"
 	"miniil/il"
 	"miniil/ir"
-	"miniil/jitrt"
 )
 
 // Env supplies the runtime addresses and ids that generated code embeds.
@@ -25,40 +25,19 @@ type Env interface {
 	StaticAddr(f *il.Field) uintptr
 	// StringAddr is the address of the interned string object for s.
 	StringAddr(s string) uintptr
-	// BuiltinID is the HelperBuiltin id of a base library method.
-	BuiltinID(m *il.Method) uint64
 }
 
-// Site is a call or exit site: the native offset of its return address and
-// the IL offset of the instruction it came from.
-type Site struct {
-	Offset   int
-	ILOffset int
-}
-
-// CellRef is a `CALL [RIP+disp32]` to a call cell whose 4-byte
-// displacement at Offset must be set when the code's address is known:
-// disp = Cell - (address of Offset + 4).
-type CellRef struct {
-	Offset int
-	Cell   uintptr
-}
-
-// Code is one compiled method.
+// Code is one compiled method: what the runtime installs (abi.Method,
+// without its EH clauses, which ehclauses builds), and what dumps and the
+// EH clause builder need to know about how it was laid out.
 type Code struct {
-	Code         []byte
-	Sites        []Site // sorted by Offset
-	CellRefs     []CellRef
+	abi.Method
 	BlockOffsets []int // native offset of each IR block (in layout order)
 	FrameSize    int   // bytes below the saved RBP in the main body's frame
 	PrologSize   int
-	// Funclets gives the code range of the main body (first) and of each
-	// funclet, in code order.
-	Funclets []FuncletCode
-	// ColdStart is where the cold section starts: after the last funclet
-	// (and a gap), the out-of-line calls of polls and stack checks, each
-	// jumping back into its funclet.
-	ColdStart int
+	// Notes name what each call or exit calls (for dumps), by the offset
+	// of its return address.
+	Notes []Note
 	// PSPOffset is the RSP-relative offset of the PSPSym slot, the same
 	// in every frame of the method (meaningful when there are funclets).
 	PSPOffset int
@@ -72,6 +51,13 @@ type Code struct {
 	// only RSP and RBP, so its epilog is what gives its caller back the
 	// registers of the frames the exception unwound.
 	Saves []Save
+}
+
+// Note names the target of the call or exit whose return address is at
+// Offset: "call Foo::Bar", "helper NewArr", "poll".
+type Note struct {
+	Offset int
+	Text   string
 }
 
 // Save is a callee-saved register and its frame slot (an RBP offset).
@@ -92,16 +78,6 @@ func (c *Code) HomeList() string {
 		}
 	}
 	return b.String()
-}
-
-// FuncletCode is the native code range [Start, End) of the main body or
-// of one funclet, and the size of its frame below the saved RBP.
-type FuncletCode struct {
-	Kind      funclet.Kind
-	Clause    int // IL clause index (-1 for the main body)
-	Start     int
-	End       int
-	FrameSize int
 }
 
 // Argument registers of the managed calling convention (SysV order).
@@ -158,6 +134,9 @@ type gen struct {
 	fsize     int      // frame size of every funclet
 	pspOff    int      // RSP-relative offset of the PSPSym
 	cellMarks []MarkID // marks just after each CALL [RIP+disp32] to a cell
+	// noteMarks and notes name what each call or exit calls, for dumps.
+	noteMarks []MarkID
+	notes     []string
 	cells     []uintptr
 
 	// consts holds the value of temporaries defined once, by a constant
@@ -224,22 +203,63 @@ type blockPlan struct {
 // at the main body's frame, so the method's registers live at the same RBP
 // offsets in every funclet. A catch funclet returns the continuation
 // address in RAX, a filter its verdict.
-func Generate(f *ir.Func, env Env, a *Assembler) (code *Code, err error) {
+func Generate(f *ir.Func, env Env, a *Assembler) (*Code, error) {
+	lay, err := funclet.Build(f)
+	if err != nil {
+		return nil, err
+	}
+	alloc, err := Allocate(f, lay)
+	if err != nil {
+		return nil, err
+	}
+	return Emit(f, lay, alloc, env, a)
+}
+
+// Alloc is the plan for emitting a laid-out function: the peephole plan
+// (constants read as immediates, compares fused into their branch,
+// results left in RAX or computed into a call's argument register) and
+// the register homes it makes possible.
+type Alloc struct {
+	// Homes is each virtual register's machine register for its whole
+	// life (NoReg: a frame slot, or no location for a transient value).
+	Homes []Reg
+	// Transient marks the values that need neither a register nor a slot.
+	Transient map[ir.Value]bool
+	liveIn    map[*ir.Block]valueList
+	consts    map[ir.Value]int64
+	uses      []int
+	slotless  map[ir.Value]bool
+	plans     []blockPlan
+}
+
+// Allocate plans the emission of f, laid out by lay, and gives its values
+// register homes (regalloc.go).
+func Allocate(f *ir.Func, lay *funclet.Layout) (alloc *Alloc, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			alloc, err = nil, fmt.Errorf("%s: register allocation failed: %v", f.Method.FullName(), r)
+		}
+	}()
+	g := &gen{f: f, lay: lay, hold: ir.NoValue, avail: ir.NoValue, computed: ir.NoValue}
+	g.analyze()
+	transient := g.transient()
+	homes, liveIn := allocate(f, lay, transient)
+	return &Alloc{Homes: homes, Transient: transient, liveIn: liveIn,
+		consts: g.consts, uses: g.uses, slotless: g.slotless, plans: g.plans}, nil
+}
+
+// Emit generates the machine code of f, laid out by lay, with the plan
+// and homes of alloc.
+func Emit(f *ir.Func, lay *funclet.Layout, alloc *Alloc, env Env, a *Assembler) (code *Code, err error) {
 	a.Reset()
-	g := &gen{a: a, f: f, env: env, hold: ir.NoValue, avail: ir.NoValue, computed: ir.NoValue}
+	g := &gen{a: a, f: f, env: env, lay: lay, hold: ir.NoValue, avail: ir.NoValue, computed: ir.NoValue,
+		homes: alloc.Homes, liveIn: alloc.liveIn, consts: alloc.consts, uses: alloc.uses, slotless: alloc.slotless, plans: alloc.plans}
+	transient := alloc.Transient
 	defer func() {
 		if r := recover(); r != nil {
 			code, err = nil, fmt.Errorf("%s: code generation failed: %v", f.Method.FullName(), r)
 		}
 	}()
-	lay, err := funclet.Build(f)
-	if err != nil {
-		return nil, err
-	}
-	g.lay = lay
-	g.analyze()
-	transient := g.transient()
-	g.homes, g.liveIn = allocate(f, lay, transient)
 	g.blocks = make([]Label, len(f.Blocks))
 	for i := range f.Blocks {
 		g.blocks[i] = a.NewLabel()
@@ -309,10 +329,15 @@ func Generate(f *ir.Func, env Env, a *Assembler) (code *Code, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.Method.FullName(), err)
 	}
-	code = &Code{Code: blob.Code, FrameSize: g.frame, PrologSize: blob.Marks[prologEnd], PSPOffset: g.pspOff, Layout: lay, Homes: g.homes, Saves: g.saves,
-		ColdStart: blob.Marks[coldStart]}
+	code = &Code{Method: abi.Method{Code: blob.Code, ColdStart: blob.Marks[coldStart]},
+		FrameSize: g.frame, PrologSize: blob.Marks[prologEnd], PSPOffset: g.pspOff, Layout: lay, Homes: g.homes, Saves: g.saves}
+	inFilter := map[*ir.Region]bool{}
+	for _, r := range f.Regions { // parents first
+		inFilter[r] = r.Kind == ir.RegionFilter || inFilter[r.Parent]
+	}
 	for k, fn := range lay.Funcs {
-		fc := FuncletCode{Kind: fn.Kind, Clause: fn.Clause, Start: blob.Marks[funcStarts[k]], FrameSize: g.frame}
+		fc := abi.Funclet{Kind: fn.Kind, Clause: fn.Clause, Start: blob.Marks[funcStarts[k]], FrameSize: g.frame,
+			InFilter: inFilter[fn.Region], Enclosing: -1}
 		if k+1 < len(lay.Funcs) {
 			fc.End = blob.Marks[funcStarts[k+1]]
 		} else {
@@ -324,13 +349,16 @@ func Generate(f *ir.Func, env Env, a *Assembler) (code *Code, err error) {
 		code.Funclets = append(code.Funclets, fc)
 	}
 	for i, m := range g.marks {
-		code.Sites = append(code.Sites, Site{Offset: blob.Marks[m], ILOffset: g.markIL[i]})
+		code.Sites = append(code.Sites, abi.Site{Offset: blob.Marks[m], ILOffset: g.markIL[i]})
 	}
 	for _, m := range blockMarks {
 		code.BlockOffsets = append(code.BlockOffsets, blob.Marks[m])
 	}
 	for i, m := range g.cellMarks {
-		code.CellRefs = append(code.CellRefs, CellRef{Offset: blob.Marks[m] - 4, Cell: g.cells[i]})
+		code.CellRefs = append(code.CellRefs, abi.CellRef{Offset: blob.Marks[m] - 4, Cell: g.cells[i]})
+	}
+	for i, m := range g.noteMarks {
+		code.Notes = append(code.Notes, Note{Offset: blob.Marks[m], Text: g.notes[i]})
 	}
 	return code, nil
 }
@@ -552,7 +580,7 @@ func (g *gen) consumes(in *ir.Instr, d ir.Value) bool {
 	case ir.OpStField:
 		return args[1] == d
 	case ir.OpCall, ir.OpCallVirt:
-		if m := in.Aux.Method; m.Builtin && (m.Owner.Name == il.ObjectClass && m.Name == ".ctor" || inlineExcCtor(m)) {
+		if k := in.Aux.Method.BuiltinKind; k == il.ObjectCtor || inlineExcCtor(k) {
 			return false
 		}
 		// Stack arguments are moved through RAX first: only calls without
@@ -832,14 +860,23 @@ func (g *gen) site(ilOffset int) {
 	g.markIL = append(g.markIL, ilOffset)
 }
 
+// note names what the call just emitted calls, for dumps.
+func (g *gen) note(text string) {
+	g.noteMarks = append(g.noteMarks, g.a.Mark())
+	g.notes = append(g.notes, text)
+}
+
 // exit emits a helper exit.
 func (g *gen) exit(code int, arg uint64, hasArg bool, ilOffset int) {
-	g.a.I(MOVQ, Imm(int64(code)), Mem(R15, jitrt.CtxExitCode))
+	g.a.I(MOVQ, Imm(int64(code)), Mem(R15, abi.CtxExitCode))
 	if hasArg {
-		g.a.I(MOVQ, Imm(int64(arg)), Mem(R15, jitrt.CtxExitArg))
+		g.a.I(MOVQ, Imm(int64(arg)), Mem(R15, abi.CtxExitArg))
 	}
-	g.a.I(CALL, Mem(R15, jitrt.CtxExitStub))
+	g.a.I(CALL, Mem(R15, abi.CtxExitStub))
 	g.site(ilOffset)
+	if code != abi.HelperBuiltin { // calls of builtins name the method
+		g.note("helper " + abi.ExitName(code))
+	}
 }
 
 // coldCall is a call to a runtime stub placed out of line, in the cold
@@ -877,6 +914,11 @@ func (g *gen) emitCold() MarkID {
 	for _, c := range g.cold {
 		g.a.Bind(c.at)
 		g.a.I(CALL, Mem(R15, c.stub))
+		if c.stub == abi.CtxPollStub {
+			g.note("poll")
+		} else {
+			g.note("stack overflow")
+		}
 		g.a.Jump(JMP, c.back)
 	}
 	g.cold = nil
@@ -884,12 +926,12 @@ func (g *gen) emitCold() MarkID {
 }
 
 // poll exits to Go when the runtime asks for it (CtxPoll at or below
-// zero, see jitrt.PollInterval). It only reads memory, so polls add no
+// zero, see abi.PollInterval). It only reads memory, so polls add no
 // dependency chain between calls or loop iterations.
 func (g *gen) poll() {
 	back := g.a.NewLabel()
-	g.a.I(CMPQ, Mem(R15, jitrt.CtxPoll), Imm(0))
-	g.outOfLine(JLE, jitrt.CtxPollStub, back)
+	g.a.I(CMPQ, Mem(R15, abi.CtxPoll), Imm(0))
+	g.outOfLine(JLE, abi.CtxPollStub, back)
 	g.a.Bind(back)
 }
 
@@ -903,7 +945,7 @@ func (g *gen) stackCheck(v Reg, limit int32) {
 	check := g.a.NewLabel()
 	g.a.Bind(check)
 	g.a.I(CMPQ, R(v), Mem(R15, limit))
-	g.outOfLine(JCS, jitrt.CtxOverflowStub, check)
+	g.outOfLine(JCS, abi.CtxOverflowStub, check)
 }
 
 func (g *gen) prolog(hasEH bool) MarkID {
@@ -917,14 +959,14 @@ func (g *gen) prolog(hasEH bool) MarkID {
 		if g.frame > 0 {
 			a.I(SUBQ, Imm(int64(g.frame)), R(RSP))
 		}
-		g.stackCheck(RSP, jitrt.CtxStackLimit)
+		g.stackCheck(RSP, abi.CtxStackLimit)
 	} else {
 		a.I(LEAQ, Mem(RSP, int32(-g.frame)), R(RAX))
-		g.stackCheck(RAX, jitrt.CtxStackLimit)
+		g.stackCheck(RAX, abi.CtxStackLimit)
 		a.I(SUBQ, Imm(int64(g.frame)), R(RSP))
 	}
 	// No poll here: a poll request also fails the stack check above
-	// (jitrt.PollInterval).
+	// (abi.PollInterval).
 	for _, sv := range g.saves {
 		a.I(MOVQ, R(sv.Reg), Mem(RBP, int32(sv.Offset)))
 	}
@@ -975,7 +1017,7 @@ func (g *gen) funcletProlog() {
 	a.I(SUBQ, Imm(int64(g.fsize)), R(RSP))
 	// Against the hard limit: a funclet adds no call depth, which the
 	// runtime may be counting through CtxStackLimit.
-	g.stackCheck(RSP, jitrt.CtxStackHard)
+	g.stackCheck(RSP, abi.CtxStackHard)
 	a.I(MOVQ, Mem(RDI, int32(g.pspOff)), R(RAX))
 	a.I(MOVQ, R(RAX), Mem(RSP, int32(g.pspOff)))
 	a.I(LEAQ, Mem(RAX, int32(g.frame)), R(RBP))
@@ -992,12 +1034,12 @@ func (g *gen) funcletEpilog() {
 // funcletKey identifies a funclet by clause and kind.
 type funcletKey struct {
 	clause int
-	kind   funclet.Kind
+	kind   abi.FuncletKind
 }
 
 // funcletOf returns the label of the funclet of clause c with kind k
 // (from a map made on first use: a method can have many funclets).
-func (g *gen) funcletOf(c int, k funclet.Kind) Label {
+func (g *gen) funcletOf(c int, k abi.FuncletKind) Label {
 	if g.funcletByKey == nil {
 		g.funcletByKey = make(map[funcletKey]Label, len(g.lay.Funcs))
 		for i, fn := range g.lay.Funcs {
@@ -1093,15 +1135,16 @@ func (g *gen) term(b *ir.Block, i int) {
 		g.epilog()
 	case ir.OpThrow:
 		g.load(t.Args[0], RDI)
-		g.exit(jitrt.HelperThrow, 0, false, t.ILOffset)
+		g.exit(abi.HelperThrow, 0, false, t.ILOffset)
 		a.I(INT3)
 	case ir.OpRethrow:
-		g.exit(jitrt.HelperRethrow, 0, false, t.ILOffset)
+		g.exit(abi.HelperRethrow, 0, false, t.ILOffset)
 		a.I(INT3)
 	case ir.OpCallFinally:
 		a.I(MOVQ, R(RSP), R(RDI))
-		a.Jump(CALL, g.funcletOf(int(t.Aux.Int), funclet.Finally))
+		a.Jump(CALL, g.funcletOf(int(t.Aux.Int), abi.FinallyFunclet))
 		g.site(t.ILOffset)
+		g.note(fmt.Sprintf("finally of IL clause %d", t.Aux.Int))
 		if !next(b.Succs[0]) {
 			a.Jump(JMP, g.blocks[b.Succs[0].ID])
 		}
@@ -1119,7 +1162,7 @@ func (g *gen) term(b *ir.Block, i int) {
 			g.load(t.Args[0], RSI)
 			a.I(MOVQ, Imm(int64(g.env.TypeMT(t.Aux.Type))), R(RDX))
 		}
-		g.exit(jitrt.HelperThrowNew, 0, false, t.ILOffset)
+		g.exit(abi.HelperThrowNew, 0, false, t.ILOffset)
 		a.I(INT3)
 	default:
 		panic(fmt.Sprintf("unknown terminator %s", t.Op))
@@ -1308,10 +1351,10 @@ func (g *gen) instr(in *ir.Instr) {
 		g.convert(in)
 	case ir.OpLdField:
 		base := g.reg(in.Args[0], RCX)
-		g.loadMem(Mem(base, int32(jitrt.ObjFields+8*in.Aux.Field.Slot)), in.Dst)
+		g.loadMem(Mem(base, int32(abi.ObjFields+8*in.Aux.Field.Slot)), in.Dst)
 	case ir.OpStField:
 		base := g.reg(in.Args[0], RCX)
-		g.storeMem(in.Args[1], Mem(base, int32(jitrt.ObjFields+8*in.Aux.Field.Slot)))
+		g.storeMem(in.Args[1], Mem(base, int32(abi.ObjFields+8*in.Aux.Field.Slot)))
 	case ir.OpLdStatic:
 		a.I(MOVQ, Imm(int64(g.env.StaticAddr(in.Aux.Field))), R(RCX))
 		g.loadMem(Mem(RCX, 0), in.Dst)
@@ -1324,57 +1367,57 @@ func (g *gen) instr(in *ir.Instr) {
 		mt := int64(g.env.ClassMT(in.Aux.Class))
 		size := int32(8 + 8*in.Aux.Class.NumFields)
 		slow, done := a.NewLabel(), a.NewLabel()
-		a.I(MOVQ, Mem(R15, jitrt.CtxHeapTop), R(RAX))
+		a.I(MOVQ, Mem(R15, abi.CtxHeapTop), R(RAX))
 		a.I(LEAQ, Mem(RAX, size), R(RCX))
-		a.I(CMPQ, R(RCX), Mem(R15, jitrt.CtxHeapLimit))
+		a.I(CMPQ, R(RCX), Mem(R15, abi.CtxHeapLimit))
 		a.Jump(JHI, slow)
-		a.I(MOVQ, R(RCX), Mem(R15, jitrt.CtxHeapTop))
+		a.I(MOVQ, R(RCX), Mem(R15, abi.CtxHeapTop))
 		a.I(MOVQ, Imm(mt), R(RCX))
-		a.I(MOVQ, R(RCX), Mem(RAX, jitrt.ObjMT))
+		a.I(MOVQ, R(RCX), Mem(RAX, abi.ObjMT))
 		a.Jump(JMP, done)
 		a.Bind(slow)
 		a.I(MOVQ, Imm(mt), R(RDI))
-		g.exit(jitrt.HelperAlloc, 0, false, in.ILOffset)
+		g.exit(abi.HelperAlloc, 0, false, in.ILOffset)
 		a.Bind(done)
 		g.store(RAX, in.Dst)
 	case ir.OpIsInst:
 		g.load(in.Args[0], RDI)
 		a.I(MOVQ, Imm(int64(g.env.TypeMT(in.Aux.Type))), R(RSI))
-		g.exit(jitrt.HelperIsInst, 0, false, in.ILOffset)
+		g.exit(abi.HelperIsInst, 0, false, in.ILOffset)
 		g.store(RAX, in.Dst)
 	case ir.OpTypeIs:
 		g.load(in.Args[0], RDI)
 		a.I(MOVQ, Imm(int64(g.env.TypeMT(in.Aux.Type))), R(RSI))
-		g.exit(jitrt.HelperTypeIs, 0, false, in.ILOffset)
+		g.exit(abi.HelperTypeIs, 0, false, in.ILOffset)
 		g.store(RAX, in.Dst)
 	case ir.OpBox:
 		a.I(MOVQ, Imm(int64(g.env.TypeMT(in.Aux.Type))), R(RDI))
 		g.loadBits(in.Args[0], RSI)
-		g.exit(jitrt.HelperBox, 0, false, in.ILOffset)
+		g.exit(abi.HelperBox, 0, false, in.ILOffset)
 		g.store(RAX, in.Dst)
 	case ir.OpUnbox:
 		g.load(in.Args[0], RCX)
-		g.loadMem(Mem(RCX, jitrt.BoxValue), in.Dst)
+		g.loadMem(Mem(RCX, abi.BoxValue), in.Dst)
 	case ir.OpNewArr:
 		a.I(MOVQ, Imm(int64(g.env.TypeMT(il.ArrayOf(in.Aux.Type)))), R(RDI))
 		g.load(in.Args[0], RSI)
-		g.exit(jitrt.HelperNewArr, 0, false, in.ILOffset)
+		g.exit(abi.HelperNewArr, 0, false, in.ILOffset)
 		g.store(RAX, in.Dst)
 	case ir.OpArrLen:
 		base := g.reg(in.Args[0], RCX)
-		g.loadMem(Mem(base, jitrt.ArrLen), in.Dst)
+		g.loadMem(Mem(base, abi.ArrLen), in.Dst)
 	case ir.OpLdElem:
 		base := g.reg(in.Args[0], RCX)
 		idx := g.reg(in.Args[1], RDX)
-		g.loadElem(in.Aux.Type, MemIdx(base, idx, uint8(jitrt.ElemSize(in.Aux.Type)), jitrt.ArrData), in.Dst)
+		g.loadElem(in.Aux.Type, MemIdx(base, idx, uint8(il.ElemSize(in.Aux.Type)), abi.ArrData), in.Dst)
 	case ir.OpStElem:
 		base := g.reg(in.Args[0], RCX)
 		idx := g.reg(in.Args[1], RDX)
-		g.storeElem(in.Aux.Type, MemIdx(base, idx, uint8(jitrt.ElemSize(in.Aux.Type)), jitrt.ArrData), in.Args[2])
+		g.storeElem(in.Aux.Type, MemIdx(base, idx, uint8(il.ElemSize(in.Aux.Type)), abi.ArrData), in.Args[2])
 	case ir.OpCanStore:
 		g.load(in.Args[0], RDI)
 		g.load(in.Args[1], RSI)
-		g.exit(jitrt.HelperCanStore, 0, false, in.ILOffset)
+		g.exit(abi.HelperCanStore, 0, false, in.ILOffset)
 		g.store(RAX, in.Dst)
 	case ir.OpCall, ir.OpCallVirt:
 		g.call(in)
@@ -1464,7 +1507,7 @@ func (g *gen) loadElem(t *il.Type, m Operand, v ir.Value) {
 
 // storeElem stores v into array element m of type t.
 func (g *gen) storeElem(t *il.Type, m Operand, v ir.Value) {
-	switch jitrt.ElemSize(t) {
+	switch il.ElemSize(t) {
 	case 1:
 		g.a.I(MOVB, R(g.reg(v, RAX)), m)
 	case 2:
@@ -1512,7 +1555,7 @@ func (g *gen) floatRem(in *ir.Instr) {
 		g.load(in.Args[0], X0)
 		g.load(in.Args[1], X1)
 	}
-	g.exit(jitrt.HelperFRem, 0, false, in.ILOffset)
+	g.exit(abi.HelperFRem, 0, false, in.ILOffset)
 	if in.Kind == ir.F32 {
 		a.I(CVTSD2SS, R(X0), R(X0))
 	}

@@ -11,7 +11,7 @@
 // information in linear space: the table holds the IL clauses only, each
 // clause links to the next one an exception it does not handle is offered
 // to (Next), and each funclet to the first clause enclosing it
-// (Table.Enclosing), which is where the CLR's duplicates for that funclet
+// (abi.Funclet.Enclosing), which is where the CLR's duplicates for that funclet
 // begin. Walking those links from the innermost clause covering a native
 // offset visits exactly the clauses, in the same order, that the CLR scan
 // of the table with duplicates would (Table.Expand builds that table, and
@@ -23,44 +23,16 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"sort"
 	"strings"
 
+	"miniil/abi"
 	"miniil/amd64"
-	"miniil/funclet"
 	"miniil/il"
 	"miniil/ir"
 )
 
-// Clause is one native EH clause. Ranges are half-open native offsets
-// into the method's code.
-type Clause struct {
-	Kind                     il.EHKind
-	TryStart, TryEnd         int
-	HandlerStart, HandlerEnd int
-	FilterStart              int      // Filter: start of the filter funclet
-	CatchType                *il.Type // Catch
-	ILClause                 int      // index of the IL clause (Method.EH)
-	// Next is the table index of the clause that an exception this clause
-	// does not handle is offered to next, in the same frame: the next
-	// handler of the same try, else the first clause of the innermost try
-	// enclosing this one, either in the same funclet or enclosing the
-	// handler this try lies in. -1 ends the chain (also at a filter:
-	// exceptions never escape filters).
-	Next int
-	// TryFunclet is the funclet (index in the code's funclets, 0 for the
-	// main body) whose code holds the try range: a catch found through a
-	// nested handler's chain resumes in that funclet's frame.
-	TryFunclet int
-	// Duplicate marks a clause of the CLR's form of the table (Expand): a
-	// copy whose try range is a nested handler funclet.
-	Duplicate bool
-}
-
-// Covers reports whether native offset pc is in the clause's try range.
-func (c *Clause) Covers(pc int) bool { return c.TryStart <= pc && pc < c.TryEnd }
-
-func (c *Clause) String() string {
+// String describes a clause for dumps.
+func String(c *abi.EHClause) string {
 	kind := strings.ToUpper(c.Kind.String())
 	if c.Kind == il.EHCatch {
 		kind += " " + c.CatchType.CLRName()
@@ -75,20 +47,15 @@ func (c *Clause) String() string {
 	return s + fmt.Sprintf(" (IL clause %d)", c.ILClause)
 }
 
-// Table is a method's native clause table.
+// Table is a method's native clause table: the clauses and the funclets
+// (with their Enclosing links) of a compiled method.
 type Table struct {
-	// Clauses are sorted inner before outer, then by address; clauses of
-	// one try (several handlers) in IL order.
-	Clauses []Clause
-	// Enclosing gives for each funclet (index in the code's funclets) the
-	// first clause offered an exception that leaves the funclet's own
-	// clauses: the innermost clause whose try encloses the funclet's
-	// handler. -1 for the main body, for filters (exceptions never escape
-	// them) and for handlers that no try encloses.
-	Enclosing []int
-	// Funclets are the code ranges the table refers to (from the code).
-	Funclets []amd64.FuncletCode
+	Clauses  []abi.EHClause
+	Funclets []abi.Funclet
 }
+
+// Of returns the table of a compiled method.
+func Of(m *abi.Method) *Table { return &Table{Clauses: m.Clauses, Funclets: m.Funclets} }
 
 // Chain calls yield with the table index of each clause that an exception
 // raised at native offset off is offered to, in order, until yield
@@ -103,8 +70,8 @@ func (t *Table) Chain(off int, yield func(int) bool) {
 		}
 	}
 	if first < 0 {
-		if k := t.FuncletAt(off); k >= 0 {
-			first = t.Enclosing[k]
+		if k := abi.FuncletAt(t.Funclets, off); k >= 0 {
+			first = t.Funclets[k].Enclosing
 		}
 	}
 	for i := first; i >= 0; i = t.Clauses[i].Next {
@@ -114,21 +81,11 @@ func (t *Table) Chain(off int, yield func(int) bool) {
 	}
 }
 
-// FuncletAt returns the index of the funclet whose code holds native
-// offset off, or -1.
-func (t *Table) FuncletAt(off int) int {
-	k := sort.Search(len(t.Funclets), func(k int) bool { return t.Funclets[k].End > off })
-	if k < len(t.Funclets) && t.Funclets[k].Start <= off {
-		return k
-	}
-	return -1
-}
-
-// Build returns the native clause table of a compiled method. f is the
-// method's IR after layout (as Generate left it), code its machine code.
-// It takes time linear in the method's blocks, regions and clauses (plus
-// sorting the clauses).
-func Build(m *il.Method, f *ir.Func, code *amd64.Code) (*Table, error) {
+// Build builds the native clause table of a compiled method into code:
+// code.Clauses, and each funclet's Enclosing. f is the method's IR after
+// layout (as Generate left it). It takes time linear in the method's
+// blocks, regions and clauses (plus sorting the clauses).
+func Build(m *il.Method, f *ir.Func, code *amd64.Code) error {
 	lay := code.Layout
 	// Native range of each try region: the blocks whose innermost region
 	// it is, then the ranges of the trys nested in it, folded in from the
@@ -190,7 +147,7 @@ func Build(m *il.Method, f *ir.Func, code *amd64.Code) (*Table, error) {
 	for ci, c := range m.EH {
 		tryOf[ci] = tryByRange[ilRange{c.TryStart, c.TryEnd}]
 		if tryOf[ci] == nil || handlerOf[ci] == nil {
-			return nil, fmt.Errorf("%s: clause %d has no regions", m.FullName(), ci)
+			return fmt.Errorf("%s: clause %d has no regions", m.FullName(), ci)
 		}
 		s, ok := rng[tryOf[ci]]
 		if !ok || s.start == s.end {
@@ -200,10 +157,10 @@ func Build(m *il.Method, f *ir.Func, code *amd64.Code) (*Table, error) {
 		}
 		hk, ok := funcletOf[handlerOf[ci]]
 		if !ok {
-			return nil, fmt.Errorf("%s: clause %d has no handler funclet", m.FullName(), ci)
+			return fmt.Errorf("%s: clause %d has no handler funclet", m.FullName(), ci)
 		}
 		hc := code.Funclets[hk]
-		cl := Clause{Kind: c.Kind, TryStart: s.start, TryEnd: s.end, HandlerStart: hc.Start, HandlerEnd: hc.End,
+		cl := abi.EHClause{Kind: c.Kind, TryStart: s.start, TryEnd: s.end, HandlerStart: hc.Start, HandlerEnd: hc.End,
 			CatchType: c.CatchType, ILClause: ci, Next: -1}
 		if filterOf[ci] != nil {
 			cl.FilterStart = code.Funclets[funcletOf[filterOf[ci]]].Start
@@ -217,7 +174,7 @@ func Build(m *il.Method, f *ir.Func, code *amd64.Code) (*Table, error) {
 	}
 	for i := range t.Clauses {
 		index[t.Clauses[i].ILClause] = i
-		t.Clauses[i].TryFunclet = t.FuncletAt(t.Clauses[i].TryStart)
+		t.Clauses[i].TryFunclet = abi.FuncletAt(t.Funclets, t.Clauses[i].TryStart)
 	}
 
 	// The chains. first(T) is the first emitted clause of try T, or of the
@@ -258,14 +215,14 @@ func Build(m *il.Method, f *ir.Func, code *amd64.Code) (*Table, error) {
 			}
 		}
 	}
-	t.Enclosing = make([]int, len(lay.Funcs))
 	for k, fn := range lay.Funcs {
-		t.Enclosing[k] = -1
+		t.Funclets[k].Enclosing = -1
 		if k > 0 && fn.Region.Kind != ir.RegionFilter {
-			t.Enclosing[k] = firstOf(first, up[fn.Region])
+			t.Funclets[k].Enclosing = firstOf(first, up[fn.Region])
 		}
 	}
-	return t, nil
+	code.Clauses = t.Clauses
+	return nil
 }
 
 // firstOf returns first[r], or -1 for no region.
@@ -279,15 +236,15 @@ func firstOf(first map[*ir.Region]int, r *ir.Region) int {
 // less is the table order: a clause whose try range lies inside
 // another's comes first, disjoint ranges by address, equal ranges in IL
 // order (inner IL clauses first).
-func less(a, b *Clause) int {
+func less(a, b *abi.EHClause) int {
 	return cmp.Or(cmp.Compare(a.TryEnd, b.TryEnd), cmp.Compare(b.TryStart, a.TryStart), cmp.Compare(a.ILClause, b.ILClause))
 }
 
 // Sort orders clauses as the CLR requires: a clause whose try range lies
 // inside another's comes first, disjoint ranges by address, equal ranges
 // in IL order (inner IL clauses first).
-func Sort(cs []Clause) {
-	slices.SortStableFunc(cs, func(a, b Clause) int { return less(&a, &b) })
+func Sort(cs []abi.EHClause) {
+	slices.SortStableFunc(cs, func(a, b abi.EHClause) int { return less(&a, &b) })
 }
 
 // Expand returns the table in the form the CLR expects from its JIT:
@@ -295,10 +252,10 @@ func Sort(cs []Clause) {
 // duplicate of each clause of its chain with the funclet's range as try
 // range, sorted. It has O(depth²) clauses for handlers nested depth
 // regions deep; the runtime uses the compact form.
-func (t *Table) Expand() []Clause {
-	out := append([]Clause(nil), t.Clauses...)
-	for k, e := range t.Enclosing {
-		for i := e; i >= 0; i = t.Clauses[i].Next {
+func (t *Table) Expand() []abi.EHClause {
+	out := append([]abi.EHClause(nil), t.Clauses...)
+	for k, fn := range t.Funclets {
+		for i := fn.Enclosing; i >= 0; i = t.Clauses[i].Next {
 			d := t.Clauses[i]
 			d.TryStart, d.TryEnd = t.Funclets[k].Start, t.Funclets[k].End
 			d.Duplicate, d.Next = true, -1
@@ -319,10 +276,13 @@ func (t *Table) Expand() []Clause {
 // ranges, independently of the IR regions Build used. It takes
 // O(n log n) time in the clauses and funclets.
 func Validate(m *il.Method, f *ir.Func, code *amd64.Code, t *Table) error {
+	if t == nil {
+		t = Of(&code.Method)
+	}
 	var errs []string
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
 	fns := code.Funclets
-	if len(fns) == 0 || fns[0].Kind != funclet.Main || fns[0].Start != 0 {
+	if len(fns) == 0 || fns[0].Kind != abi.Main || fns[0].Start != 0 {
 		bad("the main body is not first at offset 0")
 	}
 	handlerAt := map[int]int{}
@@ -332,8 +292,8 @@ func Validate(m *il.Method, f *ir.Func, code *amd64.Code, t *Table) error {
 		}
 		handlerAt[fns[k].Start] = k
 	}
-	if len(t.Enclosing) != len(fns) {
-		bad("%d funclet chains for %d funclets", len(t.Enclosing), len(fns))
+	if len(t.Funclets) != len(fns) {
+		bad("%d funclets in the table, %d in the code", len(t.Funclets), len(fns))
 	}
 	cs := t.Clauses
 	inRange := func(i int) bool { return i >= -1 && i < len(cs) }
@@ -345,8 +305,8 @@ func Validate(m *il.Method, f *ir.Func, code *amd64.Code, t *Table) error {
 		if c.TryStart >= c.TryEnd {
 			bad("clause %d has an empty try range", i)
 		}
-		tk := t.FuncletAt(c.TryStart)
-		if tk < 0 || t.FuncletAt(c.TryEnd-1) != tk {
+		tk := abi.FuncletAt(t.Funclets, c.TryStart)
+		if tk < 0 || abi.FuncletAt(t.Funclets, c.TryEnd-1) != tk {
 			bad("clause %d: try [%04x, %04x) spans more than one funclet", i, c.TryStart, c.TryEnd)
 		} else if c.TryFunclet != tk {
 			bad("clause %d: its try lies in funclet %d, not %d", i, tk, c.TryFunclet)
@@ -356,7 +316,7 @@ func Validate(m *il.Method, f *ir.Func, code *amd64.Code, t *Table) error {
 			bad("clause %d: handler [%04x, %04x) is not exactly one funclet", i, c.HandlerStart, c.HandlerEnd)
 			hk = -1
 		}
-		if c.Kind == il.EHFilter && (hk < 1 || fns[hk-1].Kind != funclet.Filter || fns[hk-1].Start != c.FilterStart) {
+		if c.Kind == il.EHFilter && (hk < 1 || fns[hk-1].Kind != abi.FilterFunclet || fns[hk-1].Start != c.FilterStart) {
 			bad("clause %d: the filter funclet does not immediately precede its handler", i)
 		}
 		if tk >= 0 && tk == hk {
@@ -387,9 +347,9 @@ func Validate(m *il.Method, f *ir.Func, code *amd64.Code, t *Table) error {
 		}
 		open = append(open, i)
 	}
-	for k, e := range t.Enclosing {
-		if !inRange(e) {
-			bad("funclet %d: enclosing clause %d does not exist", k, e)
+	for k, fn := range t.Funclets {
+		if !inRange(fn.Enclosing) {
+			bad("funclet %d: enclosing clause %d does not exist", k, fn.Enclosing)
 		}
 	}
 	if len(errs) == 0 {
@@ -416,7 +376,7 @@ type ilNode struct {
 // the IL clauses' ranges: an exception in a try's range, or in a handler
 // nested in it, is offered to the try's clauses after those of the trys
 // nested inside it; a filter block stops the chain.
-func checkChains(m *il.Method, fns []amd64.FuncletCode, t *Table, bad func(string, ...any)) {
+func checkChains(m *il.Method, fns []abi.Funclet, t *Table, bad func(string, ...any)) {
 	index := make([]int, len(m.EH))
 	for i := range index {
 		index[i] = -1
@@ -508,10 +468,10 @@ func checkChains(m *il.Method, fns []amd64.FuncletCode, t *Table, bad func(strin
 	}
 	for k, fn := range fns {
 		want := -1
-		if k > 0 && fn.Kind != funclet.Filter {
+		if k > 0 && fn.Kind != abi.FilterFunclet {
 			want = firstOf(up(handler[fn.Clause]))
 		}
-		if got := t.Enclosing[k]; got != want {
+		if got := t.Funclets[k].Enclosing; got != want {
 			bad("funclet %d (%s of IL clause %d): enclosing clause is %s, the IL's nesting says %s", k, fn.Kind, fn.Clause, clauseName(t, got), clauseName(t, want))
 		}
 	}
@@ -547,13 +507,13 @@ func Fprint(w io.Writer, m *il.Method, t *Table) {
 		if c.Next >= 0 {
 			next = fmt.Sprint(c.Next)
 		}
-		fmt.Fprintf(w, "  %2d: %s next %s\n", i, c.String(), next)
+		fmt.Fprintf(w, "  %2d: %s next %s\n", i, String(&c), next)
 	}
-	for k, e := range t.Enclosing {
+	for k, fc := range t.Funclets {
+		e := fc.Enclosing
 		if e < 0 {
 			continue
 		}
-		fc := t.Funclets[k]
 		fmt.Fprintf(w, "  funclet #%d [%04x, %04x) (%s of IL clause %d) is covered by clauses", k, fc.Start, fc.End, fc.Kind, fc.Clause)
 		n := 0
 		for i := e; i >= 0; i = t.Clauses[i].Next {

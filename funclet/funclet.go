@@ -9,29 +9,13 @@ import (
 	"io"
 	"sort"
 
+	"miniil/abi"
 	"miniil/ir"
 )
 
-// Kind is the kind of a funclet.
-type Kind uint8
-
-// Funclet kinds.
-const (
-	Main Kind = iota
-	Catch
-	Filter
-	FilterHandler
-	Finally
-	Fault
-)
-
-func (k Kind) String() string {
-	return [...]string{"main", "catch", "filter", "filter-handler", "finally", "fault"}[k]
-}
-
 // Funclet is the main body or one handler's code.
 type Funclet struct {
-	Kind   Kind
+	Kind   abi.FuncletKind
 	Region *ir.Region  // the handler or filter region (nil for the main body)
 	Clause int         // IL clause index (-1 for the main body)
 	Blocks []*ir.Block // in code order; Blocks[0] is the entry
@@ -51,7 +35,7 @@ func Build(f *ir.Func) (*Layout, error) {
 		byFunclet[fr] = append(byFunclet[fr], b)
 	}
 	lay := &Layout{}
-	main := &Funclet{Kind: Main, Clause: -1}
+	main := &Funclet{Kind: abi.Main, Clause: -1}
 	main.Blocks = order(nil, f.Blocks[0], byFunclet[nil])
 	lay.Funcs = append(lay.Funcs, main)
 	// Handler funclets in clause order, a filter before its handler.
@@ -91,9 +75,9 @@ func Build(f *ir.Func) (*Layout, error) {
 }
 
 // kinds gives the funclet kind of each handler region kind.
-var kinds = [...]Kind{
-	ir.RegionCatch: Catch, ir.RegionFilter: Filter, ir.RegionFilterHandler: FilterHandler,
-	ir.RegionFinally: Finally, ir.RegionFault: Fault,
+var kinds = [...]abi.FuncletKind{
+	ir.RegionCatch: abi.CatchFunclet, ir.RegionFilter: abi.FilterFunclet, ir.RegionFilterHandler: abi.FilterHandlerFunclet,
+	ir.RegionFinally: abi.FinallyFunclet, ir.RegionFault: abi.FaultFunclet,
 }
 
 // order lays out the blocks of the funclet of region top (nil: main body):

@@ -3,6 +3,8 @@ package funclet_test
 import (
 	"testing"
 
+	"miniil/abi"
+
 	"miniil/funclet"
 	"miniil/il"
 	"miniil/ir"
@@ -82,7 +84,7 @@ func TestLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(lay.Funcs) != 2 || lay.Funcs[0].Kind != funclet.Main || lay.Funcs[1].Kind != funclet.Catch {
+	if len(lay.Funcs) != 2 || lay.Funcs[0].Kind != abi.Main || lay.Funcs[1].Kind != abi.CatchFunclet {
 		t.Fatalf("funclets: got %d, want the main body and one catch", len(lay.Funcs))
 	}
 	checks := 0

@@ -335,6 +335,7 @@ type Method struct {
 	EH          []*EHClause // in ilasm's order: inner before outer
 	CodeSize    int         // IL bytes
 	Builtin     bool
+	BuiltinKind BuiltinKind // which base library method (BuiltinNone: not Builtin)
 	Pos         Pos
 	EndPos      Pos // position of the closing brace
 	Slot        int // vtable slot for virtual methods, -1 otherwise

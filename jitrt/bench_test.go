@@ -2,7 +2,11 @@
 
 package jitrt
 
-import "testing"
+import (
+	"testing"
+
+	"miniil/abi"
+)
 
 // BenchmarkExitRoundTrip measures one exit to Go and re-entry: native code
 // stores an exit code and calls the exit stub, the loop calls a trivial
@@ -12,7 +16,7 @@ func BenchmarkExitRoundTrip(b *testing.B) {
 	m := newMachine(b, h, MachineConfig{})
 	loop := install(b, h, codeHelperLoop())
 	handler := func(m *Machine, code uint64) error {
-		m.SetReg(CtxRAX, m.Reg(CtxRAX)+1)
+		m.SetReg(abi.CtxRAX, m.Reg(abi.CtxRAX)+1)
 		return nil
 	}
 	b.ResetTimer()

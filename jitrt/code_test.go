@@ -2,154 +2,183 @@
 
 package jitrt
 
-import "encoding/binary"
+import (
+	"miniil/abi"
+	. "miniil/amd64"
+)
 
-// Hand-encoded test functions. TestDisasm checks each against x86asm.
+// Test functions, assembled with the code generator's assembler.
+// TestDisasm checks each against x86asm.
+
+// asm assembles the code emit produces.
+func asm(emit func(a *Assembler)) []byte {
+	a := NewAssembler()
+	emit(a)
+	b, err := a.Assemble()
+	if err != nil {
+		panic(err)
+	}
+	return b.Code
+}
+
+// ctxMem is the context slot off, [R15+off].
+func ctxMem(off int32) Operand { return Mem(R15, off) }
 
 // codeAdd returns arg0+arg1.
 func codeAdd() []byte {
-	return []byte{
-		0x48, 0x89, 0xf8, // mov rax, rdi
-		0x48, 0x01, 0xf0, // add rax, rsi
-		0xc3, // ret
-	}
+	return asm(func(a *Assembler) {
+		a.I(MOVQ, R(RDI), R(RAX))
+		a.I(ADDQ, R(RSI), R(RAX))
+		a.I(RET)
+	})
 }
 
 // codeHelperLoop exits RDI times with exit code ExitHelperBase and returns
 // whatever RAX the handler left.
 func codeHelperLoop() []byte {
-	t := newTasm()
-	t.raw(0x31, 0xc0) // xor eax, eax
-	t.label("loop")
-	t.storeImm(CtxExitCode, ExitHelperBase) // mov qword ptr [r15+0x10], 0x10
-	t.callMem(CtxExitStub)                  // call qword ptr [r15+0x20]
-	t.raw(0x48, 0x83, 0xef, 0x01)           // sub rdi, 1
-	t.j8(0x75, "loop")                      // jnz loop
-	t.raw(0xc3)                             // ret
-	return t.code()
+	return asm(func(a *Assembler) {
+		loop := a.NewLabel()
+		a.I(XORL, R(RAX), R(RAX))
+		a.Bind(loop)
+		a.I(MOVQ, Imm(abi.ExitHelperBase), ctxMem(abi.CtxExitCode))
+		a.I(CALL, ctxMem(abi.CtxExitStub))
+		a.I(SUBQ, Imm(1), R(RDI))
+		a.Jump(JNE, loop)
+		a.I(RET)
+	})
 }
 
-// codePollLoop runs RDI iterations with a poll on the back edge and returns
-// the iteration count.
+// codePollLoop runs RDI iterations, decrementing CtxPoll on the back edge
+// and polling out of line when it runs out, and returns the iteration
+// count.
 func codePollLoop() []byte {
-	t := newTasm()
-	t.raw(0x31, 0xc0) // xor eax, eax
-	t.label("loop")
-	t.raw(0x48, 0x83, 0xc0, 0x01) // add rax, 1
-	t.raw(0x49, 0x83, 0x2f, 0x01) // sub qword ptr [r15], 1
-	t.j8(0x7f, "skip")            // jg skip
-	t.callMem(CtxPollStub)        // call qword ptr [r15+0x28]
-	t.label("skip")
-	t.raw(0x48, 0x83, 0xef, 0x01) // sub rdi, 1
-	t.j8(0x75, "loop")            // jnz loop
-	t.raw(0xc3)                   // ret
-	return t.code()
+	return asm(func(a *Assembler) {
+		loop, back, poll := a.NewLabel(), a.NewLabel(), a.NewLabel()
+		a.I(XORL, R(RAX), R(RAX))
+		a.Bind(loop)
+		a.I(ADDQ, Imm(1), R(RAX))
+		a.I(SUBQ, Imm(1), ctxMem(abi.CtxPoll))
+		a.Jump(JLE, poll)
+		a.Bind(back)
+		a.I(SUBQ, Imm(1), R(RDI))
+		a.Jump(JNE, loop)
+		a.I(RET)
+		a.Bind(poll)
+		a.I(CALL, ctxMem(abi.CtxPollStub))
+		a.Jump(JMP, back)
+	})
 }
 
 // codeSpin loops forever, polling.
 func codeSpin() []byte {
-	t := newTasm()
-	t.label("loop")
-	t.raw(0x49, 0x83, 0x2f, 0x01) // sub qword ptr [r15], 1
-	t.j8(0x7f, "loop")            // jg loop
-	t.callMem(CtxPollStub)        // call qword ptr [r15+0x28]
-	t.j8(0xeb, "loop")            // jmp loop
-	return t.code()
+	return asm(func(a *Assembler) {
+		loop := a.NewLabel()
+		a.Bind(loop)
+		a.I(SUBQ, Imm(1), ctxMem(abi.CtxPoll))
+		a.Jump(JGT, loop)
+		a.I(CALL, ctxMem(abi.CtxPollStub))
+		a.Jump(JMP, loop)
+	})
 }
 
 // codeRecurse recurses forever with a 64-byte frame and the prolog stack
-// check.
+// check in the form the code generator emits (the overflow call out of
+// line, then back to the check).
 func codeRecurse() []byte {
-	t := newTasm()
-	t.label("f")
-	t.raw(0x55)                   // push rbp
-	t.raw(0x48, 0x89, 0xe5)       // mov rbp, rsp
-	t.raw(0x48, 0x83, 0xec, 0x40) // sub rsp, 0x40
-	t.raw(0x49, 0x3b, 0x67, 0x08) // cmp rsp, qword ptr [r15+0x8]
-	t.j8(0x73, "ok")              // jae ok
-	t.callMem(CtxOverflowStub)    // call qword ptr [r15+0x30]
-	t.label("ok")
-	t.call32("f") // call f
-	t.raw(0xc9)   // leave
-	t.raw(0xc3)   // ret
-	return t.code()
+	return asm(func(a *Assembler) {
+		f, check, cold := a.NewLabel(), a.NewLabel(), a.NewLabel()
+		a.Bind(f)
+		a.I(PUSHQ, R(RBP))
+		a.I(MOVQ, R(RSP), R(RBP))
+		a.I(SUBQ, Imm(0x40), R(RSP))
+		a.Bind(check)
+		a.I(CMPQ, R(RSP), ctxMem(abi.CtxStackLimit))
+		a.Jump(JCS, cold)
+		a.Jump(CALL, f)
+		a.I(LEAVEQ)
+		a.I(RET)
+		a.Bind(cold)
+		a.I(CALL, ctxMem(abi.CtxOverflowStub))
+		a.Jump(JMP, check)
+	})
 }
 
 // codeMulAdd returns arg0*arg1+arg2 (the "compiled" method of the prestub
 // tests).
 func codeMulAdd() []byte {
-	return []byte{
-		0x48, 0x89, 0xf8, // mov rax, rdi
-		0x48, 0x0f, 0xaf, 0xc6, // imul rax, rsi
-		0x48, 0x01, 0xd0, // add rax, rdx
-		0xc3, // ret
-	}
+	return asm(func(a *Assembler) {
+		a.I(MOVQ, R(RDI), R(RAX))
+		a.I(IMULQ, R(RSI), R(RAX))
+		a.I(ADDQ, R(RDX), R(RAX))
+		a.I(RET)
+	})
 }
 
-// codeCallCellRIP, placed at base, calls through cell with
-// CALL [RIP+disp32] and returns the result plus 1000. It also returns the
-// offset of the instruction after the call (the return address).
-func codeCallCellRIP(base, cell uintptr) ([]byte, int) {
-	var a asmbuf
-	a.byte(0x55)             // push rbp
-	a.byte(0x48, 0x89, 0xe5) // mov rbp, rsp
-	a.byte(0xff, 0x15)       // call qword ptr [rip+disp32]
-	a.rel32(base, cell)
-	ret := a.len()
-	a.byte(0x48, 0x05, 0xe8, 0x03, 0x00, 0x00) // add rax, 1000
-	a.byte(0x5d)                               // pop rbp
-	a.byte(0xc3)                               // ret
-	return a.b, ret
+// codeCallCellRIP calls through a cell with CALL [RIP+disp32] and returns
+// the result plus 1000. It returns the code with the displacement zero,
+// and the offset of the displacement (the return address is 4 bytes
+// later): the caller sets it once it knows where the code goes.
+func codeCallCellRIP() ([]byte, int) {
+	a := NewAssembler()
+	a.I(PUSHQ, R(RBP))
+	a.I(MOVQ, R(RSP), R(RBP))
+	a.Bytes(0xff, 0x15, 0, 0, 0, 0) // call qword ptr [rip+disp32]
+	ret := a.Mark()
+	a.I(ADDQ, Imm(1000), R(RAX))
+	a.I(POPQ, R(RBP))
+	a.I(RET)
+	b, err := a.Assemble()
+	if err != nil {
+		panic(err)
+	}
+	return b.Code, b.Marks[ret] - 4
 }
 
 // codeCallCellAbs calls through cell with MOV R11, imm64; CALL [R11] and
 // returns the result plus 1000.
 func codeCallCellAbs(cell uintptr) []byte {
-	var a asmbuf
-	a.byte(0x55)             // push rbp
-	a.byte(0x48, 0x89, 0xe5) // mov rbp, rsp
-	a.byte(0x49, 0xbb)       // mov r11, imm64
-	a.b = binary.LittleEndian.AppendUint64(a.b, uint64(cell))
-	a.byte(0x41, 0xff, 0x13)                   // call qword ptr [r11]
-	a.byte(0x48, 0x05, 0xe8, 0x03, 0x00, 0x00) // add rax, 1000
-	a.byte(0x5d)                               // pop rbp
-	a.byte(0xc3)                               // ret
-	return a.b
+	return asm(func(a *Assembler) {
+		a.I(PUSHQ, R(RBP))
+		a.I(MOVQ, R(RSP), R(RBP))
+		a.I(MOVQ, Imm(int64(cell)), R(R11))
+		a.I(CALL, Mem(R11, 0))
+		a.I(ADDQ, Imm(1000), R(RAX))
+		a.I(POPQ, R(RBP))
+		a.I(RET)
+	})
 }
 
-// codeRegs loads GPR i (RAX, RBX, RCX, RDX, RSI, RDI, RBP, R8-R14 in
-// hardware order, RSP skipped) with 0x100+i and XMMi with the value of the
-// GPR with hardware number i, exits with code 17, then exits with code 18,
-// restores RBP and returns RAX.
+// regsGPRs are the registers codeRegs loads, in hardware order (RSP
+// skipped): GPR number i gets 0x100+i.
+var regsGPRs = []Reg{RAX, RCX, RDX, RBX, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13, R14}
+
+// codeRegs loads each register of regsGPRs with 0x100+its hardware number
+// and XMMi (i < 8) with the GPR of hardware number i (R12 for 4, RSP),
+// exits with code 17, then exits with code 18, restores RBP and returns
+// RAX.
 func codeRegs() []byte {
-	t := newTasm()
-	t.raw(0x55) // push rbp
-	for r := 0; r < 15; r++ {
-		if r == regRSP {
-			continue
+	return asm(func(a *Assembler) {
+		a.I(PUSHQ, R(RBP))
+		for _, r := range regsGPRs {
+			a.I(MOVL, Imm(int64(0x100+r.Num())), R(r))
 		}
-		if r >= 8 {
-			t.raw(0x41)
+		for x := range 8 {
+			src := regsGPRs[0]
+			for _, r := range regsGPRs {
+				if r.Num() == x {
+					src = r
+				}
+			}
+			if x == 4 {
+				src = R12 // keep RSP out of it
+			}
+			a.I(MOVQ, R(src), R(X0+Reg(x)))
 		}
-		t.raw(0xb8 + byte(r&7)) // mov r32, imm32
-		t.u32(uint32(0x100 + r))
-	}
-	for x := 0; x < 8; x++ {
-		src := x
-		if src == regRSP {
-			src = regR12 // keep RSP out of it: XMM4 = R12
-		}
-		rex := byte(0x48)
-		if src >= 8 {
-			rex |= 0x01
-		}
-		t.raw(0x66, rex, 0x0f, 0x6e, 0xc0|byte(x)<<3|byte(src&7)) // movq xmmX, r64
-	}
-	t.storeImm(CtxExitCode, 17)
-	t.callMem(CtxExitStub)
-	t.storeImm(CtxExitCode, 18)
-	t.callMem(CtxExitStub)
-	t.raw(0x5d) // pop rbp
-	t.raw(0xc3) // ret
-	return t.code()
+		a.I(MOVQ, Imm(17), ctxMem(abi.CtxExitCode))
+		a.I(CALL, ctxMem(abi.CtxExitStub))
+		a.I(MOVQ, Imm(18), ctxMem(abi.CtxExitCode))
+		a.I(CALL, ctxMem(abi.CtxExitStub))
+		a.I(POPQ, R(RBP))
+		a.I(RET)
+	})
 }

@@ -3,12 +3,16 @@
 package jitrt
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"miniil/amd64"
 )
 
 const pageSize = 4096
@@ -50,6 +54,16 @@ type CodeHeap struct {
 	codeBytes int
 
 	exitStub, pollStub, overflowStub, returnStub uintptr
+	stubMarks                                    [4]amd64.MarkID
+
+	// asm assembles stubs (the code generator's assembler); asmMu guards
+	// it.
+	asmMu sync.Mutex
+	asm   *amd64.Assembler
+	// prestub is the prestub template and where its method index and
+	// cell displacement go.
+	prestub                   []byte
+	prestubIndex, prestubCell int
 }
 
 // HeapStats describes a CodeHeap's use of memory.
@@ -73,8 +87,8 @@ func NewCodeHeap(cfg CodeHeapConfig) (*CodeHeap, error) {
 		return nil, fmt.Errorf("jitrt: bad code heap size (reserve %d, chunk %d)", cfg.ReserveBytes, cfg.ChunkBytes)
 	}
 	reserve := roundUp(cfg.ReserveBytes, pageSize)
-	mem, err := syscall.Mmap(-1, 0, reserve, syscall.PROT_NONE,
-		syscall.MAP_PRIVATE|syscall.MAP_ANON|syscall.MAP_NORESERVE)
+	mem, err := unix.Mmap(-1, 0, reserve, unix.PROT_NONE,
+		unix.MAP_PRIVATE|unix.MAP_ANON|unix.MAP_NORESERVE)
 	if err != nil {
 		return nil, fmt.Errorf("jitrt: reserving %s for the code heap: %w", formatBytes(reserve), err)
 	}
@@ -83,59 +97,40 @@ func NewCodeHeap(cfg CodeHeapConfig) (*CodeHeap, error) {
 		base:     uintptr(unsafe.Pointer(&mem[0])),
 		chunk:    roundUp(cfg.ChunkBytes, pageSize),
 		cellsLow: reserve,
+		asm:      amd64.NewAssembler(),
 	}
 	if err := h.installStubs(); err != nil {
-		syscall.Munmap(mem)
+		unix.Munmap(mem)
 		return nil, err
 	}
 	return h, nil
 }
 
-// installStubs emits the shared stubs in one sealed range:
-//
-//	exit:     the exit stub (see emitExitStub)
-//	poll:     MOV QWORD PTR [R15+CtxExitCode], ExitPoll; JMP exit
-//	overflow: MOV QWORD PTR [R15+CtxExitCode], ExitStackOverflow; JMP exit
-//	return:   MOV QWORD PTR [R15+CtxExitCode], ExitReturn; CALL exit; JMP return
-//
-// The poll and overflow stubs are entered by CALL and jump, so the exit
-// stub pops the caller's return address. The return stub is entered by the
-// entry frame's RET and calls the exit stub itself.
+// installStubs installs the shared stubs (emitSharedStubs) in one sealed
+// range.
 func (h *CodeHeap) installStubs() error {
-	var offs [4]int
-	_, err := h.InstallFunc(512, func(base uintptr, buf []byte) error {
-		var a asmbuf
-		offs[0] = a.len()
-		a.emitExitStub()
-		a.padTo(16)
-		exit := base + uintptr(offs[0])
-		offs[1] = a.len()
-		a.storeImm(CtxExitCode, ExitPoll)
-		a.jmpRel(base, exit)
-		a.padTo(16)
-		offs[2] = a.len()
-		a.storeImm(CtxExitCode, ExitStackOverflow)
-		a.jmpRel(base, exit)
-		a.padTo(16)
-		offs[3] = a.len()
-		a.storeImm(CtxExitCode, ExitReturn)
-		a.callRel(base, exit)
-		a.jmpRel(base, base+uintptr(offs[3]))
-		a.padTo(16)
-		if a.len() > len(buf) {
-			return errors.New("jitrt: stubs do not fit")
-		}
-		copy(buf, a.b)
-		return nil
-	})
+	b, err := assemble(h.asm, func(a *amd64.Assembler) { h.stubMarks = emitSharedStubs(a) })
 	if err != nil {
 		return err
 	}
-	base := h.base // the stubs are the first install
-	h.exitStub = base + uintptr(offs[0])
-	h.pollStub = base + uintptr(offs[1])
-	h.overflowStub = base + uintptr(offs[2])
-	h.returnStub = base + uintptr(offs[3])
+	var index, cell amd64.MarkID
+	p, err := assemble(h.asm, func(a *amd64.Assembler) { index, cell = emitPrestub(a) })
+	if err != nil {
+		return err
+	}
+	if len(p.Code) > prestubSize {
+		return fmt.Errorf("jitrt: the prestub takes %d bytes, more than %d", len(p.Code), prestubSize)
+	}
+	h.prestub = append([]byte(nil), p.Code...)
+	h.prestubIndex, h.prestubCell = p.Marks[index]-4, p.Marks[cell]-4
+	base, err := h.Install(b.Code)
+	if err != nil {
+		return err
+	}
+	h.exitStub = base + uintptr(b.Marks[h.stubMarks[0]])
+	h.pollStub = base + uintptr(b.Marks[h.stubMarks[1]])
+	h.overflowStub = base + uintptr(b.Marks[h.stubMarks[2]])
+	h.returnStub = base + uintptr(b.Marks[h.stubMarks[3]])
 	return nil
 }
 
@@ -204,7 +199,7 @@ func (h *CodeHeap) InstallFunc(size int, fill func(addr uintptr, buf []byte) err
 		if h.codeNext+n > end {
 			return 0, errors.New("jitrt: code heap reservation exhausted")
 		}
-		if err := syscall.Mprotect(h.mem[h.chunkEnd:end], syscall.PROT_READ|syscall.PROT_WRITE); err != nil {
+		if err := unix.Mprotect(h.mem[h.chunkEnd:end], unix.PROT_READ|unix.PROT_WRITE); err != nil {
 			return 0, fmt.Errorf("jitrt: mprotect RW: %w", err)
 		}
 		h.chunkEnd = end
@@ -219,7 +214,7 @@ func (h *CodeHeap) InstallFunc(size int, fill func(addr uintptr, buf []byte) err
 	for i := range tail {
 		tail[i] = 0xcc // INT3
 	}
-	if err := syscall.Mprotect(h.mem[off:off+n], syscall.PROT_READ|syscall.PROT_EXEC); err != nil {
+	if err := unix.Mprotect(h.mem[off:off+n], unix.PROT_READ|unix.PROT_EXEC); err != nil {
 		clear(h.mem[off : off+n])
 		return 0, fmt.Errorf("jitrt: mprotect RX: %w", err)
 	}
@@ -249,16 +244,16 @@ func (h *CodeHeap) Close() error {
 		return nil
 	}
 	h.closed = true
-	return syscall.Munmap(h.mem)
+	return unix.Munmap(h.mem)
 }
 
 var errClosedHeap = errors.New("jitrt: code heap is closed")
 
-// prestubSize is the size of one prestub:
+// prestubSize is the room for one prestub (emitPrestub, 26 bytes):
 //
 //	MOV QWORD PTR [R15+CtxExitArg], i        8 bytes
 //	MOV QWORD PTR [R15+CtxExitCode], 4       8 bytes
-//	CALL exit                                5 bytes
+//	CALL [R15+CtxExitStub]                   4 bytes
 //	JMP QWORD PTR [RIP+cell_i]               6 bytes
 const prestubSize = 32
 
@@ -298,7 +293,7 @@ func (h *CodeHeap) NewCells(n int) (*Cells, error) {
 		h.mu.Unlock()
 		return nil, errors.New("jitrt: code heap reservation exhausted")
 	}
-	if err := syscall.Mprotect(h.mem[low:h.cellsLow], syscall.PROT_READ|syscall.PROT_WRITE); err != nil {
+	if err := unix.Mprotect(h.mem[low:h.cellsLow], unix.PROT_READ|unix.PROT_WRITE); err != nil {
 		h.mu.Unlock()
 		return nil, fmt.Errorf("jitrt: mprotect cells: %w", err)
 	}
@@ -306,17 +301,17 @@ func (h *CodeHeap) NewCells(n int) (*Cells, error) {
 	h.mu.Unlock()
 
 	c := &Cells{mem: h.mem[low : low+8*n], base: h.base + uintptr(low), n: n}
-	exit := h.exitStub
 	addr, err := h.InstallFunc(n*prestubSize, func(base uintptr, buf []byte) error {
-		a := asmbuf{b: make([]byte, 0, len(buf))}
-		for i := 0; i < n; i++ {
-			a.storeImm(CtxExitArg, int32(i))
-			a.storeImm(CtxExitCode, ExitCompile)
-			a.callRel(base, exit)
-			a.jmpRIP(base, c.CellAddr(i))
-			a.padTo(prestubSize)
+		for i := range n {
+			p := buf[i*prestubSize : (i+1)*prestubSize]
+			copy(p, h.prestub)
+			for k := len(h.prestub); k < prestubSize; k++ {
+				p[k] = 0xCC // INT3
+			}
+			binary.LittleEndian.PutUint32(p[h.prestubIndex:], uint32(i))
+			next := base + uintptr(i*prestubSize+h.prestubCell+4)
+			binary.LittleEndian.PutUint32(p[h.prestubCell:], uint32(int32(int64(c.CellAddr(i))-int64(next))))
 		}
-		copy(buf, a.b)
 		return nil
 	})
 	if err != nil {

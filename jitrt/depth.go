@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 
+	"miniil/abi"
+
 	"miniil/il"
 )
 
@@ -62,10 +64,6 @@ type checkpoint struct {
 	limit uintptr // the soft stack limit before this checkpoint
 }
 
-// ExitCheckpoint is the exit of the checkpoint stub: a frame whose return
-// address the runtime replaced has returned.
-const ExitCheckpoint = 7
-
 // stackBytesFor returns the default native stack size for a depth limit.
 func stackBytesFor(depth int) int {
 	return min(max(depth*StackBytesPerCall, 8<<20), 1<<30)
@@ -91,7 +89,7 @@ func softLimit(v uintptr, max, d int) uintptr {
 // stackLimit serves ExitStackLimit: it counts the call chain of the frame
 // whose prolog stopped, and either ends the run or lets it go deeper.
 func (rt *Runtime) stackLimit(m *Machine) error {
-	bp := uintptr(m.Reg(CtxRBP))
+	bp := uintptr(m.Reg(abi.CtxRBP))
 	d := rt.callDepth(bp)
 	if d > rt.maxDepth {
 		return &StackOverflowError{PC: m.PC(), SP: m.SP()}

@@ -39,7 +39,7 @@
 //
 // # Context block
 //
-// The Ctx constants are byte offsets into the block (see context.go); every
+// The Ctx constants of package abi are byte offsets into the block; every
 // slot is 8 bytes. Offsets below 0x80 take an 8-bit displacement.
 //
 //	0x00 CtxPoll          0x08 CtxStackLimit    0x10 CtxExitCode

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 
+	"miniil/abi"
+
 	"miniil/il"
 )
 
@@ -172,7 +174,7 @@ func (rt *Runtime) newTracker(m *Machine, exc uintptr) *tracker {
 		t = &tracker{}
 	}
 	t.exc, t.throwSP, t.ci = exc, m.SP(), chainStart
-	t.walk = walkState{pc: m.PC(), sp: m.SP(), bp: uintptr(m.Reg(CtxRBP))}
+	t.walk = walkState{pc: m.PC(), sp: m.SP(), bp: uintptr(m.Reg(abi.CtxRBP))}
 	rt.trackers = append(rt.trackers, t)
 	return t
 }
@@ -215,7 +217,7 @@ func (rt *Runtime) firstPass(m *Machine, t *tracker) error {
 			c := &f.code.clauses[t.ci]
 			switch c.Kind {
 			case il.EHCatch:
-				if rt.isInstance(t.exc, c.catchRT) {
+				if rt.isInstance(t.exc, f.code.catchRT[t.ci]) {
 					return rt.startSecondPass(m, t, t.fi, t.ci)
 				}
 			case il.EHFilter:
@@ -316,7 +318,7 @@ func (rt *Runtime) funcletReturned(m *Machine) error {
 	if t == nil {
 		return errors.New("jitrt: a funclet returned with no dispatch running it")
 	}
-	result := m.Reg(CtxRAX)
+	result := m.Reg(abi.CtxRAX)
 	kind := t.running
 	t.running = runNone
 	switch kind {
@@ -354,7 +356,7 @@ func (rt *Runtime) funcletReturned(m *Machine) error {
 	rt.unwindTo(f.sp)
 	m.SetPC(uintptr(result))
 	m.SetSP(f.sp)
-	m.SetReg(CtxRBP, uint64(f.bp))
+	m.SetReg(abi.CtxRBP, uint64(f.bp))
 	return nil
 }
 
@@ -419,9 +421,9 @@ func (rt *Runtime) invoke(m *Machine, t *tracker, f *frame, off int) error {
 	m.WriteStack(sp, uint64(rt.funcletReturn))
 	m.SetSP(sp)
 	m.SetPC(f.code.start + uintptr(off))
-	m.SetReg(CtxRDI, uint64(f.sp))
-	m.SetReg(CtxRSI, uint64(t.exc))
-	m.SetReg(CtxRBP, uint64(f.bp))
+	m.SetReg(abi.CtxRDI, uint64(f.sp))
+	m.SetReg(abi.CtxRSI, uint64(t.exc))
+	m.SetReg(abi.CtxRBP, uint64(f.bp))
 	t.funcletSP = sp - 8 - uintptr(f.code.funclets[k].FrameSize)
 	return nil
 }
@@ -446,7 +448,7 @@ func (rt *Runtime) throwNewAt(m *Machine, class string) error {
 		return err
 	}
 	msg, _ := il.DefaultMessage(class)
-	rt.setU64(exc+ObjFields, uint64(rt.StringAddr(msg)))
+	rt.setU64(exc+abi.ObjFields, uint64(rt.StringAddr(msg)))
 	return rt.throw(m, exc)
 }
 
@@ -465,7 +467,7 @@ func (rt *Runtime) resumeOuter(m *Machine, err error) error {
 	rt.unwindTo(r.sp)
 	m.SetPC(r.pc)
 	m.SetSP(r.sp)
-	m.SetReg(CtxRBP, uint64(r.bp))
+	m.SetReg(abi.CtxRBP, uint64(r.bp))
 	return nil
 }
 

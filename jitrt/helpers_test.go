@@ -3,66 +3,11 @@
 package jitrt
 
 import (
-	"encoding/binary"
 	"strings"
 	"testing"
 
 	"golang.org/x/arch/x86/x86asm"
 )
-
-// tasm builds hand-encoded test code: raw bytes plus short and near jumps
-// to labels, resolved by code().
-type tasm struct {
-	asmbuf
-	labels map[string]int
-	fix    []tfix
-}
-
-type tfix struct {
-	at    int // offset of the displacement
-	size  int // 1 or 4
-	label string
-}
-
-func newTasm() *tasm { return &tasm{labels: map[string]int{}} }
-
-func (t *tasm) raw(bs ...byte) *tasm { t.byte(bs...); return t }
-
-func (t *tasm) label(name string) *tasm { t.labels[name] = t.len(); return t }
-
-// j8 emits a short conditional jump (opcode 0x70+cc) or, with op 0xEB,
-// a short JMP.
-func (t *tasm) j8(op byte, label string) *tasm {
-	t.byte(op, 0)
-	t.fix = append(t.fix, tfix{t.len() - 1, 1, label})
-	return t
-}
-
-// call32 emits CALL rel32 to a label.
-func (t *tasm) call32(label string) *tasm {
-	t.byte(0xe8, 0, 0, 0, 0)
-	t.fix = append(t.fix, tfix{t.len() - 4, 4, label})
-	return t
-}
-
-func (t *tasm) code() []byte {
-	for _, f := range t.fix {
-		to, ok := t.labels[f.label]
-		if !ok {
-			panic("no label " + f.label)
-		}
-		d := to - (f.at + f.size)
-		if f.size == 1 {
-			if d < -128 || d > 127 {
-				panic("short jump out of range")
-			}
-			t.b[f.at] = byte(int8(d))
-		} else {
-			binary.LittleEndian.PutUint32(t.b[f.at:], uint32(int32(d)))
-		}
-	}
-	return t.b
-}
 
 // disasm decodes code placed at pc into Intel syntax, one string per
 // instruction, failing on anything undecodable.

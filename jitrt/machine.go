@@ -8,9 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
-	"syscall"
 	"time"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"miniil/abi"
 )
 
 // MachineConfig configures a Machine. Zero fields take defaults.
@@ -111,15 +114,15 @@ func NewMachine(cfg MachineConfig) (*Machine, error) {
 	if cfg.StackReserve+2*pageSize > stack {
 		return nil, fmt.Errorf("jitrt: stack of %d bytes is too small for a reserve of %d", stack, cfg.StackReserve)
 	}
-	ctxBytes := roundUp(CtxSize, pageSize)
-	mem, err := syscall.Mmap(-1, 0, guard+stack+ctxBytes, syscall.PROT_READ|syscall.PROT_WRITE,
-		syscall.MAP_PRIVATE|syscall.MAP_ANON|syscall.MAP_NORESERVE)
+	ctxBytes := roundUp(abi.CtxSize, pageSize)
+	mem, err := unix.Mmap(-1, 0, guard+stack+ctxBytes, unix.PROT_READ|unix.PROT_WRITE,
+		unix.MAP_PRIVATE|unix.MAP_ANON|unix.MAP_NORESERVE)
 	if err != nil {
 		return nil, fmt.Errorf("jitrt: mapping %s for the native stack: %w", formatBytes(guard+stack+ctxBytes), err)
 	}
 	if guard > 0 {
-		if err := syscall.Mprotect(mem[:guard], syscall.PROT_NONE); err != nil {
-			syscall.Munmap(mem)
+		if err := unix.Mprotect(mem[:guard], unix.PROT_NONE); err != nil {
+			unix.Munmap(mem)
 			return nil, fmt.Errorf("jitrt: stack guard: %w", err)
 		}
 	}
@@ -134,17 +137,17 @@ func NewMachine(cfg MachineConfig) (*Machine, error) {
 		budget:  cfg.PollBudget,
 		wd:      wd,
 	}
-	m.SetReg(CtxPoll, m.budget)
+	m.SetReg(abi.CtxPoll, m.budget)
 	m.hard = uint64(m.stackLo) + uint64(cfg.StackReserve)
 	m.limit = m.hard
-	m.SetReg(CtxStackLimit, m.limit)
-	m.SetReg(CtxStackHard, m.hard)
-	m.SetReg(CtxExitStub, uint64(cfg.Heap.exitStub))
-	m.SetReg(CtxPollStub, uint64(cfg.Heap.pollStub))
-	m.SetReg(CtxOverflowStub, uint64(cfg.Heap.overflowStub))
-	m.SetReg(CtxReturnStub, uint64(cfg.Heap.returnStub))
-	m.SetReg(CtxStackHi, uint64(m.stackHi))
-	m.SetReg(CtxStackLo, uint64(m.stackLo))
+	m.SetReg(abi.CtxStackLimit, m.limit)
+	m.SetReg(abi.CtxStackHard, m.hard)
+	m.SetReg(abi.CtxExitStub, uint64(cfg.Heap.exitStub))
+	m.SetReg(abi.CtxPollStub, uint64(cfg.Heap.pollStub))
+	m.SetReg(abi.CtxOverflowStub, uint64(cfg.Heap.overflowStub))
+	m.SetReg(abi.CtxReturnStub, uint64(cfg.Heap.returnStub))
+	m.SetReg(abi.CtxStackHi, uint64(m.stackHi))
+	m.SetReg(abi.CtxStackLo, uint64(m.stackLo))
 	return m, nil
 }
 
@@ -159,7 +162,7 @@ func (m *Machine) Close() error {
 	}
 	m.closed = true
 	m.ctx = nil
-	return syscall.Munmap(m.mem)
+	return unix.Munmap(m.mem)
 }
 
 // Heap returns the Machine's code heap.
@@ -184,7 +187,7 @@ func (m *Machine) SetReg(off int, v uint64) {
 }
 
 func (m *Machine) slot(off int) unsafe.Pointer {
-	if off < 0 || off >= CtxSize || off&7 != 0 {
+	if off < 0 || off >= abi.CtxSize || off&7 != 0 {
 		panic(fmt.Sprintf("jitrt: bad context offset %#x", off))
 	}
 	if m.ctx == nil {
@@ -194,20 +197,20 @@ func (m *Machine) slot(off int) unsafe.Pointer {
 }
 
 // ExitArg returns CtxExitArg.
-func (m *Machine) ExitArg() uint64 { return m.Reg(CtxExitArg) }
+func (m *Machine) ExitArg() uint64 { return m.Reg(abi.CtxExitArg) }
 
 // PC returns CtxPC: after an exit, the return address of the CALL that
 // entered the exit stub.
-func (m *Machine) PC() uintptr { return uintptr(m.Reg(CtxPC)) }
+func (m *Machine) PC() uintptr { return uintptr(m.Reg(abi.CtxPC)) }
 
 // SetPC sets where native code resumes.
-func (m *Machine) SetPC(pc uintptr) { m.SetReg(CtxPC, uint64(pc)) }
+func (m *Machine) SetPC(pc uintptr) { m.SetReg(abi.CtxPC, uint64(pc)) }
 
 // SP returns CtxRSP: after an exit, the exiting code's RSP before its CALL.
-func (m *Machine) SP() uintptr { return uintptr(m.Reg(CtxRSP)) }
+func (m *Machine) SP() uintptr { return uintptr(m.Reg(abi.CtxRSP)) }
 
 // SetSP sets the RSP native code resumes with.
-func (m *Machine) SetSP(sp uintptr) { m.SetReg(CtxRSP, uint64(sp)) }
+func (m *Machine) SetSP(sp uintptr) { m.SetReg(abi.CtxRSP, uint64(sp)) }
 
 // ResultXMM0 returns the low 64 bits of XMM0 at the return of the last
 // completed Call (the result of a float-returning method).
@@ -231,13 +234,13 @@ func (m *Machine) stackPtr(addr uintptr) unsafe.Pointer {
 }
 
 // argSlots are the integer argument registers of the managed convention.
-var argSlots = [...]int{CtxRDI, CtxRSI, CtxRDX, CtxRCX, CtxR8, CtxR9}
+var argSlots = [...]int{abi.CtxRDI, abi.CtxRSI, abi.CtxRDX, abi.CtxRCX, abi.CtxR8, abi.CtxR9}
 
 // execStart and execEnd bound the slots a nested Call saves and restores:
 // PC, RSP, RBP, the GPRs and the XMM registers.
 const (
-	execStart = CtxPC
-	execEnd   = CtxXMM15 + 8
+	execStart = abi.CtxPC
+	execEnd   = abi.CtxXMM15 + 8
 )
 
 // Call runs native code at entry as a managed call with the integer
@@ -275,27 +278,27 @@ func (m *Machine) CallArgs(ctx context.Context, entry uintptr, intArgs, floatArg
 		for i := range saved {
 			saved[i] = m.Reg(execStart + 8*i)
 		}
-		code, arg := m.Reg(CtxExitCode), m.Reg(CtxExitArg)
+		code, arg := m.Reg(abi.CtxExitCode), m.Reg(abi.CtxExitArg)
 		defer func() {
 			for i := range saved {
 				m.SetReg(execStart+8*i, saved[i])
 			}
-			m.SetReg(CtxExitCode, code)
-			m.SetReg(CtxExitArg, arg)
+			m.SetReg(abi.CtxExitCode, code)
+			m.SetReg(abi.CtxExitArg, arg)
 		}()
 		m.outer = append(m.outer, exitState{
-			pc: uintptr(saved[(CtxPC-execStart)/8]),
-			sp: uintptr(saved[(CtxRSP-execStart)/8]),
-			bp: uintptr(saved[(CtxRBP-execStart)/8]),
+			pc: uintptr(saved[(abi.CtxPC-execStart)/8]),
+			sp: uintptr(saved[(abi.CtxRSP-execStart)/8]),
+			bp: uintptr(saved[(abi.CtxRBP-execStart)/8]),
 		})
 		defer func() { m.outer = m.outer[:len(m.outer)-1] }()
-		sp = uintptr(saved[(CtxRSP-execStart)/8]) &^ 15
+		sp = uintptr(saved[(abi.CtxRSP-execStart)/8]) &^ 15
 		if sp > m.stackHi || sp < m.stackLo+pageSize {
 			return 0, &StackOverflowError{PC: m.PC(), SP: sp}
 		}
 	} else {
 		sp = m.stackHi
-		m.SetReg(CtxPoll, m.budget)
+		m.SetReg(abi.CtxPoll, m.budget)
 		stop, err := m.startPolls()
 		if err != nil {
 			return 0, err
@@ -312,11 +315,11 @@ func (m *Machine) CallArgs(ctx context.Context, entry uintptr, intArgs, floatArg
 		return 0, fmt.Errorf("jitrt: %d floating-point arguments, at most 8 supported", len(floatArgs))
 	}
 	for i, v := range floatArgs {
-		m.SetReg(CtxXMM0+8*i, v)
+		m.SetReg(abi.CtxXMM0+8*i, v)
 	}
 	sp -= 8 // sp+8 is 16-byte aligned, as after a CALL
 	m.WriteStack(sp, uint64(m.heap.returnStub))
-	m.SetReg(CtxRSP, uint64(sp))
+	m.SetReg(abi.CtxRSP, uint64(sp))
 	m.SetPC(entry)
 	m.depth++
 	defer func() { m.depth-- }()
@@ -325,37 +328,37 @@ func (m *Machine) CallArgs(ctx context.Context, entry uintptr, intArgs, floatArg
 
 func (m *Machine) run(ctx context.Context, h ExitHandler) (uint64, error) {
 	for {
-		*(*uint64)(unsafe.Add(m.ctx, CtxExitCode)) = ExitNone
+		*(*uint64)(unsafe.Add(m.ctx, abi.CtxExitCode)) = abi.ExitNone
 		resume(m.ctxAddr)
-		code := *(*uint64)(unsafe.Add(m.ctx, CtxExitCode))
+		code := *(*uint64)(unsafe.Add(m.ctx, abi.CtxExitCode))
 		switch code {
-		case ExitReturn:
-			m.xmm0 = m.Reg(CtxXMM0)
-			return m.Reg(CtxRAX), nil
-		case ExitPoll:
+		case abi.ExitReturn:
+			m.xmm0 = m.Reg(abi.CtxXMM0)
+			return m.Reg(abi.CtxRAX), nil
+		case abi.ExitPoll:
 			if err := m.poll(ctx); err != nil {
 				return 0, err
 			}
-		case ExitStackOverflow:
-			if atomic.SwapUint64(m.word(CtxPollReq), 0) != 0 {
+		case abi.ExitStackOverflow:
+			if atomic.SwapUint64(m.word(abi.CtxPollReq), 0) != 0 {
 				// A poll request, not an overflow: the watchdog raised the
 				// limit so that the next prolog's stack check exits. The
 				// check runs again (against the restored limit, which the
 				// frame may really have failed too) when the code resumes.
-				atomic.StoreUint64(m.word(CtxStackLimit), m.limit)
+				atomic.StoreUint64(m.word(abi.CtxStackLimit), m.limit)
 				if err := m.poll(ctx); err != nil {
 					return 0, err
 				}
 				continue
 			}
 			if v, soft, ok := m.stackCheck(); ok && soft && uint64(v) >= m.hard && h != nil {
-				if err := h(m, ExitStackLimit); err != nil {
+				if err := h(m, abi.ExitStackLimit); err != nil {
 					return 0, err
 				}
 				continue
 			}
 			return 0, &StackOverflowError{PC: m.PC(), SP: m.SP()}
-		case ExitNone:
+		case abi.ExitNone:
 			return 0, fmt.Errorf("jitrt: native code exited without an exit code (pc %#x)", m.PC())
 		default:
 			if h == nil {
@@ -385,7 +388,7 @@ func (m *Machine) run(ctx context.Context, h ExitHandler) (uint64, error) {
 func (m *Machine) stackCheck() (v uintptr, soft, ok bool) {
 	pc := m.PC()
 	call, ok := m.heap.code(pc-4, 9)
-	if !ok || call[0] != 0x41 || call[1] != 0xff || call[2] != 0x57 || call[3] != CtxOverflowStub {
+	if !ok || call[0] != 0x41 || call[1] != 0xff || call[2] != 0x57 || call[3] != abi.CtxOverflowStub {
 		return 0, false, false
 	}
 	var check uintptr
@@ -405,14 +408,14 @@ func (m *Machine) stackCheck() (v uintptr, soft, ok bool) {
 	case 0x67:
 		v = m.SP()
 	case 0x47:
-		v = uintptr(m.Reg(CtxRAX))
+		v = uintptr(m.Reg(abi.CtxRAX))
 	default:
 		return 0, false, false
 	}
 	switch b[3] {
-	case CtxStackLimit:
+	case abi.CtxStackLimit:
 		soft = true
-	case CtxStackHard:
+	case abi.CtxStackHard:
 	default:
 		return 0, false, false
 	}
@@ -439,7 +442,7 @@ func (m *Machine) HardStackLimit() uintptr { return uintptr(m.hard) }
 // run's frames could be that deep.
 func (m *Machine) SetStackLimit(v uintptr) {
 	m.limit = max(uint64(v), m.hard)
-	atomic.StoreUint64(m.word(CtxStackLimit), m.limit)
+	atomic.StoreUint64(m.word(abi.CtxStackLimit), m.limit)
 }
 
 // startPolls registers the Machine with the watchdog thread, which then
@@ -454,8 +457,8 @@ func (m *Machine) startPolls() (stop func(), err error) {
 		m.wd.unregister(slot)
 		// The thread no longer touches the context: undo a request it may
 		// have left.
-		atomic.StoreUint64(m.word(CtxPollReq), 0)
-		atomic.StoreUint64(m.word(CtxStackLimit), m.limit)
+		atomic.StoreUint64(m.word(abi.CtxPollReq), 0)
+		atomic.StoreUint64(m.word(abi.CtxStackLimit), m.limit)
 	}, nil
 }
 
@@ -471,7 +474,7 @@ func (m *Machine) poll(ctx context.Context) error {
 		return fmt.Errorf("jitrt: native call interrupted: %w", context.DeadlineExceeded)
 	}
 	preemptPoint()
-	atomic.StoreUint64(m.word(CtxPoll), m.budget)
+	atomic.StoreUint64(m.word(abi.CtxPoll), m.budget)
 	return nil
 }
 

@@ -5,6 +5,7 @@ package jitrt
 import (
 	"bufio"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -14,6 +15,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"miniil/abi"
+	"miniil/amd64"
 )
 
 var bg = context.Background()
@@ -40,11 +44,11 @@ func TestHelperExitLoop(t *testing.T) {
 	const n = 1_000_000
 	count := 0
 	handler := func(m *Machine, code uint64) error {
-		if code != ExitHelperBase {
+		if code != abi.ExitHelperBase {
 			return fmt.Errorf("exit code %d", code)
 		}
 		count++
-		m.SetReg(CtxRAX, m.Reg(CtxRAX)+3)
+		m.SetReg(abi.CtxRAX, m.Reg(abi.CtxRAX)+3)
 		return nil
 	}
 	start := time.Now()
@@ -65,8 +69,8 @@ func TestRegisters(t *testing.T) {
 	h := newHeap(t)
 	m := newMachine(t, h, MachineConfig{})
 	code := install(t, h, codeRegs())
-	gprs := []int{CtxRAX, CtxRCX, CtxRDX, CtxRBX, -1, CtxRBP, CtxRSI, CtxRDI,
-		CtxR8, CtxR9, CtxR10, CtxR11, CtxR12, CtxR13, CtxR14}
+	gprs := []int{abi.CtxRAX, abi.CtxRCX, abi.CtxRDX, abi.CtxRBX, -1, abi.CtxRBP, abi.CtxRSI, abi.CtxRDI,
+		abi.CtxR8, abi.CtxR9, abi.CtxR10, abi.CtxR11, abi.CtxR12, abi.CtxR13, abi.CtxR14}
 	var sp1 uintptr
 	handler := func(m *Machine, code uint64) error {
 		switch code {
@@ -81,10 +85,10 @@ func TestRegisters(t *testing.T) {
 			}
 			for x := 0; x < 8; x++ {
 				src := x
-				if src == regRSP {
-					src = regR12
+				if src == 4 { // RSP
+					src = 12 // R12
 				}
-				if got := m.Reg(CtxXMM0 + 8*x); got != uint64(0x100+src) {
+				if got := m.Reg(abi.CtxXMM0 + 8*x); got != uint64(0x100+src) {
 					t.Errorf("at exit, XMM%d = %#x, want %#x", x, got, 0x100+src)
 				}
 			}
@@ -95,7 +99,7 @@ func TestRegisters(t *testing.T) {
 				}
 			}
 			for x := 0; x < 8; x++ {
-				m.SetReg(CtxXMM0+8*x, uint64(0xdef000+x))
+				m.SetReg(abi.CtxXMM0+8*x, uint64(0xdef000+x))
 			}
 		case 18:
 			for r, slot := range gprs {
@@ -104,14 +108,14 @@ func TestRegisters(t *testing.T) {
 				}
 			}
 			for x := 0; x < 8; x++ {
-				if got := m.Reg(CtxXMM0 + 8*x); got != uint64(0xdef000+x) {
+				if got := m.Reg(abi.CtxXMM0 + 8*x); got != uint64(0xdef000+x) {
 					t.Errorf("after resume, XMM%d = %#x, want %#x", x, got, 0xdef000+x)
 				}
 			}
 			if m.SP() != sp1 {
 				t.Errorf("RSP %#x at the second exit, %#x at the first", m.SP(), sp1)
 			}
-			m.SetReg(CtxRAX, 77)
+			m.SetReg(abi.CtxRAX, 77)
 		default:
 			return fmt.Errorf("exit code %d", code)
 		}
@@ -217,7 +221,7 @@ func TestStackGrowthInHandler(t *testing.T) {
 			if calls%100 == 0 {
 				runtime.GC() // shrinks the stack again
 			}
-			m.SetReg(CtxRAX, m.Reg(CtxRAX)+1)
+			m.SetReg(abi.CtxRAX, m.Reg(abi.CtxRAX)+1)
 			return nil
 		})
 		if err == nil && r != n {
@@ -361,7 +365,7 @@ func TestStackOverflow(t *testing.T) {
 		t.Fatalf("%T is not a *StackOverflowError", err)
 	}
 	lo, _ := m.StackBounds()
-	limit := uintptr(m.Reg(CtxStackLimit))
+	limit := uintptr(m.Reg(abi.CtxStackLimit))
 	if so.SP >= limit || so.SP < lo || so.PC < rec || so.PC >= rec+32 {
 		t.Errorf("overflow at pc %#x sp %#x; code at %#x, stack limit %#x, low end %#x", so.PC, so.SP, rec, limit, lo)
 	}
@@ -395,13 +399,13 @@ type compileHandler struct {
 
 func (c *compileHandler) handle(m *Machine, code uint64) error {
 	c.exits.Add(1)
-	if code != ExitCompile {
+	if code != abi.ExitCompile {
 		return fmt.Errorf("exit code %d", code)
 	}
 	i := int(m.ExitArg())
 	if c.retAddr != 0 {
 		if got := uintptr(m.ReadStack(m.SP())); got != c.retAddr {
-			return fmt.Errorf("at ExitCompile [RSP] = %#x, want the caller's return address %#x", got, c.retAddr)
+			return fmt.Errorf("at abi.ExitCompile [RSP] = %#x, want the caller's return address %#x", got, c.retAddr)
 		}
 	}
 	old := c.cells.Prestub(i)
@@ -430,10 +434,11 @@ func TestPrestub(t *testing.T) {
 		t.Fatal(err)
 	}
 	var retOff int
-	caller, err := h.InstallFunc(32, func(addr uintptr, buf []byte) error {
-		code, off := codeCallCellRIP(addr, cells.CellAddr(0))
-		retOff = off
+	code, disp := codeCallCellRIP()
+	caller, err := h.InstallFunc(len(code), func(addr uintptr, buf []byte) error {
 		copy(buf, code)
+		retOff = disp + 4
+		binary.LittleEndian.PutUint32(buf[disp:], uint32(int32(int64(cells.CellAddr(0))-int64(addr+uintptr(retOff)))))
 		return nil
 	})
 	if err != nil {
@@ -472,15 +477,15 @@ func TestNestedCall(t *testing.T) {
 	loop := install(t, h, codeHelperLoop())
 	add := install(t, h, codeAdd())
 	r, err := m.Call(bg, loop, []uint64{10}, func(m *Machine, code uint64) error {
-		sp, pc, rdi := m.SP(), m.PC(), m.Reg(CtxRDI)
-		v, err := m.Call(bg, add, []uint64{m.Reg(CtxRAX), 5}, nil)
+		sp, pc, rdi := m.SP(), m.PC(), m.Reg(abi.CtxRDI)
+		v, err := m.Call(bg, add, []uint64{m.Reg(abi.CtxRAX), 5}, nil)
 		if err != nil {
 			return err
 		}
-		if m.SP() != sp || m.PC() != pc || m.Reg(CtxRDI) != rdi || m.Reg(CtxExitCode) != code {
+		if m.SP() != sp || m.PC() != pc || m.Reg(abi.CtxRDI) != rdi || m.Reg(abi.CtxExitCode) != code {
 			return errors.New("nested Call did not restore the interrupted state")
 		}
-		m.SetReg(CtxRAX, v)
+		m.SetReg(abi.CtxRAX, v)
 		return nil
 	})
 	if err != nil || r != 50 {
@@ -516,7 +521,7 @@ func TestConcurrentMachines(t *testing.T) {
 			defer m.Close()
 			for iter := 0; iter < 20; iter++ {
 				r, err := m.Call(bg, loop, []uint64{10_000}, func(m *Machine, code uint64) error {
-					m.SetReg(CtxRAX, m.Reg(CtxRAX)+uint64(g))
+					m.SetReg(abi.CtxRAX, m.Reg(abi.CtxRAX)+uint64(g))
 					return nil
 				})
 				if err != nil || r != uint64(10_000*g) {
@@ -563,7 +568,10 @@ func TestErrors(t *testing.T) {
 		t.Errorf("canceled context: got %v", err)
 	}
 	// An exit without an exit code.
-	bad := install(t, h, func() []byte { var a asmbuf; a.callMem(CtxExitStub); a.ret(); return a.b }())
+	bad := install(t, h, asm(func(a *amd64.Assembler) {
+		a.I(amd64.CALL, amd64.Mem(amd64.R15, abi.CtxExitStub))
+		a.I(amd64.RET)
+	}))
 	if _, err := m.Call(bg, bad, nil, nil); err == nil {
 		t.Error("exit without a code succeeded")
 	}

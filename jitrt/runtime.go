@@ -9,75 +9,19 @@ import (
 	"math"
 	"sort"
 	"strings"
-	"syscall"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"miniil/abi"
+	"miniil/amd64"
 
 	"miniil/il"
 )
 
-// Compiled is a method's machine code as the code generator produced it.
-type Compiled struct {
-	Code     []byte
-	Sites    []Site    // call and exit sites, sorted by offset
-	CellRefs []CellRef // RIP-relative references to call cells
-	// Clauses is the native EH clause table, sorted inner first, without
-	// the CLR's duplicate clauses: Next links and FuncletInfo.Enclosing
-	// stand for them (see package ehclauses).
-	Clauses []EHClause
-	// Funclets lists the main body (first) and each funclet's code range.
-	Funclets []FuncletInfo
-}
-
-// EHClause is a native exception clause: half-open offsets into the
-// method's code.
-type EHClause struct {
-	Kind                     il.EHKind
-	TryStart, TryEnd         int
-	HandlerStart, HandlerEnd int
-	FilterStart              int
-	CatchType                *il.Type
-	// Next is the index of the clause an exception this clause does not
-	// handle is offered to next in the same frame (-1: none): a later
-	// handler of the same try, or the first clause of the try enclosing
-	// this one, in the same funclet or around the handler it lies in.
-	Next int
-	// TryFunclet is the index (in Compiled.Funclets) of the code holding
-	// the clause's try: a clause found through a nested funclet's chain
-	// resumes its catch in this code's frame.
-	TryFunclet int
-	catchRT    *rtType // the catch type's runtime type, set at install
-}
-
-// FuncletInfo is the code range of the main body or of a funclet, with its
-// frame size below the saved RBP. InFilter is true for a filter funclet and
-// for funclets nested in a filter: exceptions never escape them.
-type FuncletInfo struct {
-	Start, End int
-	FrameSize  int
-	InFilter   bool
-	// Enclosing is the first clause offered an exception that escapes
-	// the funclet's own clauses: the innermost clause whose try encloses
-	// the handler (-1: none, and always for the main body and filters).
-	Enclosing int
-}
-
-// CellRef asks the installer to point the 4-byte RIP-relative
-// displacement at Offset (the last 4 bytes of an instruction) to Cell.
-type CellRef struct {
-	Offset int
-	Cell   uintptr
-}
-
-// Site maps the return address of a call or exit (an offset in the
-// method's code) to the IL offset it came from.
-type Site struct {
-	Offset   int
-	ILOffset int
-}
-
 // CompileFunc compiles a method for a runtime (the runtime passes itself
 // to the code generator as the source of addresses).
-type CompileFunc func(rt *Runtime, m *il.Method) (*Compiled, error)
+type CompileFunc func(rt *Runtime, m *il.Method) (*abi.Method, error)
 
 // Options configures a Runtime.
 type Options struct {
@@ -101,6 +45,11 @@ type Options struct {
 	// every line written (for a terminal); otherwise output is
 	// block-buffered and flushed when the run ends.
 	FlushLines bool
+	// PerfMap, when set, receives a line "ADDR SIZE NAME" (hex address
+	// and size) for the runtime's stubs and for every funclet and cold
+	// section of every method installed: the format of Linux perf's
+	// /tmp/perf-PID.map, with which `perf report` names JIT code.
+	PerfMap io.Writer
 }
 
 // DefaultHeapBytes is the managed heap limit when Options.HeapBytes is 0.
@@ -166,14 +115,14 @@ type arena struct {
 // mapping's base); what names the arena in errors.
 func newArena(size int, what string, full error) (*arena, error) {
 	mapped := roundUp(size+8, pageSize)
-	mem, err := syscall.Mmap(-1, 0, mapped, syscall.PROT_READ|syscall.PROT_WRITE,
-		syscall.MAP_PRIVATE|syscall.MAP_ANONYMOUS|syscall.MAP_NORESERVE)
+	mem, err := unix.Mmap(-1, 0, mapped, unix.PROT_READ|unix.PROT_WRITE,
+		unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_NORESERVE)
 	if err != nil {
 		return nil, fmt.Errorf("jitrt: mapping %s for %s: %w", formatBytes(size), what, err)
 	}
 	// Bump allocation touches fresh memory all the time: transparent huge
 	// pages cut the page faults (advice only; ignored where unsupported).
-	_ = syscall.Madvise(mem, 14 /* MADV_HUGEPAGE */)
+	_ = unix.Madvise(mem, unix.MADV_HUGEPAGE)
 	a := &arena{mem: mem, base: uintptr(unsafe.Pointer(&mem[0])), full: full}
 	a.own = uint64(a.base) + 8
 	a.top = &a.own
@@ -197,11 +146,6 @@ func formatBytes(n int) string {
 	}
 	return fmt.Sprintf("%d bytes", n)
 }
-
-// exitStubBuiltin is the exit of the stub through which vtables call a
-// virtual base library method (CtxExitArg = its builtin id, as for
-// HelperBuiltin), one of the reserved runtime exit codes.
-const exitStubBuiltin = ExitHelperBase - 1
 
 // ErrHeapExhausted reports that the managed heap limit is reached. Inside
 // a run it never escapes: the runtime throws System.OutOfMemoryException
@@ -235,16 +179,8 @@ func (a *arena) unmap() error {
 	if a == nil {
 		return nil
 	}
-	return syscall.Munmap(a.mem)
+	return unix.Munmap(a.mem)
 }
-
-// Context slots of the managed heap's bump allocator (absolute addresses):
-// native code allocates inline, exiting with HelperAlloc only when the
-// heap is full.
-const (
-	CtxHeapTop   = CtxSpare0
-	CtxHeapLimit = CtxSpare1
-)
 
 // Runtime runs one module's JIT-compiled code.
 type Runtime struct {
@@ -265,8 +201,7 @@ type Runtime struct {
 	// vtableRefs lists the vtable slots that point at a method's prestub,
 	// patched when the method is compiled.
 	vtableRefs map[*il.Method][]uintptr
-	builtins   []*il.Method
-	builtinID  map[*il.Method]uint64
+	builtins   []*il.Method           // base library methods by il.BuiltinKind
 	stubs      map[*il.Method]uintptr // exit stubs of base library virtual methods
 	codeMap    []codeRange            // sorted by start
 	ctx        context.Context
@@ -287,9 +222,10 @@ type Runtime struct {
 type codeRange struct {
 	start, end uintptr
 	method     *il.Method
-	sites      []Site
-	clauses    []EHClause
-	funclets   []FuncletInfo // sorted by Start
+	sites      []abi.Site
+	clauses    []abi.EHClause
+	catchRT    []*rtType     // per clause: the catch type's runtime type
+	funclets   []abi.Funclet // sorted by Start
 	// innermost maps code offsets to the first clause whose try covers
 	// them: segment k covers [innermost[k].start, innermost[k+1].start).
 	innermost []segment
@@ -323,7 +259,7 @@ func (r *codeRange) firstClause(off int) int {
 // innermostIndex builds codeRange.innermost from a clause table whose try
 // ranges nest (inner clauses, and among clauses of one try the first, have
 // the lowest indexes).
-func innermostIndex(cs []EHClause) []segment {
+func innermostIndex(cs []abi.EHClause) []segment {
 	order := make([]int, len(cs))
 	for i := range order {
 		order[i] = i
@@ -398,7 +334,7 @@ func NewRuntime(mod *il.Module, opts Options) (*Runtime, error) {
 	rt := &Runtime{
 		mod: mod, opts: opts, out: newOutWriter(opts.Stdout, opts.FlushLines), maxDepth: opts.MaxCallDepth,
 		classMT: map[*il.Class]*rtType{}, typeMT: map[string]*rtType{}, strs: map[string]uintptr{},
-		vtableRefs: map[*il.Method][]uintptr{}, builtinID: map[*il.Method]uint64{}, stubs: map[*il.Method]uintptr{},
+		vtableRefs: map[*il.Method][]uintptr{}, builtins: mod.BuiltinMethods(), stubs: map[*il.Method]uintptr{},
 	}
 	if err := rt.init(); err != nil {
 		rt.Close()
@@ -470,7 +406,7 @@ func metaReserve(mod *il.Module) int {
 		}
 		types[key] = true
 		levels := strings.Count(key, "[]") + 1
-		return levels * (MTVTable + MTSlotSize*4 + int(il.StringSize(len(key)+16)))
+		return levels * (abi.MTVTable + abi.MTSlotSize*4 + int(il.StringSize(len(key)+16)))
 	}
 	for _, m := range mod.AllMethods() {
 		for _, in := range m.Code {
@@ -493,7 +429,7 @@ func metaReserve(mod *il.Module) int {
 // metaClass is what a class costs in the metadata arena: its method table,
 // its name and the default message naming it.
 func metaClass(c *il.Class) int {
-	return MTVTable + MTSlotSize*len(c.VTable) + 2*int(il.StringSize(len(c.Name)+48)) + 2*int(il.ObjectSize(c.NumFields))
+	return abi.MTVTable + abi.MTSlotSize*len(c.VTable) + 2*int(il.StringSize(len(c.Name)+48)) + 2*int(il.ObjectSize(c.NumFields))
 }
 
 // init maps the runtime's memory and lays out its types.
@@ -510,9 +446,9 @@ func (rt *Runtime) init() error {
 	if rt.heap, err = newArena(opts.HeapBytes, "the managed heap (the heap limit)", ErrHeapExhausted); err != nil {
 		return err
 	}
-	rt.mach.SetReg(CtxHeapTop, *rt.heap.top)
-	rt.mach.SetReg(CtxHeapLimit, uint64(rt.heap.limit))
-	rt.heap.top = (*uint64)(rt.mach.slot(CtxHeapTop))
+	rt.mach.SetReg(abi.CtxHeapTop, *rt.heap.top)
+	rt.mach.SetReg(abi.CtxHeapLimit, uint64(rt.heap.limit))
+	rt.heap.top = (*uint64)(rt.mach.slot(abi.CtxHeapTop))
 	if rt.meta, err = newArena(metaBytes, "type metadata", errMetaExhausted); err != nil {
 		return err
 	}
@@ -523,19 +459,30 @@ func (rt *Runtime) init() error {
 	if rt.statics, err = rt.meta.alloc(8 * int64(len(mod.StaticFields())+1)); err != nil {
 		return err
 	}
-	var stub asmbuf
-	stub.storeImm(CtxExitCode, ExitFuncletReturn)
-	stub.callMem(CtxExitStub)
-	stub.byte(0x0F, 0x0B) // ud2: never resumed
-	if rt.funcletReturn, err = rt.code.Install(stub.b); err != nil {
+	// Funclets the dispatcher invokes return here; the dispatcher never
+	// resumes the stub itself (UD2).
+	if rt.funcletReturn, err = rt.code.InstallStub(func(a *amd64.Assembler) {
+		emitExitStub(a, abi.ExitFuncletReturn, 0, false, amd64.UD2)
+	}); err != nil {
 		return err
 	}
-	var cp asmbuf
-	cp.storeImm(CtxExitCode, ExitCheckpoint)
-	cp.callMem(CtxExitStub)
-	cp.byte(0x0F, 0x0B) // ud2: resumed at the real return address
-	if rt.checkpointStub, err = rt.code.Install(cp.b); err != nil {
+	// Call depth checkpoints: resumed at the real return address.
+	if rt.checkpointStub, err = rt.code.InstallStub(func(a *amd64.Assembler) {
+		emitExitStub(a, abi.ExitCheckpoint, 0, false, amd64.UD2)
+	}); err != nil {
 		return err
+	}
+	if w := rt.opts.PerfMap; w != nil {
+		h := rt.code
+		for _, st := range []struct {
+			addr, end uintptr
+			name      string
+		}{{h.exitStub, h.pollStub, "exit stub"}, {h.pollStub, h.overflowStub, "poll stub"},
+			{h.overflowStub, h.returnStub, "stack overflow stub"}, {h.returnStub, h.returnStub + 16, "return stub"},
+			{rt.cells.Prestub(0), rt.cells.Prestub(0) + uintptr(prestubSize*rt.cells.Len()), "prestubs"},
+			{rt.funcletReturn, rt.funcletReturn + 16, "funclet return stub"}, {rt.checkpointStub, rt.checkpointStub + 16, "checkpoint stub"}} {
+			fmt.Fprintf(w, "%x %x miniil %s\n", st.addr, st.end-st.addr, st.name)
+		}
 	}
 	obj := mod.Class(il.ObjectClass)
 	rt.toString = methodSlot(obj, "ToString")
@@ -573,7 +520,7 @@ func (rt *Runtime) init() error {
 	if rt.oom, err = rt.meta.alloc(il.ObjectSize(oom.NumFields)); err != nil {
 		return err
 	}
-	rt.setU64(rt.oom+ObjMT, uint64(rt.classMT[oom].mt))
+	rt.setU64(rt.oom+abi.ObjMT, uint64(rt.classMT[oom].mt))
 	return nil
 }
 
@@ -588,18 +535,18 @@ func methodSlot(c *il.Class, name string) int {
 
 // newType allocates a method table with the given vtable and registers t.
 func (rt *Runtime) newType(t *rtType, vtable []*il.Method, base *il.Class) (*rtType, error) {
-	mt, err := rt.meta.alloc(int64(MTVTable + MTSlotSize*len(vtable)))
+	mt, err := rt.meta.alloc(int64(abi.MTVTable + abi.MTSlotSize*len(vtable)))
 	if err != nil {
 		return nil, err
 	}
 	t.id, t.mt = len(rt.types), mt
 	rt.types = append(rt.types, t)
 	if base != nil {
-		rt.setU64(mt+MTBase, uint64(rt.classMT[base].mt))
+		rt.setU64(mt+abi.MTBase, uint64(rt.classMT[base].mt))
 	}
-	rt.setU64(mt+MTTypeID, uint64(t.id))
+	rt.setU64(mt+abi.MTTypeID, uint64(t.id))
 	for i, m := range vtable {
-		slot := mt + MTVTable + uintptr(MTSlotSize*i)
+		slot := mt + abi.MTVTable + uintptr(abi.MTSlotSize*i)
 		addr, err := rt.entryPoint(m)
 		if err != nil {
 			return nil, err
@@ -624,12 +571,9 @@ func (rt *Runtime) entryPoint(m *il.Method) (uintptr, error) {
 	if s, ok := rt.stubs[m]; ok {
 		return s, nil
 	}
-	var a asmbuf
-	a.storeImm(CtxExitCode, exitStubBuiltin)
-	a.storeImm(CtxExitArg, int32(rt.BuiltinID(m)))
-	a.callMem(CtxExitStub)
-	a.ret()
-	addr, err := rt.code.Install(a.b)
+	addr, err := rt.code.InstallStub(func(a *amd64.Assembler) {
+		emitExitStub(a, abi.ExitStubBuiltin, int64(m.BuiltinKind), true, amd64.RET)
+	})
 	if err != nil {
 		return 0, err
 	}
@@ -677,7 +621,7 @@ func (rt *Runtime) setU64(p uintptr, v uint64) {
 
 // typeOf returns the runtime type of a non-null object.
 func (rt *Runtime) typeOf(obj uintptr) *rtType {
-	return rt.types[rt.u64(uintptr(rt.u64(obj+ObjMT))+MTTypeID)]
+	return rt.types[rt.u64(uintptr(rt.u64(obj+abi.ObjMT))+abi.MTTypeID)]
 }
 
 // CellAddr implements the code generator's Env.
@@ -746,17 +690,6 @@ func (rt *Runtime) StringAddr(s string) uintptr {
 	return p
 }
 
-// BuiltinID returns the helper id of a base library method.
-func (rt *Runtime) BuiltinID(m *il.Method) uint64 {
-	if id, ok := rt.builtinID[m]; ok {
-		return id
-	}
-	id := uint64(len(rt.builtins))
-	rt.builtins = append(rt.builtins, m)
-	rt.builtinID[m] = id
-	return id
-}
-
 // alloc allocates a zeroed object of type t and size bytes (header
 // included) in the managed heap; ErrHeapExhausted if it does not fit.
 func (rt *Runtime) alloc(t *rtType, size int64) (uintptr, error) {
@@ -768,7 +701,7 @@ func (rt *Runtime) allocIn(a *arena, t *rtType, size int64) (uintptr, error) {
 	if err != nil {
 		return 0, err
 	}
-	rt.setU64(p+ObjMT, uint64(t.mt))
+	rt.setU64(p+abi.ObjMT, uint64(t.mt))
 	return p, nil
 }
 
@@ -785,9 +718,9 @@ func (rt *Runtime) newStringIn(a *arena, u []uint16) (uintptr, error) {
 	if err != nil {
 		return 0, err
 	}
-	rt.setU64(p+StrLen, uint64(len(u)))
+	rt.setU64(p+abi.StrLen, uint64(len(u)))
 	if len(u) > 0 {
-		copy(unsafe.Slice((*uint16)(unsafe.Pointer(&rt.bytes(p+StrData, 2*len(u))[0])), len(u)), u)
+		copy(unsafe.Slice((*uint16)(unsafe.Pointer(&rt.bytes(p+abi.StrData, 2*len(u))[0])), len(u)), u)
 	}
 	return p, nil
 }
@@ -821,7 +754,7 @@ func (rt *Runtime) throwNew(m *Machine, class, msg string) error {
 	if err != nil {
 		return err
 	}
-	rt.setU64(exc+ObjFields, uint64(rt.StringAddr(msg)))
+	rt.setU64(exc+abi.ObjFields, uint64(rt.StringAddr(msg)))
 	return rt.throw(m, exc)
 }
 
@@ -830,11 +763,11 @@ func (rt *Runtime) str(p uintptr) []uint16 {
 	if p == 0 {
 		return nil
 	}
-	n := int(rt.u64(p + StrLen))
+	n := int(rt.u64(p + abi.StrLen))
 	if n == 0 {
 		return nil
 	}
-	return unsafe.Slice((*uint16)(unsafe.Pointer(&rt.bytes(p+StrData, 2*n)[0])), n)
+	return unsafe.Slice((*uint16)(unsafe.Pointer(&rt.bytes(p+abi.StrData, 2*n)[0])), n)
 }
 
 // Run runs the entry point and returns its exit code. A nil ctx means
@@ -867,14 +800,14 @@ func (rt *Runtime) Run(ctx context.Context) (code int, err error) {
 // (see oomAt).
 func (rt *Runtime) handle(m *Machine, code uint64) error {
 	switch code {
-	case ExitCompile:
+	case abi.ExitCompile:
 		return rt.compile(int(m.ExitArg()))
-	case HelperAlloc:
-		t := rt.types[rt.u64(uintptr(m.Reg(CtxRDI))+MTTypeID)]
+	case abi.HelperAlloc:
+		t := rt.types[rt.u64(uintptr(m.Reg(abi.CtxRDI))+abi.MTTypeID)]
 		return rt.oomAt(m, rt.result(rt.alloc(t, il.ObjectSize(t.class.NumFields))))
-	case HelperNewArr:
-		t := rt.types[rt.u64(uintptr(m.Reg(CtxRDI))+MTTypeID)]
-		n := int64(m.Reg(CtxRSI)) // >= 0: native code checked
+	case abi.HelperNewArr:
+		t := rt.types[rt.u64(uintptr(m.Reg(abi.CtxRDI))+abi.MTTypeID)]
+		n := int64(m.Reg(abi.CtxRSI)) // >= 0: native code checked
 		switch {
 		case n > math.MaxInt32:
 			// A native int length: CoreCLR's array lengths are 32-bit.
@@ -884,67 +817,67 @@ func (rt *Runtime) handle(m *Machine, code uint64) error {
 		}
 		p, err := rt.alloc(t, il.ArraySize(t.elem, n))
 		if err == nil {
-			rt.setU64(p+ArrLen, uint64(n))
+			rt.setU64(p+abi.ArrLen, uint64(n))
 		}
 		return rt.oomAt(m, rt.result(p, err))
-	case HelperBox:
-		t := rt.types[rt.u64(uintptr(m.Reg(CtxRDI))+MTTypeID)]
+	case abi.HelperBox:
+		t := rt.types[rt.u64(uintptr(m.Reg(abi.CtxRDI))+abi.MTTypeID)]
 		p, err := rt.alloc(t, il.BoxSize)
 		if err == nil {
-			rt.setU64(p+BoxValue, boxBits(t.prim, m.Reg(CtxRSI)))
+			rt.setU64(p+abi.BoxValue, boxBits(t.prim, m.Reg(abi.CtxRSI)))
 		}
 		return rt.oomAt(m, rt.result(p, err))
-	case HelperIsInst:
-		obj := uintptr(m.Reg(CtxRDI))
-		t := rt.types[rt.u64(uintptr(m.Reg(CtxRSI))+MTTypeID)]
+	case abi.HelperIsInst:
+		obj := uintptr(m.Reg(abi.CtxRDI))
+		t := rt.types[rt.u64(uintptr(m.Reg(abi.CtxRSI))+abi.MTTypeID)]
 		if obj != 0 && rt.isInstance(obj, t) {
 			return rt.result(obj, nil)
 		}
 		return rt.result(0, nil)
-	case HelperTypeIs:
-		obj := rt.typeOf(uintptr(m.Reg(CtxRDI)))
-		t := rt.types[rt.u64(uintptr(m.Reg(CtxRSI))+MTTypeID)]
+	case abi.HelperTypeIs:
+		obj := rt.typeOf(uintptr(m.Reg(abi.CtxRDI)))
+		t := rt.types[rt.u64(uintptr(m.Reg(abi.CtxRSI))+abi.MTTypeID)]
 		return rt.result(b2u(obj.kind == tkBox && obj.prim == t.prim), nil)
-	case HelperCanStore:
-		arr := rt.typeOf(uintptr(m.Reg(CtxRDI)))
+	case abi.HelperCanStore:
+		arr := rt.typeOf(uintptr(m.Reg(abi.CtxRDI)))
 		et, err := rt.typeFor(arr.elem)
 		if err != nil {
 			return err
 		}
-		return rt.result(b2u(rt.isInstance(uintptr(m.Reg(CtxRSI)), et)), nil)
-	case HelperThrow:
-		return rt.throw(m, uintptr(m.Reg(CtxRDI)))
-	case HelperThrowNew:
+		return rt.result(b2u(rt.isInstance(uintptr(m.Reg(abi.CtxRSI)), et)), nil)
+	case abi.HelperThrow:
+		return rt.throw(m, uintptr(m.Reg(abi.CtxRDI)))
+	case abi.HelperThrowNew:
 		exc, err := rt.newException(m)
 		if err != nil {
 			return rt.oomAt(m, err)
 		}
 		return rt.throw(m, exc)
-	case HelperRethrow:
+	case abi.HelperRethrow:
 		return rt.rethrow(m)
-	case ExitFuncletReturn:
+	case abi.ExitFuncletReturn:
 		return rt.funcletReturned(m)
-	case ExitStackLimit:
+	case abi.ExitStackLimit:
 		return rt.stackLimit(m)
-	case ExitCheckpoint:
+	case abi.ExitCheckpoint:
 		return rt.checkpointReturned(m)
-	case exitStubBuiltin:
+	case abi.ExitStubBuiltin:
 		// The stub's only remaining instruction is RET: return now, so
 		// that the method runs in its managed caller's frame and an
 		// exception it throws starts there (a stub is no managed frame).
 		sp := m.SP()
 		m.SetPC(uintptr(m.ReadStack(sp)))
 		m.SetSP(sp + 8)
-		return rt.oomAt(m, rt.resumeOuter(m, rt.builtin(m, rt.builtins[m.ExitArg()])))
-	case HelperBuiltin:
-		return rt.oomAt(m, rt.resumeOuter(m, rt.builtin(m, rt.builtins[m.ExitArg()])))
-	case HelperFRem:
-		a := math.Float64frombits(m.Reg(CtxXMM0))
-		b := math.Float64frombits(m.Reg(CtxXMM1))
-		m.SetReg(CtxXMM0, math.Float64bits(math.Mod(a, b)))
+		return rt.oomAt(m, rt.resumeOuter(m, rt.builtin(m, il.BuiltinKind(m.ExitArg()))))
+	case abi.HelperBuiltin:
+		return rt.oomAt(m, rt.resumeOuter(m, rt.builtin(m, il.BuiltinKind(m.ExitArg()))))
+	case abi.HelperFRem:
+		a := math.Float64frombits(m.Reg(abi.CtxXMM0))
+		b := math.Float64frombits(m.Reg(abi.CtxXMM1))
+		m.SetReg(abi.CtxXMM0, math.Float64bits(math.Mod(a, b)))
 		return nil
-	case HelperF2U8:
-		m.SetReg(CtxRAX, f2u64(math.Float64frombits(m.Reg(CtxXMM0))))
+	case abi.HelperF2U8:
+		m.SetReg(abi.CtxRAX, f2u64(math.Float64frombits(m.Reg(abi.CtxXMM0))))
 		return nil
 	}
 	return fmt.Errorf("jitrt: unknown exit code %d at %#x", code, m.PC())
@@ -955,7 +888,7 @@ func (rt *Runtime) result(p uintptr, err error) error {
 	if err != nil {
 		return err
 	}
-	rt.mach.SetReg(CtxRAX, uint64(p))
+	rt.mach.SetReg(abi.CtxRAX, uint64(p))
 	return nil
 }
 
@@ -1100,20 +1033,41 @@ func (rt *Runtime) compile(i int) error {
 	for _, slot := range rt.vtableRefs[m] {
 		rt.setU64(slot, uint64(addr))
 	}
-	for k := range c.Clauses {
-		if cl := &c.Clauses[k]; cl.Kind == il.EHCatch {
-			if cl.catchRT, err = rt.typeFor(cl.CatchType); err != nil {
+	catchRT := make([]*rtType, len(c.Clauses))
+	for k, cl := range c.Clauses {
+		if cl.Kind == il.EHCatch {
+			if catchRT[k], err = rt.typeFor(cl.CatchType); err != nil {
 				return err
 			}
 		}
 	}
+	rt.perfMap(addr, c, m)
 	r := codeRange{start: addr, end: addr + uintptr(len(c.Code)), method: m, sites: c.Sites, clauses: c.Clauses, funclets: c.Funclets,
-		innermost: innermostIndex(c.Clauses)}
+		catchRT: catchRT, innermost: innermostIndex(c.Clauses)}
 	k := sort.Search(len(rt.codeMap), func(j int) bool { return rt.codeMap[j].start > addr })
 	rt.codeMap = append(rt.codeMap, codeRange{})
 	copy(rt.codeMap[k+1:], rt.codeMap[k:])
 	rt.codeMap[k] = r
 	return nil
+}
+
+// perfMap writes the perf map lines of a method installed at addr: one
+// per funclet, one for the cold section.
+func (rt *Runtime) perfMap(addr uintptr, c *abi.Method, m *il.Method) {
+	w := rt.opts.PerfMap
+	if w == nil {
+		return
+	}
+	for k, f := range c.Funclets {
+		name := m.FullName()
+		if k > 0 {
+			name = fmt.Sprintf("%s [%s of IL clause %d]", name, f.Kind, f.Clause)
+		}
+		fmt.Fprintf(w, "%x %x %s\n", addr+uintptr(f.Start), f.End-f.Start, name)
+	}
+	if c.ColdStart < len(c.Code) {
+		fmt.Fprintf(w, "%x %x %s [cold]\n", addr+uintptr(c.ColdStart), len(c.Code)-c.ColdStart, m.FullName())
+	}
 }
 
 // cellIndex returns the method index of a call cell address.
@@ -1147,22 +1101,22 @@ func (rt *Runtime) message(exc uintptr) (string, error) {
 
 // newException creates the exception a HelperThrowNew asks for.
 func (rt *Runtime) newException(m *Machine) (uintptr, error) {
-	t := rt.types[rt.u64(uintptr(m.Reg(CtxRDI))+MTTypeID)]
+	t := rt.types[rt.u64(uintptr(m.Reg(abi.CtxRDI))+abi.MTTypeID)]
 	exc, err := rt.newObject(t.class)
 	if err != nil {
 		return 0, err
 	}
 	msg, _ := il.DefaultMessage(t.class.Name)
 	s := rt.StringAddr(msg) // default messages are interned
-	if t.class.Name == "System.InvalidCastException" && m.Reg(CtxRDX) != 0 {
-		from := rt.typeOf(uintptr(m.Reg(CtxRSI)))
-		to := rt.types[rt.u64(uintptr(m.Reg(CtxRDX))+MTTypeID)]
+	if t.class.Name == "System.InvalidCastException" && m.Reg(abi.CtxRDX) != 0 {
+		from := rt.typeOf(uintptr(m.Reg(abi.CtxRSI)))
+		to := rt.types[rt.u64(uintptr(m.Reg(abi.CtxRDX))+abi.MTTypeID)]
 		msg = fmt.Sprintf("Unable to cast object of type '%s' to type '%s'.", from.name, to.name)
 		if s, err = rt.newString(utf16Of(msg)); err != nil {
 			return 0, err
 		}
 	}
-	rt.setU64(exc+ObjFields, uint64(s))
+	rt.setU64(exc+abi.ObjFields, uint64(s))
 	return exc, nil
 }
 
@@ -1172,7 +1126,7 @@ func (rt *Runtime) callVirtual(obj uintptr, slot int) (uintptr, error) {
 	if rt.mach.depth > il.MaxCallbackDepth {
 		return 0, &StackOverflowError{PC: rt.mach.PC(), SP: rt.mach.SP()}
 	}
-	target := uintptr(rt.u64(uintptr(rt.u64(obj+ObjMT)) + MTVTable + uintptr(MTSlotSize*slot)))
+	target := uintptr(rt.u64(uintptr(rt.u64(obj+abi.ObjMT)) + abi.MTVTable + uintptr(abi.MTSlotSize*slot)))
 	ret, err := rt.mach.Call(rt.ctx, target, []uint64{uint64(obj)}, rt.handle)
 	return uintptr(ret), err
 }

@@ -7,13 +7,15 @@ import (
 	"errors"
 	"testing"
 
+	"miniil/abi"
+
 	"miniil/il"
 )
 
 const tinyProgram = `.assembly t {}
 .method public static void main() cil managed { .entrypoint .maxstack 1 ret }`
 
-func noCompile(*Runtime, *il.Method) (*Compiled, error) {
+func noCompile(*Runtime, *il.Method) (*abi.Method, error) {
 	return nil, errors.New("not compiled in this test")
 }
 

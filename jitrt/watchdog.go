@@ -9,9 +9,10 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // The watchdog makes running native code reach a preemption point on its
@@ -104,6 +105,10 @@ const (
 	stackPreempt = 0xfffffffffffffade // -1314: runtime.stackPreempt
 )
 
+// futexWakePrivate is FUTEX_WAKE|FUTEX_PRIVATE_FLAG (x/sys/unix names
+// neither).
+const futexWakePrivate = 1 | 128
+
 // wdEvery is how many ticks go by between polls that Go did not ask for:
 // a cancelled context or a time limit is seen within wdEvery*PollInterval.
 const wdEvery = 20
@@ -154,14 +159,14 @@ func newWatchdog() (*watchdog, error) {
 	if interval == 0 {
 		interval = 1000 * time.Hour // effectively never
 	}
-	mem, err := syscall.Mmap(-1, 0, wdDataBytes+wdStack, syscall.PROT_READ|syscall.PROT_WRITE,
-		syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	mem, err := unix.Mmap(-1, 0, wdDataBytes+wdStack, unix.PROT_READ|unix.PROT_WRITE,
+		unix.MAP_PRIVATE|unix.MAP_ANON)
 	if err != nil {
 		return nil, fmt.Errorf("jitrt: mapping the watchdog: %w", err)
 	}
 	w := &watchdog{mem: mem, data: unsafe.Pointer(&mem[0])}
-	iv := (*syscall.Timespec)(unsafe.Add(w.data, wdInterval))
-	*iv = syscall.NsecToTimespec(int64(interval))
+	iv := (*unix.Timespec)(unsafe.Add(w.data, wdInterval))
+	*iv = unix.NsecToTimespec(int64(interval))
 	// Ask for a short time slice (Linux 6.12 and later, unprivileged):
 	// the thread wakes, stores a few words and sleeps, and with a short
 	// slice the scheduler lets it run at once even when every CPU is busy
@@ -170,8 +175,8 @@ func newWatchdog() (*watchdog, error) {
 	top := uintptr(unsafe.Pointer(&mem[0])) + wdDataBytes + wdStack
 	tid := cloneWatchdog(uintptr(w.data), top)
 	if tid <= 0 {
-		syscall.Munmap(mem)
-		return nil, fmt.Errorf("jitrt: starting the watchdog thread: %w", syscall.Errno(-tid))
+		unix.Munmap(mem)
+		return nil, fmt.Errorf("jitrt: starting the watchdog thread: %w", unix.Errno(-tid))
 	}
 	w.tid = tid
 	return w, nil
@@ -213,7 +218,7 @@ func (w *watchdog) registerG(ctx, g uintptr) (int, error) {
 	if atomic.AddUint32(w.word32(wdActive), 1) == 1 {
 		// Wake the thread from its futex sleep (it rechecks the count, so
 		// a wake that arrives before it sleeps is not lost).
-		syscall.RawSyscall6(syscall.SYS_FUTEX, uintptr(unsafe.Add(w.data, wdActive)), 129 /* FUTEX_WAKE_PRIVATE */, 1, 0, 0, 0)
+		unix.RawSyscall6(unix.SYS_FUTEX, uintptr(unsafe.Add(w.data, wdActive)), futexWakePrivate, 1, 0, 0, 0)
 	}
 	return i, nil
 }

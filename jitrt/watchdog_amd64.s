@@ -122,9 +122,9 @@ scan:
 	CMPQ	const_gStackguard0(DX), R8
 	JNE	next
 arm:
-	MOVQ	$1, const_CtxPollReq(DI)
-	MOVQ	$-1, const_CtxStackLimit(DI)
-	MOVQ	$0, const_CtxPoll(DI)
+	MOVQ	$1, const_asmCtxPollReq(DI)
+	MOVQ	$-1, const_asmCtxStackLimit(DI)
+	MOVQ	$0, const_asmCtxPoll(DI)
 next:
 	ADDQ	$16, SI
 	DECL	CX

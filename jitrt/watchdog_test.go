@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"testing"
 	"unsafe"
+
+	"miniil/abi"
 )
 
 // TestGoroutineLayout checks the two words of Go's runtime the watchdog
@@ -39,7 +41,7 @@ func TestWatchdogSeesPreemption(t *testing.T) {
 		t.Fatal(err)
 	}
 	type fake struct {
-		ctx [CtxSize / 8]uint64
+		ctx [abi.CtxSize / 8]uint64
 		g   [4]uintptr
 	}
 	asked, idle := new(fake), new(fake)
@@ -48,7 +50,7 @@ func TestWatchdogSeesPreemption(t *testing.T) {
 	ctxOf := func(f *fake) uintptr { return uintptr(unsafe.Pointer(&f.ctx[0])) }
 	for try := 0; try < 5; try++ {
 		for _, f := range []*fake{asked, idle} {
-			f.ctx[CtxPollReq/8], f.ctx[CtxPoll/8] = 0, 1
+			f.ctx[abi.CtxPollReq/8], f.ctx[abi.CtxPoll/8] = 0, 1
 		}
 		a, err := w.registerG(ctxOf(asked), uintptr(unsafe.Pointer(&asked.g[0])))
 		if err != nil {
@@ -64,10 +66,10 @@ func TestWatchdogSeesPreemption(t *testing.T) {
 		}
 		w.unregister(a)
 		w.unregister(i)
-		if asked.ctx[CtxPollReq/8] != 1 || asked.ctx[CtxPoll/8] != 0 {
+		if asked.ctx[abi.CtxPollReq/8] != 1 || asked.ctx[abi.CtxPoll/8] != 0 {
 			t.Fatalf("a goroutine Go asked for was not asked to poll")
 		}
-		if idle.ctx[CtxPollReq/8] == 0 {
+		if idle.ctx[abi.CtxPollReq/8] == 0 {
 			return // a tick passed that polled only the one Go asked for
 		}
 	}

@@ -131,7 +131,7 @@ var nestStages = []nestStage{
 				b.Fatal(err)
 			}
 			b.StartTimer()
-			if _, err := ehclauses.Build(n.m, f, code); err != nil {
+			if err := ehclauses.Build(n.m, f, code); err != nil {
 				b.Fatal(err)
 			}
 		},
@@ -276,10 +276,10 @@ func TestDeepNest(t *testing.T) {
 			}
 			// The clause table: one clause per level, each chained to the
 			// one around it, and each handler funclet to the try around it.
-			table, err := ehclauses.Build(m, f, code)
-			if err != nil {
+			if err := ehclauses.Build(m, f, code); err != nil {
 				t.Fatal(err)
 			}
+			table := ehclauses.Of(&code.Method)
 			if err := ehclauses.Validate(m, f, code, table); err != nil {
 				t.Fatal(err)
 			}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"miniil/abi"
+
 	"miniil/amd64"
 	"miniil/ehclauses"
 	"miniil/il"
@@ -20,7 +22,6 @@ func (stubEnv) ClassMT(*il.Class) uintptr    { return 0x20000 }
 func (stubEnv) TypeMT(*il.Type) uintptr      { return 0x30000 }
 func (stubEnv) StaticAddr(*il.Field) uintptr { return 0x40000 }
 func (stubEnv) StringAddr(string) uintptr    { return 0x50000 }
-func (stubEnv) BuiltinID(*il.Method) uint64  { return 1 }
 
 // TestEHClauseTables compiles every method of the corpus and checks its
 // native EH clause table against the CLR's rules (ehclauses.Validate),
@@ -46,11 +47,11 @@ func TestEHClauseTables(t *testing.T) {
 				t.Errorf("%s: %v", filepath.Base(file), err)
 				continue
 			}
-			table, err := ehclauses.Build(m, f, code)
-			if err != nil {
+			if err := ehclauses.Build(m, f, code); err != nil {
 				t.Errorf("%s: %v", filepath.Base(file), err)
 				continue
 			}
+			table := ehclauses.Of(&code.Method)
 			if err := ehclauses.Validate(m, f, code, table); err != nil {
 				t.Errorf("%s: %v", filepath.Base(file), err)
 				continue
@@ -86,7 +87,7 @@ func TestEHClauseTables(t *testing.T) {
 // checkCLRTable checks a table with duplicates against the CLR's ordering
 // rules: try ranges nested or disjoint, inner before outer, disjoint ones
 // by address.
-func checkCLRTable(cs []ehclauses.Clause) error {
+func checkCLRTable(cs []abi.EHClause) error {
 	for i, c := range cs {
 		for j := i + 1; j < len(cs); j++ {
 			d := cs[j]
@@ -130,16 +131,16 @@ func TestEHValidatorRejects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	good, err := ehclauses.Build(m, f, code)
-	if err != nil {
+	if err := ehclauses.Build(m, f, code); err != nil {
 		t.Fatal(err)
 	}
+	good := ehclauses.Of(&code.Method)
 	if err := ehclauses.Validate(m, f, code, good); err != nil {
 		t.Fatalf("valid table rejected: %v", err)
 	}
 	nested := -1 // a funclet nested in a try
-	for k, e := range good.Enclosing {
-		if e >= 0 {
+	for k, fn := range good.Funclets {
+		if fn.Enclosing >= 0 {
 			nested = k
 		}
 	}
@@ -152,8 +153,8 @@ func TestEHValidatorRejects(t *testing.T) {
 		"chain cut":           func(t *table) { t.Clauses[0].Next = -1 },
 		"chain skips":         func(t *table) { t.Clauses[0].Next = t.Clauses[t.Clauses[0].Next].Next },
 		"chain out of range":  func(t *table) { t.Clauses[0].Next = len(t.Clauses) },
-		"funclet chain lost":  func(t *table) { t.Enclosing[nested] = -1 },
-		"main body chained":   func(t *table) { t.Enclosing[0] = 0 },
+		"funclet chain lost":  func(t *table) { t.Funclets[nested].Enclosing = -1 },
+		"main body chained":   func(t *table) { t.Funclets[0].Enclosing = 0 },
 		"overlapping tries":   func(t *table) { t.Clauses[0].TryEnd = t.Clauses[len(t.Clauses)-1].TryEnd + 1 },
 		"handler not funclet": func(t *table) { t.Clauses[0].HandlerStart++ },
 		"try spans funclets":  func(t *table) { t.Clauses[0].TryEnd = t.Clauses[0].HandlerEnd },
@@ -166,7 +167,7 @@ func TestEHValidatorRejects(t *testing.T) {
 		},
 	}
 	for name, mutate := range mutations {
-		bad := &table{Clauses: slices.Clone(good.Clauses), Enclosing: slices.Clone(good.Enclosing), Funclets: good.Funclets}
+		bad := &table{Clauses: slices.Clone(good.Clauses), Funclets: slices.Clone(good.Funclets)}
 		mutate(bad)
 		if err := ehclauses.Validate(m, f, code, bad); err == nil {
 			t.Errorf("%s: the validator accepted a broken table", name)

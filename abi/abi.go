@@ -1,4 +1,20 @@
-package jitrt
+// Package abi is what miniil's code generator (amd64) and its runtime
+// (jitrt) agree on, and nothing else: the offsets of the context block
+// that native code reaches through R15, the exit and helper codes, the
+// layout of objects and method tables, and the compiled method that the
+// compiler hands to the runtime (code, call sites, funclets, EH clauses).
+// Neither side imports the other; both import abi. It is internal to
+// miniil: no compatibility promise.
+//
+// The managed calling convention: integer arguments in RDI, RSI, RDX,
+// RCX, R8, R9, floating-point ones in XMM0-7, the result in RAX or XMM0.
+// RBX and R12-R14 are callee-saved; R15 holds the context block and is
+// never written; RSP, RBP as usual (frame pointer chains); every other
+// register is caller-saved. jitrt's package documentation holds the full
+// contract (exits, polls, stack checks, cells and prestubs).
+package abi
+
+import "fmt"
 
 // Byte offsets of the slots of a Machine's context block. The block lives in
 // mmap'd memory outside the Go heap; native code reaches it through R15, for
@@ -35,12 +51,11 @@ const (
 	// it as the return address of the entry frame; it exits with ExitReturn.
 	CtxReturnStub = 0x38
 
-	// CtxSpare0 .. CtxSpare7 are free slots with 8-bit displacements, kept
-	// for hot runtime data the code generator may want (for example a bump
-	// allocator's pointer and limit). The Machine does not touch them; a
-	// nested Call does not save or restore them.
-	CtxSpare0 = 0x40
-	CtxSpare1 = 0x48
+	// CtxHeapTop and CtxHeapLimit are the managed heap's bump allocator
+	// (absolute addresses): native code allocates inline and exits with
+	// HelperAlloc only when the object does not fit.
+	CtxHeapTop   = 0x40
+	CtxHeapLimit = 0x48
 
 	// CtxPollReq is set to 1 by the watchdog thread before it raises
 	// CtxStackLimit: an ExitStackOverflow with CtxPollReq set is a poll
@@ -55,6 +70,9 @@ const (
 	// count call depth (see ExitStackLimit).
 	CtxStackHard = 0x58
 
+	// CtxSpare4 .. CtxSpare7 are free slots with 8-bit displacements, kept
+	// for hot runtime data the code generator may want. A nested Call does
+	// not save or restore them.
 	CtxSpare4 = 0x60
 	CtxSpare5 = 0x68
 	CtxSpare6 = 0x70
@@ -161,8 +179,101 @@ const (
 	// limit; the code then continues as if the check had passed. The
 	// value compared is Machine.StackCheckValue.
 	ExitStackLimit = 6
+	// ExitCheckpoint is the exit of the checkpoint stub: a frame whose
+	// return address the runtime replaced to count call depth returned.
+	ExitCheckpoint = 7
+	// ExitStubBuiltin is the exit of the stub through which a vtable calls
+	// a virtual base library method (CtxExitArg = its il.BuiltinKind).
+	ExitStubBuiltin = ExitHelperBase - 1
 
 	// ExitHelperBase is the first code for helper calls; codes at or above
 	// it are delivered to the ExitHandler.
 	ExitHelperBase = 16
 )
+
+// The managed ABI shared by the code generator and the runtime: helper exit
+// codes, and the layout of objects and method tables in managed memory.
+
+// Helper exits. Native code stores one of these at CtxExitCode (and an
+// argument at CtxExitArg where noted), puts the operands in the SysV
+// argument registers, and calls the exit stub. Results come back in RAX
+// (or XMM0).
+const (
+	// HelperAlloc: RDI = method table; RAX = new zeroed object.
+	HelperAlloc = ExitHelperBase + iota
+	// HelperNewArr: RDI = array method table, RSI = length (>= 0); RAX = array.
+	HelperNewArr
+	// HelperBox: RDI = method table of a boxed primitive, RSI = the value's
+	// bits (float32 in the low 32 bits); RAX = box.
+	HelperBox
+	// HelperIsInst: RDI = object (may be null), RSI = method table of the
+	// target type; RAX = the object if it is an instance, else null.
+	HelperIsInst
+	// HelperTypeIs: RDI = non-null object, RSI = method table of a boxed
+	// primitive; RAX = 1 if unbox.any to that type may read the box.
+	HelperTypeIs
+	// HelperCanStore: RDI = array, RSI = non-null object; RAX = 1 if the
+	// object may be stored in the array (the array store check).
+	HelperCanStore
+	// HelperThrow: RDI = exception object (non-null). Does not return.
+	HelperThrow
+	// HelperThrowNew: RDI = method table of a base library exception class;
+	// for InvalidCastException RSI = the object and RDX = the method table
+	// of the target type. Throws a new instance. Does not return.
+	HelperThrowNew
+	// HelperBuiltin: CtxExitArg = the method's il.BuiltinKind; arguments
+	// in the argument registers as for a managed call; result in RAX or
+	// XMM0.
+	HelperBuiltin
+	// HelperFRem: XMM0 = a, XMM1 = b (float64); XMM0 = the C# remainder.
+	HelperFRem
+	// HelperF2U8: XMM0 = float64; RAX = CoreCLR's unchecked conversion to
+	// uint64.
+	HelperF2U8
+	// HelperRethrow: rethrow the exception of the catch funclet that makes
+	// the exit. Does not return.
+	HelperRethrow
+)
+
+// ExitFuncletReturn is the exit of the stub that a funclet invoked by the
+// exception dispatcher returns to; RAX holds the funclet's result.
+const ExitFuncletReturn = 5
+
+// Object layout. Every object starts with its method table address.
+// Instance fields take 8 bytes each in slot order (Field.Slot); a field of
+// a 4-byte type uses the low 4 bytes of its slot. Arrays and strings keep
+// their length after the header; array elements and string characters
+// follow at offset 16, with the element type's natural size.
+const (
+	ObjMT     = 0  // method table pointer
+	ObjFields = 8  // first instance field
+	ArrLen    = 8  // array length (int64)
+	ArrData   = 16 // first element
+	StrLen    = 8  // string length in UTF-16 units (int64)
+	StrData   = 16 // first UTF-16 unit
+	BoxValue  = 8  // the boxed value
+)
+
+// Method table layout. Method tables live in managed (non-Go) memory.
+const (
+	MTBase     = 0  // base class method table (0 for System.Object)
+	MTTypeID   = 8  // index of the type in the runtime's type list
+	MTVTable   = 16 // first virtual slot: the code address of the slot's method
+	MTSlotSize = 8
+)
+
+// ExitName names an exit or helper code for dumps: "poll", "NewArr", ...
+func ExitName(code int) string {
+	names := map[int]string{
+		ExitReturn: "return", ExitPoll: "poll", ExitStackOverflow: "stack overflow", ExitCompile: "compile",
+		ExitFuncletReturn: "funclet return", ExitStackLimit: "stack limit", ExitCheckpoint: "checkpoint",
+		ExitStubBuiltin: "builtin (virtual)",
+		HelperAlloc:     "Alloc", HelperNewArr: "NewArr", HelperBox: "Box", HelperIsInst: "IsInst",
+		HelperTypeIs: "TypeIs", HelperCanStore: "CanStore", HelperThrow: "Throw", HelperThrowNew: "ThrowNew",
+		HelperBuiltin: "Builtin", HelperFRem: "FRem", HelperF2U8: "F2U8", HelperRethrow: "Rethrow",
+	}
+	if n, ok := names[code]; ok {
+		return n
+	}
+	return fmt.Sprintf("exit %d", code)
+}
