@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"miniil/abi"
 	"miniil/amd64"
 	"miniil/ehclauses"
 	"miniil/funclet"
@@ -65,10 +66,10 @@ func compile(t *testing.T, body string) *method {
 	if err != nil {
 		t.Fatal(err)
 	}
-	table, err := ehclauses.Build(m, f, code)
-	if err != nil {
+	if err := ehclauses.Build(m, f, code); err != nil {
 		t.Fatal(err)
 	}
+	table := ehclauses.Of(&code.Method)
 	c := &method{m, f, code, table}
 	if err := ehclauses.Validate(m, f, code, table); err != nil {
 		t.Fatalf("%v\n%s", err, c)
@@ -123,7 +124,7 @@ func (c *method) next(t *testing.T, ci int) int {
 }
 
 // funclet returns the index of the funclet of kind k for IL clause ci.
-func (c *method) funclet(t *testing.T, k funclet.Kind, ci int) int {
+func (c *method) funclet(t *testing.T, k abi.FuncletKind, ci int) int {
 	t.Helper()
 	for i, fn := range c.code.Funclets {
 		if fn.Kind == k && fn.Clause == ci {
@@ -136,7 +137,7 @@ func (c *method) funclet(t *testing.T, k funclet.Kind, ci int) int {
 
 // enclosing returns the IL clause first offered an exception leaving
 // funclet k (-1: none).
-func (c *method) enclosing(k int) int { return c.il(c.table.Enclosing[k]) }
+func (c *method) enclosing(k int) int { return c.il(c.table.Funclets[k].Enclosing) }
 
 // chain returns the IL clauses offered an exception at native offset off.
 func (c *method) chain(off int) []int {
@@ -280,8 +281,8 @@ OUT:
 	// IL: 0 the try/fault in the catch, 1 the try/catch in the finally, 2
 	// the try/finally.
 	want := map[int]int{
-		0: c.funclet(t, funclet.Catch, 1),
-		1: c.funclet(t, funclet.Finally, 2),
+		0: c.funclet(t, abi.CatchFunclet, 1),
+		1: c.funclet(t, abi.FinallyFunclet, 2),
 		2: 0,
 	}
 	for ci, k := range want {
@@ -359,14 +360,14 @@ func TestMutualProtect(t *testing.T) {
 	}
 	expectSlice(t, c, "chain in the shared try", c.chain(c.tryStart(t, 0)), []int{0, 1, 2, 3})
 	for _, h := range []struct {
-		kind   funclet.Kind
+		kind   abi.FuncletKind
 		clause int
-	}{{funclet.Catch, 0}, {funclet.FilterHandler, 1}, {funclet.Catch, 2}} {
+	}{{abi.CatchFunclet, 0}, {abi.FilterHandlerFunclet, 1}, {abi.CatchFunclet, 2}} {
 		k := c.funclet(t, h.kind, h.clause)
 		expect(t, c, fmt.Sprintf("enclosing clause of the %s of IL clause %d", h.kind, h.clause), c.enclosing(k), 3)
 		expectSlice(t, c, fmt.Sprintf("chain in the %s of IL clause %d", h.kind, h.clause), c.chain(c.funcletStart(k)), []int{3})
 	}
-	expect(t, c, "enclosing clause of the filter", c.enclosing(c.funclet(t, funclet.Filter, 1)), -1)
+	expect(t, c, "enclosing clause of the filter", c.enclosing(c.funclet(t, abi.FilterFunclet, 1)), -1)
 }
 
 // TestNestedTryInHandler checks the chains around a try/catch inside a
@@ -413,10 +414,10 @@ OUT:
 	expect(t, c, "next after the inner try's clause", c.next(t, 0), 2)
 	expect(t, c, "next after the outer catch's clause", c.next(t, 1), 2)
 	expect(t, c, "next after the finally's clause", c.next(t, 2), -1)
-	outerCatch := c.funclet(t, funclet.Catch, 1)
+	outerCatch := c.funclet(t, abi.CatchFunclet, 1)
 	expect(t, c, "enclosing clause of the outer catch", c.enclosing(outerCatch), 2)
-	expect(t, c, "enclosing clause of the inner catch", c.enclosing(c.funclet(t, funclet.Catch, 0)), 2)
-	expect(t, c, "enclosing clause of the finally", c.enclosing(c.funclet(t, funclet.Finally, 2)), -1)
+	expect(t, c, "enclosing clause of the inner catch", c.enclosing(c.funclet(t, abi.CatchFunclet, 0)), 2)
+	expect(t, c, "enclosing clause of the finally", c.enclosing(c.funclet(t, abi.FinallyFunclet, 2)), -1)
 	expectSlice(t, c, "chain in the inner try", c.chain(c.tryStart(t, 0)), []int{0, 2})
 	expectSlice(t, c, "chain in the outer catch, outside the inner try", c.chain(c.funcletStart(outerCatch)), []int{2})
 	expectSlice(t, c, "chain in the outer try", c.chain(c.tryStart(t, 1)), []int{1, 2})
@@ -425,7 +426,7 @@ OUT:
 	for _, d := range c.table.Expand() {
 		if d.Duplicate {
 			dups = append(dups, d.ILClause)
-			fn := c.code.Funclets[c.table.FuncletAt(d.TryStart)]
+			fn := c.code.Funclets[abi.FuncletAt(c.table.Funclets, d.TryStart)]
 			if d.TryStart != fn.Start || d.TryEnd != fn.End {
 				t.Errorf("duplicate of IL clause %d: try [%04x, %04x), want a whole funclet\n%s", d.ILClause, d.TryStart, d.TryEnd, c)
 			}
@@ -487,10 +488,10 @@ OUT:
 	// IL: 0 the try/catch in the filter, 1 the filter, 2 the outer catch.
 	expect(t, c, "next after the try in the filter", c.next(t, 0), -1)
 	expect(t, c, "next after the filter's clause", c.next(t, 1), 2)
-	filter := c.funclet(t, funclet.Filter, 1)
+	filter := c.funclet(t, abi.FilterFunclet, 1)
 	expect(t, c, "enclosing clause of the filter", c.enclosing(filter), -1)
-	expect(t, c, "enclosing clause of the filter's handler", c.enclosing(c.funclet(t, funclet.FilterHandler, 1)), 2)
-	expect(t, c, "enclosing clause of the catch in the filter", c.enclosing(c.funclet(t, funclet.Catch, 0)), -1)
+	expect(t, c, "enclosing clause of the filter's handler", c.enclosing(c.funclet(t, abi.FilterHandlerFunclet, 1)), 2)
+	expect(t, c, "enclosing clause of the catch in the filter", c.enclosing(c.funclet(t, abi.CatchFunclet, 0)), -1)
 	expectSlice(t, c, "chain in the try in the filter", c.chain(c.tryStart(t, 0)), []int{0})
 	expectSlice(t, c, "chain in the filter outside its try", c.chain(c.funcletStart(filter)), nil)
 	fc := c.table.Clauses[c.clause(t, 1)]
@@ -541,8 +542,8 @@ OUT:
 	// IL: 0 the first try/finally, 1 the inner try/finally, 2 the
 	// try/catch around it.
 	expectSlice(t, c, "IL clauses in table order", c.ilOrder(), []int{2})
-	expect(t, c, "enclosing clause of the first finally", c.enclosing(c.funclet(t, funclet.Finally, 0)), -1)
-	expect(t, c, "enclosing clause of the inner finally", c.enclosing(c.funclet(t, funclet.Finally, 1)), 2)
+	expect(t, c, "enclosing clause of the first finally", c.enclosing(c.funclet(t, abi.FinallyFunclet, 0)), -1)
+	expect(t, c, "enclosing clause of the inner finally", c.enclosing(c.funclet(t, abi.FinallyFunclet, 1)), 2)
 }
 
 // TestValidateRejectsTargeted breaks small tables in ways the corpus
@@ -617,16 +618,16 @@ OUT:
 			tb.Clauses[c.clause(t, 2)].Next = c.clause(t, 0)
 		}, "next clause is"},
 		{"a handler chained to its own try", mutual, func(t *testing.T, c *method, tb *table) {
-			tb.Enclosing[c.funclet(t, funclet.Catch, 0)] = c.clause(t, 1)
+			tb.Funclets[c.funclet(t, abi.CatchFunclet, 0)].Enclosing = c.clause(t, 1)
 		}, "enclosing clause is"},
 		{"a chain out of a filter", filtered, func(t *testing.T, c *method, tb *table) {
 			tb.Clauses[c.clause(t, 0)].Next = c.clause(t, 2)
 		}, "next clause is"},
 		{"a filter funclet with an enclosing clause", filtered, func(t *testing.T, c *method, tb *table) {
-			tb.Enclosing[c.funclet(t, funclet.Filter, 1)] = c.clause(t, 2)
+			tb.Funclets[c.funclet(t, abi.FilterFunclet, 1)].Enclosing = c.clause(t, 2)
 		}, "enclosing clause is"},
 		{"a filter's handler without its enclosing clause", filtered, func(t *testing.T, c *method, tb *table) {
-			tb.Enclosing[c.funclet(t, funclet.FilterHandler, 1)] = -1
+			tb.Funclets[c.funclet(t, abi.FilterHandlerFunclet, 1)].Enclosing = -1
 		}, "enclosing clause is"},
 		{"the filter start not the filter funclet", filtered, func(t *testing.T, c *method, tb *table) {
 			tb.Clauses[c.clause(t, 1)].FilterStart = tb.Clauses[c.clause(t, 1)].HandlerStart
@@ -637,14 +638,14 @@ OUT:
 		{"one IL clause twice", filtered, func(t *testing.T, c *method, tb *table) {
 			tb.Clauses[c.clause(t, 0)].ILClause = 2
 		}, "repeated IL clause"},
-		{"a funclet missing from Enclosing", filtered, func(t *testing.T, c *method, tb *table) {
-			tb.Enclosing = tb.Enclosing[:len(tb.Enclosing)-1]
-		}, "funclet chains for"},
+		{"a funclet missing from the table", filtered, func(t *testing.T, c *method, tb *table) {
+			tb.Funclets = tb.Funclets[:len(tb.Funclets)-1]
+		}, "funclets in the table"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := compile(t, tt.src)
-			bad := &table{Clauses: slices.Clone(c.table.Clauses), Enclosing: slices.Clone(c.table.Enclosing), Funclets: c.table.Funclets}
+			bad := &table{Clauses: slices.Clone(c.table.Clauses), Funclets: slices.Clone(c.table.Funclets)}
 			tt.mutate(t, c, bad)
 			err := ehclauses.Validate(c.m, c.f, c.code, bad)
 			switch {
