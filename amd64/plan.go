@@ -1,0 +1,361 @@
+package amd64
+
+import (
+	"fmt"
+
+	"miniil/funclet"
+	"miniil/il"
+	"miniil/ir"
+)
+
+// The peephole plan.
+//
+// Before values get homes, Allocate decides which of them need no
+// location at all: a temporary defined once by a constant that fits an
+// immediate is read as one; a compare whose only use is its block's
+// branch is emitted with the branch; a result used once, by the very next
+// instruction, stays in RAX (or is computed straight into the argument
+// register of the call that takes it). Emission then follows the plan: it
+// reads it and never changes it. What emission tracks as it goes (what
+// RAX holds now, which argument registers still hold their arguments) is
+// its own state, in gen.
+
+// plan is what Allocate decides about a laid-out function before it gets
+// register homes. Emission only reads it.
+type plan struct {
+	// uses is the number of uses of each value.
+	uses []int
+	// consts holds the value of temporaries defined once, by a constant
+	// that fits an immediate; uses read the immediate instead of the slot.
+	consts map[ir.Value]int64
+	// slotless marks the constants no instruction reads from a slot
+	// (slotReads): their definitions emit nothing.
+	slotless map[ir.Value]bool
+	// blocks is each block's plan, by block ID.
+	blocks []blockPlan
+	// deferArgs moves the prolog's stores of register arguments into the
+	// entry block's successors that need them (see canDeferArgStores).
+	deferArgs bool
+}
+
+// blockPlan is the plan of one block.
+type blockPlan struct {
+	// fused is the OpCmp whose result only feeds the block's OpIf: the
+	// terminator emits it as a compare-and-branch.
+	fused *ir.Instr
+	// elide marks temporaries whose only use is the next instruction,
+	// which takes them from RAX: their slot is never written.
+	elide map[ir.Value]bool
+	// into maps elided integer results that the next instruction (a
+	// call) passes in a register to that register: they may be computed
+	// there directly (binary does when the operands allow it).
+	into map[ir.Value]Reg
+}
+
+// Alloc is the plan for emitting a laid-out function: the peephole plan
+// (constants read as immediates, compares fused into their branch,
+// results left in RAX or computed into a call's argument register) and
+// the register homes it makes possible.
+type Alloc struct {
+	// Homes is each virtual register's machine register for its whole
+	// life (NoReg: a frame slot, or no location for a transient value).
+	Homes []Reg
+	// Transient marks the values that need neither a register nor a slot.
+	Transient map[ir.Value]bool
+	liveIn    map[*ir.Block]valueList
+	*plan
+}
+
+// Allocate plans the emission of f, laid out by lay, and gives its values
+// register homes (regalloc.go).
+func Allocate(f *ir.Func, lay *funclet.Layout) (alloc *Alloc, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			alloc, err = nil, fmt.Errorf("%s: register allocation failed: %v", f.Method.FullName(), r)
+		}
+	}()
+	p := newPlan(f, lay)
+	transient := p.transient()
+	homes, liveIn := allocate(f, lay, transient)
+	return &Alloc{Homes: homes, Transient: transient, liveIn: liveIn, plan: p}, nil
+}
+
+// newPlan plans the emission of f, laid out by lay.
+func newPlan(f *ir.Func, lay *funclet.Layout) *plan {
+	p := &plan{}
+	p.analyze(f)
+	p.blocks = make([]blockPlan, len(f.Blocks))
+	for _, b := range f.Blocks {
+		p.blocks[b.ID] = p.planBlock(f, b)
+	}
+	// A funclet may read any slot at any time: methods with handlers
+	// store their arguments in the prolog.
+	p.deferArgs = len(lay.Funcs) == 1 && p.canDeferArgStores(f)
+	return p
+}
+
+// analyze counts uses and finds the single-definition constants and the
+// ones that need no slot.
+func (p *plan) analyze(f *ir.Func) {
+	p.uses = make([]int, len(f.Kinds))
+	defs := make([]int, len(f.Kinds))
+	p.consts = map[ir.Value]int64{}
+	for _, b := range f.Blocks {
+		for _, in := range b.Code() {
+			for _, v := range in.Args {
+				p.uses[v]++
+			}
+			for _, d := range []ir.Value{in.Dst, in.Dst2} {
+				if d != ir.NoValue {
+					defs[d]++
+				}
+			}
+			if in.Op == ir.OpConst && (in.Kind == ir.I32 || in.Kind == ir.I64 && in.Aux.Int == int64(int32(in.Aux.Int))) {
+				p.consts[in.Dst] = in.Aux.Int
+			}
+		}
+	}
+	for v := range p.consts {
+		if defs[v] != 1 || int(v) < f.NumArgs+f.NumLocals {
+			delete(p.consts, v)
+		}
+	}
+	// A constant needs its slot only if some use reads the slot directly.
+	p.slotless = map[ir.Value]bool{}
+	for v := range p.consts {
+		p.slotless[v] = true
+	}
+	for _, b := range f.Blocks {
+		for _, in := range b.Code() {
+			for k, v := range in.Args {
+				if p.slotless[v] && readsSlot(in, k) {
+					delete(p.slotless, v)
+				}
+			}
+		}
+	}
+}
+
+// transient returns the values that never need a location of their own:
+// constants read as immediates, compares fused into their branch, and
+// results that stay in RAX (or an argument register) for the next
+// instruction.
+func (p *plan) transient() map[ir.Value]bool {
+	t := map[ir.Value]bool{}
+	for v := range p.slotless {
+		t[v] = true
+	}
+	for _, bp := range p.blocks {
+		if bp.fused != nil {
+			t[bp.fused.Dst] = true
+		}
+		for v := range bp.elide {
+			t[v] = true
+		}
+	}
+	return t
+}
+
+// slotRead says which operands of an operation its lowering reads
+// straight from their home or frame slot (argSlot, argBits), rather than
+// through load, src or reg, which read a single-definition constant as an
+// immediate.
+type slotRead uint8
+
+const (
+	slotReadNone   slotRead = iota
+	slotReadAll             // every operand
+	slotReadSecond          // the second operand; every operand of a float operation
+	slotReadFloat           // every operand of a float operation
+)
+
+// slotReads is the slotRead of every operation whose lowering reads an
+// operand from its slot. The plan keeps the slot of a constant that such
+// an operand may be (analyze), and the lowerings assert, on every such
+// read, that the table declares it (argSlot): an undeclared read fails
+// the compilation even when the operand is no constant, so the table
+// cannot silently fall behind the lowerings. TestSlotReads checks the
+// other direction: every declared read is made.
+var slotReads = map[ir.Op]slotRead{
+	ir.OpIf: slotReadAll, ir.OpSwitch: slotReadAll, ir.OpConv: slotReadAll, ir.OpBox: slotReadAll,
+
+	ir.OpDiv: slotReadSecond, ir.OpDivUn: slotReadSecond, ir.OpRem: slotReadSecond, ir.OpRemUn: slotReadSecond,
+	ir.OpAddOvf: slotReadSecond, ir.OpSubOvf: slotReadSecond, ir.OpMulOvf: slotReadSecond,
+
+	ir.OpAdd: slotReadFloat, ir.OpSub: slotReadFloat, ir.OpMul: slotReadFloat, ir.OpCmp: slotReadFloat,
+	ir.OpNeg: slotReadFloat,
+}
+
+// readsSlot reports whether the lowering of in reads operand k from its
+// slot directly (see slotReads).
+func readsSlot(in *ir.Instr, k int) bool {
+	switch slotReads[in.Op] {
+	case slotReadAll:
+		return true
+	case slotReadSecond:
+		return k == 1 || in.Kind.IsFloat()
+	case slotReadFloat:
+		return in.Kind.IsFloat()
+	}
+	return false
+}
+
+// fusable returns the block's last instruction if it is an integer or
+// reference comparison whose only use is the block's OpIf.
+func (p *plan) fusable(b *ir.Block) *ir.Instr {
+	if b.Term.Op != ir.OpIf || len(b.Instrs) == 0 {
+		return nil
+	}
+	last := b.Instrs[len(b.Instrs)-1]
+	if last.Op != ir.OpCmp || last.Dst != b.Term.Args[0] || p.uses[last.Dst] != 1 || last.Kind.IsFloat() {
+		return nil
+	}
+	return last
+}
+
+// Producers whose last action is storing their (integer or reference)
+// result from RAX, and consumers that read an operand through load.
+var (
+	raxProducers = map[ir.Op]bool{
+		ir.OpAdd: true, ir.OpSub: true, ir.OpMul: true, ir.OpAnd: true, ir.OpOr: true, ir.OpXor: true,
+		ir.OpShl: true, ir.OpShr: true, ir.OpShrUn: true, ir.OpNeg: true, ir.OpNot: true, ir.OpDiv: true, ir.OpDivUn: true,
+		ir.OpCmp: true, ir.OpLdField: true, ir.OpLdStatic: true, ir.OpArrLen: true, ir.OpCall: true, ir.OpCallVirt: true,
+		ir.OpCopy: true, ir.OpAlloc: true, ir.OpIsInst: true, ir.OpNewArr: true, ir.OpStr: true,
+	}
+	commutative = map[ir.Op]bool{ir.OpAdd: true, ir.OpMul: true, ir.OpAnd: true, ir.OpOr: true, ir.OpXor: true}
+)
+
+// planBlock plans block b: its fused compare, and which results need no
+// slot (a temporary used once, by the next instruction, which reads it
+// through load while RAX still holds it).
+func (p *plan) planBlock(f *ir.Func, b *ir.Block) blockPlan {
+	bp := blockPlan{fused: p.fusable(b), elide: map[ir.Value]bool{}, into: map[ir.Value]Reg{}}
+	for i, in := range b.Instrs {
+		d := in.Dst
+		if d == ir.NoValue || in.Dst2 != ir.NoValue || !raxProducers[in.Op] || int(d) < f.NumArgs+f.NumLocals ||
+			p.uses[d] != 1 || f.Kinds[d].IsFloat() || in.Kind.IsFloat() || in.Op == ir.OpOr && in.Kind == 0 {
+			continue
+		}
+		if in == bp.fused {
+			continue
+		}
+		var next *ir.Instr
+		if i+1 < len(b.Instrs) {
+			next = b.Instrs[i+1]
+		} else {
+			next = b.Term
+		}
+		if next == bp.fused {
+			if next.Args[0] == d && next.Args[1] != d {
+				bp.elide[d] = true
+			}
+			continue
+		}
+		if consumes(f, next, d) {
+			bp.elide[d] = true
+			if intOps[in.Op][0] != 0 && (next.Op == ir.OpCall || next.Op == ir.OpCallVirt) {
+				locs, _ := classify(kinds(f, next.Args))
+				for k, a := range next.Args {
+					if a == d {
+						bp.into[d] = locs[k].reg
+					}
+				}
+			}
+		}
+	}
+	return bp
+}
+
+// consumes reports whether instruction in reads d (used once) through
+// load into a register before anything else writes RAX.
+func consumes(f *ir.Func, in *ir.Instr, d ir.Value) bool {
+	args := in.Args
+	switch in.Op {
+	case ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpAnd, ir.OpOr, ir.OpXor, ir.OpShl, ir.OpShr, ir.OpShrUn:
+		if in.Kind.IsFloat() {
+			return false
+		}
+		return args[0] == d || commutative[in.Op] && args[1] == d
+	case ir.OpCmp:
+		return !in.Kind.IsFloat() && args[0] == d
+	case ir.OpNeg, ir.OpNot, ir.OpCopy:
+		return !in.Kind.IsFloat() && args[0] == d
+	case ir.OpRet:
+		return len(args) == 1 && args[0] == d
+	case ir.OpLdField, ir.OpArrLen, ir.OpThrow:
+		return args[0] == d
+	case ir.OpStField:
+		return args[1] == d
+	case ir.OpCall, ir.OpCallVirt:
+		if k := in.Aux.Method.BuiltinKind; k == il.ObjectCtor || inlineExcCtor(k) {
+			return false
+		}
+		// Stack arguments are moved through RAX first: only calls without
+		// them may take d from RAX.
+		locs, ns := classify(kinds(f, args))
+		if ns > 0 {
+			return false
+		}
+		for k, a := range args {
+			if a == d {
+				return !locs[k].reg.IsXMM()
+			}
+		}
+	}
+	return false
+}
+
+// canDeferArgStores reports whether the prolog may leave register
+// arguments unstored: the entry block is reached by no branch, only reads
+// its arguments from their registers, ends in a plain branch, and each of
+// its successors is reached from it alone (so each can store the arguments
+// itself, see storeArgs). Methods with handlers never do this (newPlan).
+func (p *plan) canDeferArgStores(f *ir.Func) bool {
+	b := f.Blocks[0]
+	if len(b.Preds) > 0 || b.Term.Op != ir.OpIf && b.Term.Op != ir.OpJump {
+		return false
+	}
+	for _, in := range b.Instrs {
+		if !keepsArgRegs(in) {
+			return false
+		}
+		for _, a := range in.Args[min(1, len(in.Args)):] {
+			if int(a) < f.NumArgs {
+				return false // a second operand is read from its slot
+			}
+		}
+	}
+	if b.Term.Op == ir.OpIf && p.fusable(b) == nil && int(b.Term.Args[0]) < f.NumArgs {
+		return false // the branch tests the argument's slot
+	}
+	for _, s := range b.Succs {
+		if len(s.Preds) != 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// keepsArgRegs reports whether instruction in leaves the argument
+// registers alone and stores to no argument (it only uses RAX).
+func keepsArgRegs(in *ir.Instr) bool {
+	switch in.Op {
+	case ir.OpConst, ir.OpStr, ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpAnd, ir.OpOr, ir.OpXor, ir.OpNeg, ir.OpNot:
+	case ir.OpCmp:
+		if in.Kind.IsFloat() {
+			return false
+		}
+	default:
+		return false
+	}
+	return !in.Kind.IsFloat()
+}
+
+// kinds returns the kinds of values vs of f.
+func kinds(f *ir.Func, vs []ir.Value) []ir.Kind {
+	ks := make([]ir.Kind, len(vs))
+	for i, v := range vs {
+		ks[i] = f.Kinds[v]
+	}
+	return ks
+}
