@@ -1,0 +1,166 @@
+package amd64
+
+import (
+	"miniil/abi"
+	"miniil/il"
+	"miniil/ir"
+)
+
+// Argument registers of the managed calling convention (SysV order).
+var (
+	intArgRegs   = []Reg{RDI, RSI, RDX, RCX, R8, R9}
+	floatArgRegs = []Reg{X0, X1, X2, X3, X4, X5, X6, X7}
+)
+
+// argLoc is where one argument travels: a register, or a stack slot index
+// (8 bytes each, above the return address).
+type argLoc struct {
+	reg   Reg
+	stack int // -1 when in a register
+}
+
+// classify assigns argument locations: floats take the next XMM register,
+// everything else the next integer register, the rest go on the stack in
+// order.
+func classify(kinds []ir.Kind) ([]argLoc, int) {
+	locs := make([]argLoc, len(kinds))
+	ni, nf, ns := 0, 0, 0
+	for i, k := range kinds {
+		switch {
+		case k.IsFloat() && nf < len(floatArgRegs):
+			locs[i] = argLoc{reg: floatArgRegs[nf], stack: -1}
+			nf++
+		case !k.IsFloat() && ni < len(intArgRegs):
+			locs[i] = argLoc{reg: intArgRegs[ni], stack: -1}
+			ni++
+		default:
+			locs[i] = argLoc{reg: NoReg, stack: ns}
+			ns++
+		}
+	}
+	return locs, ns
+}
+
+// outArgSlots returns the number of stack slots the calls of f pass
+// arguments in (the most any one call needs).
+func outArgSlots(f *ir.Func) int {
+	out := 0
+	for _, b := range f.Blocks {
+		for _, in := range b.Instrs {
+			if in.Op == ir.OpCall || in.Op == ir.OpCallVirt {
+				_, ns := classify(kinds(f, in.Args))
+				out = max(out, ns)
+			}
+		}
+	}
+	return out
+}
+
+// inlineExcCtor reports whether a method of kind k is a base library
+// exception constructor whose work (storing the message) the generated
+// code does itself.
+func inlineExcCtor(k il.BuiltinKind) bool {
+	switch k {
+	case il.ArgumentNullExceptionCtorString, il.ArgumentOutOfRangeExceptionCtorString:
+		return false // the argument is a parameter name
+	}
+	return k.IsExceptionCtor()
+}
+
+// call emits OpCall and OpCallVirt.
+func (g *gen) call(in *ir.Instr) {
+	a := g.a
+	callee := in.Aux.Method
+	if callee.BuiltinKind == il.ObjectCtor {
+		return // Object's constructor does nothing
+	}
+	if inlineExcCtor(callee.BuiltinKind) {
+		// Store the message (the class's interned default, or the
+		// argument) into the exception's _message slot; a null this takes
+		// the helper, which raises NullReferenceException.
+		slow, done := a.NewLabel(), a.NewLabel()
+		g.load(in.Args[0], RCX)
+		a.I(TESTQ, R(RCX), R(RCX))
+		a.Jump(JEQ, slow)
+		if len(callee.Params) == 1 {
+			g.load(in.Args[1], RAX)
+		} else if msg, ok := il.DefaultMessage(callee.Owner.Name); ok {
+			a.I(MOVQ, Imm(int64(g.env.StringAddr(msg))), R(RAX))
+		} else {
+			a.I(XORL, R(RAX), R(RAX))
+		}
+		a.I(MOVQ, R(RAX), Mem(RCX, abi.ObjFields))
+		a.Jump(JMP, done)
+		a.Bind(slow)
+		g.callGeneric(in)
+		a.Bind(done)
+		return
+	}
+	g.callGeneric(in)
+}
+
+// callGeneric emits a call: arguments in registers (and the stack), then
+// the vtable, the helper exit of a base library method, or the cell.
+func (g *gen) callGeneric(in *ir.Instr) {
+	a := g.a
+	callee := in.Aux.Method
+	locs, _ := classify(kinds(g.f, in.Args))
+	for i, l := range locs {
+		if l.stack >= 0 {
+			g.load(in.Args[i], RAX)
+			a.I(MOVQ, R(RAX), Mem(RSP, int32(8*l.stack)))
+		}
+	}
+	for i, l := range locs {
+		if l.stack < 0 && !(in.Args[i] == g.computed && g.cur.into[in.Args[i]] == l.reg) {
+			g.load(in.Args[i], l.reg)
+		}
+	}
+	switch {
+	case in.Op == ir.OpCallVirt:
+		a.I(MOVQ, Mem(RDI, abi.ObjMT), R(RAX))
+		a.I(CALL, Mem(RAX, int32(abi.MTVTable+abi.MTSlotSize*callee.Slot)))
+		g.site(in.ILOffset)
+		g.note("callvirt " + callee.FullName())
+	case callee.Builtin:
+		g.exit(abi.HelperBuiltin, uint64(callee.BuiltinKind), true, in.ILOffset)
+		g.note("call " + callee.BuiltinKind.String() + " (base library)")
+	default:
+		// CALL [RIP+disp32] to the callee's cell; the displacement is set
+		// at install time (Code.CellRefs).
+		a.Bytes(0xFF, 0x15, 0, 0, 0, 0)
+		g.cellRefs = append(g.cellRefs, cellRef{a.Mark(), g.env.CellAddr(callee)})
+		g.site(in.ILOffset)
+		g.note("call " + callee.FullName())
+	}
+	if in.Dst != ir.NoValue {
+		if g.f.Kinds[in.Dst].IsFloat() {
+			g.store(X0, in.Dst)
+		} else {
+			g.store(RAX, in.Dst)
+		}
+	}
+}
+
+// exit emits a helper exit.
+func (g *gen) exit(code int, arg uint64, hasArg bool, ilOffset int) {
+	g.a.I(MOVQ, Imm(int64(code)), Mem(R15, abi.CtxExitCode))
+	if hasArg {
+		g.a.I(MOVQ, Imm(int64(arg)), Mem(R15, abi.CtxExitArg))
+	}
+	g.a.I(CALL, Mem(R15, abi.CtxExitStub))
+	g.site(ilOffset)
+	if code != abi.HelperBuiltin { // calls of builtins name the method
+		g.note("helper " + abi.ExitName(code))
+	}
+}
+
+// site records the return address of the call just emitted.
+func (g *gen) site(ilOffset int) {
+	g.sites = append(g.sites, siteMark{g.a.Mark(), ilOffset})
+}
+
+// note names what the call just emitted calls, for dumps.
+func (g *gen) note(text string) {
+	g.notes = append(g.notes, noteMark{g.a.Mark(), text})
+}

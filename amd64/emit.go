@@ -1,0 +1,449 @@
+package amd64
+
+import (
+	"fmt"
+	"strings"
+
+	"miniil/abi"
+	"miniil/funclet"
+	"miniil/il"
+	"miniil/ir"
+)
+
+// Code generation is split by concern:
+//
+//	plan.go    the peephole plan, decided before allocation (Allocate)
+//	regalloc.go register homes
+//	frame.go   frame layout, prologs, epilogs, the cold section
+//	emit.go    the driver (Emit): funclets, blocks, branches, Code
+//	move.go    where values are: homes, slots, immediates, RAX
+//	arith.go   integer and float arithmetic, shifts, compares
+//	conv.go    conversions
+//	mem.go     fields, statics, arrays, allocation
+//	call.go    calls, helper exits, the calling convention
+//	eh.go      throws and EH terminators
+
+// Env supplies the runtime addresses and ids that generated code embeds.
+type Env interface {
+	// CellAddr is the address of the method's call cell, which holds the
+	// method's current code address (its prestub until compiled).
+	CellAddr(m *il.Method) uintptr
+	// ClassMT is the method table of a class (for allocation).
+	ClassMT(c *il.Class) uintptr
+	// TypeMT is the method table of a type: a class, a boxed primitive or
+	// an array type (for isinst, box, unbox and newarr).
+	TypeMT(t *il.Type) uintptr
+	// StaticAddr is the address of a static field's 8-byte slot.
+	StaticAddr(f *il.Field) uintptr
+	// StringAddr is the address of the interned string object for s.
+	StringAddr(s string) uintptr
+}
+
+// Code is one compiled method: what the runtime installs (abi.Method,
+// without its EH clauses, which ehclauses builds), and what dumps and the
+// EH clause builder need to know about how it was laid out.
+type Code struct {
+	abi.Method
+	BlockOffsets []int // native offset of each IR block (in layout order)
+	FrameSize    int   // bytes below the saved RBP in the main body's frame
+	PrologSize   int
+	// Notes name what each call or exit calls (for dumps), by the offset
+	// of its return address.
+	Notes []Note
+	// PSPOffset is the RSP-relative offset of the PSPSym slot, the same
+	// in every frame of the method (meaningful when there are funclets).
+	PSPOffset int
+	Layout    *funclet.Layout
+	// Homes is each virtual register's machine register for its whole
+	// life (NoReg: a frame slot, or no location for an immediate).
+	Homes []Reg
+	// Saves lists the callee-saved registers the prolog stores (and every
+	// return restores), with their RBP-relative slots. A method with
+	// exception handlers saves them all: resuming after a catch restores
+	// only RSP and RBP, so its epilog is what gives its caller back the
+	// registers of the frames the exception unwound.
+	Saves []Save
+}
+
+// Note names the target of the call or exit whose return address is at
+// Offset: "call Foo::Bar", "helper NewArr", "poll".
+type Note struct {
+	Offset int
+	Text   string
+}
+
+// Save is a callee-saved register and its frame slot (an RBP offset).
+type Save struct {
+	Reg    Reg
+	Offset int
+}
+
+// HomeList lists the values that live in registers, as "v0=RBX v3=X8".
+func (c *Code) HomeList() string {
+	var b strings.Builder
+	for v, r := range c.Homes {
+		if r != NoReg {
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			fmt.Fprintf(&b, "v%d=%s", v, strings.ToLower(r.String()))
+		}
+	}
+	return b.String()
+}
+
+// Generate compiles an IR function to machine code: funclet.Build,
+// Allocate and Emit. Every virtual register lives in its register home
+// (see regalloc.go) or in a frame slot below RBP; instructions work in
+// the result's home or in scratch registers (RAX, RCX, RDX, XMM0, XMM1).
+//
+// Methods with exception handlers are laid out by package funclet: the
+// main body, then one funclet per handler. Every frame of such a method
+// has the PSPSym slot at RSP+PSPOffset holding the main body's InitialSP;
+// a funclet is called with RDI = the establisher frame (the RSP of any
+// frame of the same method invocation) and, for catch and filter funclets,
+// RSI = the exception object. Its prolog copies the PSPSym and points RBP
+// at the main body's frame, so the method's registers live at the same RBP
+// offsets in every funclet. A catch funclet returns the continuation
+// address in RAX, a filter its verdict.
+func Generate(f *ir.Func, env Env, a *Assembler) (*Code, error) {
+	lay, err := funclet.Build(f)
+	if err != nil {
+		return nil, err
+	}
+	alloc, err := Allocate(f, lay)
+	if err != nil {
+		return nil, err
+	}
+	return Emit(f, lay, alloc, env, a)
+}
+
+// gen is the state of emitting one function. What it reads was decided
+// before emission started: the plan and the homes (Alloc), the frame
+// layout; what it changes is the code and its records, and what it knows
+// about registers from one instruction to the next.
+type gen struct {
+	a      *Assembler
+	f      *ir.Func
+	env    Env
+	lay    *funclet.Layout
+	plan   *plan // read-only
+	homes  []Reg // read-only
+	liveIn map[*ir.Block]valueList
+	frame  *frame // read-only
+
+	// Labels of blocks (by ID) and funclets (in layout order), the IDs of
+	// the blocks that start a funclet, and funcletOf's index.
+	blocks        []Label
+	funcletLabels []Label
+	funcletStart  map[int]bool
+	funcletByKey  map[funcletKey]Label
+
+	// What the code records, resolved to offsets after assembly.
+	sites    []siteMark
+	cellRefs []cellRef
+	notes    []noteMark
+	cold     []coldCall // out-of-line calls, emitted after the last funclet
+
+	// cur is the plan of the block being emitted.
+	cur blockPlan
+	regState
+}
+
+// regState is what emission knows that registers hold, from one
+// instruction to the next.
+type regState struct {
+	// hold is the value the previous IR instruction left in RAX (NoValue
+	// if none); avail is hold as seen by the current instruction until
+	// its first load into RAX.
+	hold, avail ir.Value
+	// computed is the result the previous instruction left in its
+	// argument register (blockPlan.into).
+	computed ir.Value
+	// argRegs maps arguments to the registers that still hold them, from
+	// the prolog until the entry block first clobbers an argument
+	// register; entryArgRegs is what it was at the end of the entry block.
+	argRegs, entryArgRegs map[ir.Value]Reg
+}
+
+// siteMark, cellRef and noteMark are a call site, a CALL [RIP+disp32] to
+// a cell and a note, by the mark just after the call.
+type (
+	siteMark struct {
+		mark     MarkID
+		ilOffset int
+	}
+	cellRef struct {
+		mark MarkID
+		cell uintptr
+	}
+	noteMark struct {
+		mark MarkID
+		text string
+	}
+)
+
+// Emit generates the machine code of f, laid out by lay, with the plan
+// and homes of alloc.
+func Emit(f *ir.Func, lay *funclet.Layout, alloc *Alloc, env Env, a *Assembler) (code *Code, err error) {
+	a.Reset()
+	g := &gen{a: a, f: f, env: env, lay: lay, plan: alloc.plan, homes: alloc.Homes, liveIn: alloc.liveIn,
+		regState: regState{hold: ir.NoValue, avail: ir.NoValue, computed: ir.NoValue}}
+	defer func() {
+		if r := recover(); r != nil {
+			code, err = nil, fmt.Errorf("%s: code generation failed: %v", f.Method.FullName(), r)
+		}
+	}()
+	g.frame = layoutFrame(f, lay, alloc.Homes, alloc.Transient)
+	g.blocks = make([]Label, len(f.Blocks))
+	for i := range f.Blocks {
+		g.blocks[i] = a.NewLabel()
+	}
+	g.funcletLabels = make([]Label, len(lay.Funcs))
+	g.funcletStart = map[int]bool{}
+	for k, fn := range lay.Funcs {
+		g.funcletLabels[k] = a.NewLabel()
+		g.funcletStart[fn.Blocks[0].ID] = true
+	}
+	blockMarks := make([]MarkID, len(f.Blocks))
+	funcStarts := make([]MarkID, len(lay.Funcs))
+	var prologEnd MarkID
+	for k, fn := range lay.Funcs {
+		a.Bind(g.funcletLabels[k])
+		funcStarts[k] = a.Mark()
+		if k == 0 {
+			prologEnd = g.prolog()
+		} else {
+			g.funcletProlog()
+		}
+		for _, b := range fn.Blocks {
+			a.Bind(g.blocks[b.ID])
+			blockMarks[b.ID] = a.Mark()
+			g.block(b)
+		}
+	}
+	end := a.Mark()
+	coldStart := g.emitCold()
+	blob, err := a.Assemble()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f.Method.FullName(), err)
+	}
+	code = &Code{Method: abi.Method{Code: blob.Code, ColdStart: blob.Marks[coldStart]},
+		FrameSize: g.frame.size, PrologSize: blob.Marks[prologEnd], PSPOffset: g.frame.pspOff, Layout: lay,
+		Homes: g.homes, Saves: g.frame.saves}
+	inFilter := map[*ir.Region]bool{}
+	for _, r := range f.Regions { // parents first
+		inFilter[r] = r.Kind == ir.RegionFilter || inFilter[r.Parent]
+	}
+	for k, fn := range lay.Funcs {
+		fc := abi.Funclet{Kind: fn.Kind, Clause: fn.Clause, Start: blob.Marks[funcStarts[k]], FrameSize: g.frame.size,
+			InFilter: inFilter[fn.Region], Enclosing: -1}
+		if k+1 < len(lay.Funcs) {
+			fc.End = blob.Marks[funcStarts[k+1]]
+		} else {
+			fc.End = blob.Marks[end]
+		}
+		if k > 0 {
+			fc.FrameSize = g.frame.funcletSize
+		}
+		code.Funclets = append(code.Funclets, fc)
+	}
+	for _, s := range g.sites {
+		code.Sites = append(code.Sites, abi.Site{Offset: blob.Marks[s.mark], ILOffset: s.ilOffset})
+	}
+	for _, m := range blockMarks {
+		code.BlockOffsets = append(code.BlockOffsets, blob.Marks[m])
+	}
+	for _, c := range g.cellRefs {
+		code.CellRefs = append(code.CellRefs, abi.CellRef{Offset: blob.Marks[c.mark] - 4, Cell: c.cell})
+	}
+	for _, n := range g.notes {
+		code.Notes = append(code.Notes, Note{Offset: blob.Marks[n.mark], Text: n.text})
+	}
+	return code, nil
+}
+
+// block emits block b: its instructions, then its terminator.
+func (g *gen) block(b *ir.Block) {
+	f := g.f
+	g.hold = ir.NoValue // a branch target: RAX holds nothing known
+	switch {
+	case b.ID == 0 && len(b.Preds) == 0:
+	case len(b.Preds) == 1 && b.Preds[0].ID == 0 && len(f.Blocks[0].Preds) == 0:
+		g.argRegs = g.entryArgRegs // reached only from the entry block
+		if g.plan.deferArgs && !returnsOnly(b) {
+			g.storeArgs(b)
+		}
+	default:
+		g.argRegs = nil
+	}
+	g.cur = g.plan.blocks[b.ID]
+	for _, in := range b.Instrs {
+		if in == g.cur.fused {
+			continue // emitted by the terminator
+		}
+		if !keepsArgRegs(in) {
+			g.argRegs = nil
+		}
+		g.avail, g.hold = g.hold, ir.NoValue
+		computed := g.computed
+		g.instr(in)
+		if g.computed == computed {
+			g.computed = ir.NoValue
+		}
+	}
+	g.avail, g.hold = g.hold, ir.NoValue
+	if b.ID == 0 {
+		g.entryArgRegs = g.argRegs
+		if t := b.Term.Op; t != ir.OpIf && t != ir.OpJump {
+			g.entryArgRegs = nil
+		}
+	}
+	g.term(b)
+}
+
+// instr emits one instruction, by its family's lowering.
+func (g *gen) instr(in *ir.Instr) {
+	switch in.Op {
+	case ir.OpConst:
+		g.constant(in)
+	case ir.OpStr:
+		g.str(in)
+	case ir.OpCopy:
+		g.copyValue(in)
+	case ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpAnd, ir.OpOr, ir.OpXor, ir.OpDiv:
+		g.binary(in)
+	case ir.OpDivUn, ir.OpRem, ir.OpRemUn:
+		if in.Kind.IsFloat() {
+			g.floatRem(in)
+		} else {
+			g.divide(in)
+		}
+	case ir.OpShl, ir.OpShr, ir.OpShrUn:
+		g.shift(in)
+	case ir.OpNeg, ir.OpNot:
+		g.unary(in)
+	case ir.OpAddOvf, ir.OpSubOvf, ir.OpMulOvf:
+		g.checked(in)
+	case ir.OpCmp:
+		g.compare(in)
+	case ir.OpConv:
+		g.convert(in)
+	case ir.OpLdField, ir.OpStField:
+		g.field(in)
+	case ir.OpLdStatic, ir.OpStStatic:
+		g.static(in)
+	case ir.OpAlloc:
+		g.alloc(in)
+	case ir.OpIsInst, ir.OpTypeIs:
+		g.typeTest(in)
+	case ir.OpBox:
+		g.box(in)
+	case ir.OpUnbox:
+		g.unbox(in)
+	case ir.OpNewArr:
+		g.newArr(in)
+	case ir.OpArrLen:
+		g.arrLen(in)
+	case ir.OpLdElem, ir.OpStElem:
+		g.elem(in)
+	case ir.OpCanStore:
+		g.canStore(in)
+	case ir.OpCall, ir.OpCallVirt:
+		g.call(in)
+	case ir.OpCatchArg:
+		g.catchArg(in)
+	default:
+		panic(fmt.Sprintf("unknown instruction %s", in.Op))
+	}
+}
+
+// term emits block b's terminator, after a poll if it is a loop back edge
+// (a branch to a block at or before it in layout order).
+func (g *gen) term(b *ir.Block) {
+	a, t := g.a, b.Term
+	for _, s := range b.Succs {
+		if s.ID <= b.ID {
+			g.poll()
+			break
+		}
+	}
+	next := func(s *ir.Block) bool { return s.ID == b.ID+1 && !g.funcletStart[s.ID] }
+	switch t.Op {
+	case ir.OpJump:
+		if !next(b.Succs[0]) {
+			a.Jump(JMP, g.blocks[b.Succs[0].ID])
+		}
+	case ir.OpIf:
+		jt := g.branchCond(t)
+		then, els := b.Succs[0], b.Succs[1]
+		switch {
+		case next(els):
+			a.Jump(jt, g.blocks[then.ID])
+		case next(then):
+			a.Jump(Cond(jt-JEQ).Not().Jcc(), g.blocks[els.ID])
+		default:
+			a.Jump(jt, g.blocks[then.ID])
+			a.Jump(JMP, g.blocks[els.ID])
+		}
+	case ir.OpSwitch:
+		a.I(MOVL, g.argSlot(t, t.Args[0]), R(RAX))
+		for k, s := range b.Succs[:len(b.Succs)-1] {
+			a.I(CMPL, R(RAX), Imm(int64(k)))
+			a.Jump(JEQ, g.blocks[s.ID])
+		}
+		if def := b.Succs[len(b.Succs)-1]; !next(def) {
+			a.Jump(JMP, g.blocks[def.ID])
+		}
+	case ir.OpRet:
+		if len(t.Args) == 1 {
+			v := t.Args[0]
+			if g.f.Kinds[v].IsFloat() {
+				g.load(v, X0)
+			} else {
+				g.load(v, RAX)
+			}
+		}
+		g.epilog()
+	default:
+		g.ehTerm(b, next)
+	}
+}
+
+// branchCond emits the compare of OpIf t and returns the jump to take to
+// its "then" successor: the fused compare's own condition, or not-zero
+// after testing the condition value.
+func (g *gen) branchCond(t *ir.Instr) Op {
+	a, c := g.a, g.cur.fused
+	if c == nil {
+		v := t.Args[0]
+		if g.f.Kinds[v] == ir.I32 {
+			a.I(CMPL, g.argSlot(t, v), Imm(0))
+		} else {
+			a.I(CMPQ, g.argSlot(t, v), Imm(0))
+		}
+		return JNE
+	}
+	x, y := c.Args[0], c.Args[1]
+	cmp := CMPQ
+	if g.f.Kinds[x] == ir.I32 {
+		cmp = CMPL
+	}
+	_, yConst := g.plan.consts[y]
+	_, xConst := g.plan.consts[x]
+	r, inReg := g.argRegs[x]
+	switch {
+	case g.avail == x:
+		a.I(cmp, R(RAX), g.src(y))
+	case inReg:
+		a.I(cmp, R(r), g.src(y))
+	case g.inHome(x):
+		a.I(cmp, R(g.homes[x]), g.src(y))
+	case yConst && !xConst:
+		a.I(cmp, g.src(x), g.src(y)) // x is neither a constant nor in a register: its slot
+	default:
+		g.load(x, RAX)
+		a.I(cmp, R(RAX), g.src(y))
+	}
+	return intJumps[c.Aux.Cond]
+}
