@@ -12,16 +12,16 @@ import (
 
 // Code generation is split by concern:
 //
-//	plan.go    the peephole plan, decided before allocation (Allocate)
-//	regalloc.go register homes
-//	frame.go   frame layout, prologs, epilogs, the cold section
-//	emit.go    the driver (Emit): funclets, blocks, branches, Code
-//	move.go    where values are: homes, slots, immediates, RAX
-//	arith.go   integer and float arithmetic, shifts, compares
-//	conv.go    conversions
-//	mem.go     fields, statics, arrays, allocation
-//	call.go    calls, helper exits, the calling convention
-//	eh.go      throws and EH terminators
+//	plan.go      the peephole plan, decided before allocation (Allocate)
+//	regalloc.go  register homes
+//	frame.go     frame layout, prologs, epilogs, the cold section
+//	emit.go      the driver (Emit): funclets, blocks, branches, the Code
+//	move.go      where values are: homes, slots, immediates, RAX
+//	arith.go     integer and float arithmetic, shifts, compares
+//	conv.go      conversions
+//	mem.go       fields, statics, arrays, allocation
+//	call.go      calls, helper exits, the calling convention
+//	eh.go        throws and EH terminators
 
 // Env supplies the runtime addresses and ids that generated code embeds.
 type Env interface {

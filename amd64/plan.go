@@ -156,18 +156,22 @@ func (p *plan) transient() map[ir.Value]bool {
 	return t
 }
 
-// slotRead says which operands of an operation its lowering reads
-// straight from their home or frame slot (argSlot, argBits), rather than
-// through load, src or reg, which read a single-definition constant as an
-// immediate.
-type slotRead uint8
+// operands is a set of operand positions: bit k stands for Args[k].
+type operands uint8
 
+// Operand sets.
 const (
-	slotReadNone   slotRead = iota
-	slotReadAll             // every operand
-	slotReadSecond          // the second operand; every operand of a float operation
-	slotReadFloat           // every operand of a float operation
+	first  operands = 1 << 0
+	second operands = 1 << 1
+	both            = first | second
 )
+
+// slotRead is the set of operands an operation's lowering reads straight
+// from their home or frame slot (argSlot, argBits) rather than through
+// load, src or reg, which read a single-definition constant as an
+// immediate: for integer and reference operations and for float ones (by
+// the instruction's Kind).
+type slotRead struct{ ints, floats operands }
 
 // slotReads is the slotRead of every operation whose lowering reads an
 // operand from its slot. The plan keeps the slot of a constant that such
@@ -175,29 +179,38 @@ const (
 // read, that the table declares it (argSlot): an undeclared read fails
 // the compilation even when the operand is no constant, so the table
 // cannot silently fall behind the lowerings. TestSlotReads checks the
-// other direction: every declared read is made.
+// other direction: each declared read is made by some shape of the
+// operation.
 var slotReads = map[ir.Op]slotRead{
-	ir.OpIf: slotReadAll, ir.OpSwitch: slotReadAll, ir.OpConv: slotReadAll, ir.OpBox: slotReadAll,
+	ir.OpIf:     {first, 0}, // CMP slot, 0
+	ir.OpSwitch: {first, 0},
+	ir.OpBox:    {first, 0},     // the raw bits (a box is a reference)
+	ir.OpConv:   {first, first}, // any source, into any kind, from memory
 
-	ir.OpDiv: slotReadSecond, ir.OpDivUn: slotReadSecond, ir.OpRem: slotReadSecond, ir.OpRemUn: slotReadSecond,
-	ir.OpAddOvf: slotReadSecond, ir.OpSubOvf: slotReadSecond, ir.OpMulOvf: slotReadSecond,
+	ir.OpDiv:    {second, second}, // IDIV slot; DIVSD slot
+	ir.OpDivUn:  {second, 0},
+	ir.OpRem:    {second, both}, // float32: CVTSS2SD slot for both
+	ir.OpRemUn:  {second, 0},
+	ir.OpAddOvf: {second, 0},
+	ir.OpSubOvf: {second, 0},
+	ir.OpMulOvf: {second, 0},
 
-	ir.OpAdd: slotReadFloat, ir.OpSub: slotReadFloat, ir.OpMul: slotReadFloat, ir.OpCmp: slotReadFloat,
-	ir.OpNeg: slotReadFloat,
+	ir.OpAdd: {0, both}, // ADDSD slot, with the operands swapped if that suits the home
+	ir.OpMul: {0, both},
+	ir.OpSub: {0, second},
+	ir.OpCmp: {0, both}, // UCOMISD slot, either way round
+	ir.OpNeg: {0, first},
 }
 
 // readsSlot reports whether the lowering of in reads operand k from its
 // slot directly (see slotReads).
 func readsSlot(in *ir.Instr, k int) bool {
-	switch slotReads[in.Op] {
-	case slotReadAll:
-		return true
-	case slotReadSecond:
-		return k == 1 || in.Kind.IsFloat()
-	case slotReadFloat:
-		return in.Kind.IsFloat()
+	r := slotReads[in.Op]
+	set := r.ints
+	if in.Kind.IsFloat() {
+		set = r.floats
 	}
-	return false
+	return k < 8 && set&(1<<k) != 0
 }
 
 // fusable returns the block's last instruction if it is an integer or
