@@ -127,10 +127,10 @@ type gen struct {
 	f      *ir.Func
 	env    Env
 	lay    *funclet.Layout
-	plan   *plan // read-only
-	homes  []Reg // read-only
-	liveIn map[*ir.Block]valueList
-	frame  *frame // read-only
+	plan   *plan                   // read-only
+	homes  []Reg                   // read-only
+	liveIn map[*ir.Block]valueList // read-only
+	frame  *frame                  // read-only
 
 	// Labels of blocks (by ID) and funclets (in layout order), the IDs of
 	// the blocks that start a funclet, and funcletOf's index.
@@ -195,6 +195,26 @@ func Emit(f *ir.Func, lay *funclet.Layout, alloc *Alloc, env Env, a *Assembler) 
 		}
 	}()
 	g.frame = layoutFrame(f, lay, alloc.Homes, alloc.Transient)
+	m := g.emit()
+	blob, err := a.Assemble()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f.Method.FullName(), err)
+	}
+	return g.result(blob, m), nil
+}
+
+// codeMarks are the places emit marks for the Code: where each block and
+// funclet starts, where the main body's prolog and the last funclet end,
+// and where the cold section starts.
+type codeMarks struct {
+	blocks, funclets          []MarkID
+	prologEnd, end, coldStart MarkID
+}
+
+// emit emits the funclets, each a prolog and its blocks, then the cold
+// section.
+func (g *gen) emit() codeMarks {
+	a, f, lay := g.a, g.f, g.lay
 	g.blocks = make([]Label, len(f.Blocks))
 	for i := range f.Blocks {
 		g.blocks[i] = a.NewLabel()
@@ -205,43 +225,44 @@ func Emit(f *ir.Func, lay *funclet.Layout, alloc *Alloc, env Env, a *Assembler) 
 		g.funcletLabels[k] = a.NewLabel()
 		g.funcletStart[fn.Blocks[0].ID] = true
 	}
-	blockMarks := make([]MarkID, len(f.Blocks))
-	funcStarts := make([]MarkID, len(lay.Funcs))
-	var prologEnd MarkID
+	m := codeMarks{blocks: make([]MarkID, len(f.Blocks)), funclets: make([]MarkID, len(lay.Funcs))}
 	for k, fn := range lay.Funcs {
 		a.Bind(g.funcletLabels[k])
-		funcStarts[k] = a.Mark()
+		m.funclets[k] = a.Mark()
 		if k == 0 {
-			prologEnd = g.prolog()
+			m.prologEnd = g.prolog()
 		} else {
 			g.funcletProlog()
 		}
 		for _, b := range fn.Blocks {
 			a.Bind(g.blocks[b.ID])
-			blockMarks[b.ID] = a.Mark()
+			m.blocks[b.ID] = a.Mark()
 			g.block(b)
 		}
 	}
-	end := a.Mark()
-	coldStart := g.emitCold()
-	blob, err := a.Assemble()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", f.Method.FullName(), err)
-	}
-	code = &Code{Method: abi.Method{Code: blob.Code, ColdStart: blob.Marks[coldStart]},
-		FrameSize: g.frame.size, PrologSize: blob.Marks[prologEnd], PSPOffset: g.frame.pspOff, Layout: lay,
+	m.end = a.Mark()
+	m.coldStart = g.emitCold()
+	return m
+}
+
+// result is the Code of the assembled blob, with the offsets of m and of
+// what emission recorded.
+func (g *gen) result(blob *Blob, m codeMarks) *Code {
+	f, lay := g.f, g.lay
+	code := &Code{Method: abi.Method{Code: blob.Code, ColdStart: blob.Marks[m.coldStart]},
+		FrameSize: g.frame.size, PrologSize: blob.Marks[m.prologEnd], PSPOffset: g.frame.pspOff, Layout: lay,
 		Homes: g.homes, Saves: g.frame.saves}
 	inFilter := map[*ir.Region]bool{}
 	for _, r := range f.Regions { // parents first
 		inFilter[r] = r.Kind == ir.RegionFilter || inFilter[r.Parent]
 	}
 	for k, fn := range lay.Funcs {
-		fc := abi.Funclet{Kind: fn.Kind, Clause: fn.Clause, Start: blob.Marks[funcStarts[k]], FrameSize: g.frame.size,
+		fc := abi.Funclet{Kind: fn.Kind, Clause: fn.Clause, Start: blob.Marks[m.funclets[k]], FrameSize: g.frame.size,
 			InFilter: inFilter[fn.Region], Enclosing: -1}
 		if k+1 < len(lay.Funcs) {
-			fc.End = blob.Marks[funcStarts[k+1]]
+			fc.End = blob.Marks[m.funclets[k+1]]
 		} else {
-			fc.End = blob.Marks[end]
+			fc.End = blob.Marks[m.end]
 		}
 		if k > 0 {
 			fc.FrameSize = g.frame.funcletSize
@@ -251,8 +272,8 @@ func Emit(f *ir.Func, lay *funclet.Layout, alloc *Alloc, env Env, a *Assembler) 
 	for _, s := range g.sites {
 		code.Sites = append(code.Sites, abi.Site{Offset: blob.Marks[s.mark], ILOffset: s.ilOffset})
 	}
-	for _, m := range blockMarks {
-		code.BlockOffsets = append(code.BlockOffsets, blob.Marks[m])
+	for _, mk := range m.blocks {
+		code.BlockOffsets = append(code.BlockOffsets, blob.Marks[mk])
 	}
 	for _, c := range g.cellRefs {
 		code.CellRefs = append(code.CellRefs, abi.CellRef{Offset: blob.Marks[c.mark] - 4, Cell: c.cell})
@@ -260,7 +281,7 @@ func Emit(f *ir.Func, lay *funclet.Layout, alloc *Alloc, env Env, a *Assembler) 
 	for _, n := range g.notes {
 		code.Notes = append(code.Notes, Note{Offset: blob.Marks[n.mark], Text: n.text})
 	}
-	return code, nil
+	return code
 }
 
 // block emits block b: its instructions, then its terminator.

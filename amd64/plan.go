@@ -62,8 +62,8 @@ type Alloc struct {
 	Homes []Reg
 	// Transient marks the values that need neither a register nor a slot.
 	Transient map[ir.Value]bool
-	liveIn    map[*ir.Block]valueList
-	*plan
+	liveIn    map[*ir.Block]valueList // values live into each main body block
+	plan      *plan
 }
 
 // Allocate plans the emission of f, laid out by lay, and gives its values
