@@ -9,12 +9,11 @@ import (
 	"strings"
 	"unicode/utf16"
 
-	"miniil/amd64"
 	"miniil/ehclauses"
-	"miniil/funclet"
 	"miniil/il"
 	"miniil/interp"
 	"miniil/ir"
+	"miniil/jit"
 	"miniil/jitrt"
 )
 
@@ -218,7 +217,7 @@ type Stage int
 // Stages that Dump prints.
 const (
 	StageIL       Stage = iota // the parsed module with IL offsets and EH clauses
-	StageIR                    // the IR of each method, in code order
+	StageIR                    // the IR of each method after the IR passes, in code order
 	StageFunclets              // the funclet layout and native code ranges
 	StageEH                    // the native EH clause table
 	StageAsm                   // IR, then machine code with native offsets
@@ -226,12 +225,57 @@ const (
 
 // Dump prints a stage's output for every method, or for the method named
 // method (see FindMethod) when it is not empty. Methods the JIT cannot
-// compile yet are listed with the reason.
-func (p *Program) Dump(w io.Writer, stage Stage, method string) (err error) {
-	defer recoverInternal("dump", &err)
-	if stage == StageIL {
+// compile are listed with the reason. The methods go through the same
+// compile driver as a run (validated), so the dump shows what runs.
+func (p *Program) Dump(w io.Writer, stage Stage, method string) error {
+	switch stage {
+	case StageIL:
 		return il.Fprint(w, p.mod, il.PrintOptions{Offsets: true})
+	case StageIR:
+		return p.dump(w, method, jit.Layout, func(w io.Writer, m *jit.Method) error { return ir.Fprint(w, m.Func) })
+	case StageFunclets:
+		return p.dump(w, method, jit.Emit, func(w io.Writer, m *jit.Method) error { jit.FprintFunclets(w, m); return nil })
+	case StageEH:
+		return p.dump(w, method, jit.EHClauses, func(w io.Writer, m *jit.Method) error {
+			ehclauses.Fprint(w, m.IL, ehclauses.Of(m.Compiled()))
+			return nil
+		})
+	case StageAsm:
+		return p.dump(w, method, jit.Emit, func(w io.Writer, m *jit.Method) error {
+			if err := ir.Fprint(w, m.Func); err != nil {
+				return err
+			}
+			return jit.FprintCode(w, m)
+		})
 	}
+	return fmt.Errorf("unknown stage %d", stage)
+}
+
+// DumpAfter prints, for every method or the one named method, its state
+// after the named compile phase: the IR after the IR phases, the funclets
+// after layout, the register homes after regalloc, the machine code after
+// emit, the clause table after ehclauses. Phases lists the phase names.
+func (p *Program) DumpAfter(w io.Writer, phase string, method string) error {
+	i := jit.PhaseIndex(phase)
+	if i < 0 {
+		return fmt.Errorf("no compile phase named %q (phases: %s)", phase, strings.Join(Phases(), ", "))
+	}
+	return p.dump(w, method, phase, nil)
+}
+
+// Phases returns the names of the JIT's compile phases, in order.
+func Phases() []string {
+	var names []string
+	for _, ph := range jit.Phases() {
+		names = append(names, ph.Name)
+	}
+	return names
+}
+
+// dump compiles the methods through phase last and prints each with
+// print (nil: the phase's own printer).
+func (p *Program) dump(w io.Writer, method, last string, print func(io.Writer, *jit.Method) error) (err error) {
+	defer recoverInternal("dump", &err)
 	methods := p.mod.AllMethods()
 	if method != "" {
 		m, err := p.FindMethod(method)
@@ -240,113 +284,30 @@ func (p *Program) Dump(w io.Writer, stage Stage, method string) (err error) {
 		}
 		methods = []*il.Method{m}
 	}
-	var rt *jitrt.Runtime
-	asm := amd64.NewAssembler()
-	if stage != StageIR {
-		// Machine code embeds real addresses: lay out a runtime (nothing
-		// runs).
-		rt, err = jitrt.NewRuntime(p.mod, jitrt.Options{Compile: compileMethod(p.mod, asm), HeapBytes: 1 << 20, MaxCallDepth: 1})
-		if err != nil {
-			return &startError{err}
-		}
-		defer rt.Close()
+	cfg := jit.Config{Validate: true}
+	if print == nil {
+		cfg.After = map[string]io.Writer{last: w}
 	}
+	// Made-up addresses, named in the disassembly and the same from run
+	// to run; as large as real ones, so the code is what a run gets.
+	cfg.Env = jit.NewDumpEnv()
+	c := jit.New(cfg)
 	for i, m := range methods {
-		if i > 0 {
-			fmt.Fprintln(w)
-		}
 		if m.Builtin {
 			continue
 		}
-		f, err := importIR(p.mod, m)
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		st, err := c.Compile(p.mod, m, last)
 		if err != nil {
 			fmt.Fprintf(w, "; %s: %v\n", m.FullName(), err)
 			continue
 		}
-		lay, err := funclet.Build(f) // code order, as generated
-		if err != nil {
-			return err
-		}
-		if stage == StageIR || stage == StageAsm {
-			if err := ir.Fprint(w, f); err != nil {
+		if print != nil {
+			if err := print(w, st); err != nil {
 				return err
 			}
-		}
-		if stage == StageIR {
-			continue
-		}
-		code, err := amd64.Generate(f, rt, asm)
-		if err != nil {
-			return err
-		}
-		switch stage {
-		case StageFunclets:
-			funclet.Fprint(w, f, lay)
-			for k, fc := range code.Funclets {
-				fmt.Fprintf(w, "  #%d code [%04x, %04x), frame %d bytes\n", k, fc.Start, fc.End, fc.FrameSize)
-			}
-			if len(code.Funclets) > 1 {
-				fmt.Fprintf(w, "  PSPSym at [rsp+%#x] in every frame\n", code.PSPOffset)
-			}
-			fmt.Fprintf(w, "  cold section [%04x, %04x): out-of-line polls and stack checks\n", code.ColdStart, len(code.Code))
-			continue
-		case StageEH:
-			if err := ehclauses.Build(m, f, code); err != nil {
-				return err
-			}
-			ehclauses.Fprint(w, m, ehclauses.Of(&code.Method))
-			if err := ehclauses.Validate(m, f, code, nil); err != nil {
-				fmt.Fprintf(w, "  INVALID: %v\n", err)
-			}
-			continue
-		}
-		fmt.Fprintf(w, "; machine code: %d bytes, frame %d bytes, prolog %d bytes\n", len(code.Code), code.FrameSize, code.PrologSize)
-		if homes := code.HomeList(); homes != "" {
-			fmt.Fprintf(w, "; register homes: %s\n", homes)
-		}
-		if len(code.Saves) > 0 {
-			fmt.Fprint(w, "; callee-saved:")
-			for _, sv := range code.Saves {
-				fmt.Fprintf(w, " %s at rbp%+#x", strings.ToLower(sv.Reg.String()), sv.Offset)
-			}
-			fmt.Fprintln(w)
-		}
-		lines, err := amd64.Disassemble(code.Code, 0)
-		if err != nil {
-			return err
-		}
-		starts := map[int][]int{}
-		for b, off := range code.BlockOffsets {
-			starts[off] = append(starts[off], b)
-		}
-		sites := map[int]int{}
-		for _, s := range code.Sites {
-			sites[s.Offset] = s.ILOffset
-		}
-		for i := 0; i < len(lines); i++ {
-			l := lines[i]
-			if l.Text == "int3" { // padding: one line for a run
-				n := 1
-				for i+n < len(lines) && lines[i+n].Text == "int3" && lines[i+n].Offset != code.ColdStart {
-					n++
-				}
-				if n > 1 {
-					fmt.Fprintf(w, "  %04x  %-24s int3 (%d bytes of padding)\n", l.Offset, "cc ...", n)
-					i += n - 1
-					continue
-				}
-			}
-			if l.Offset == code.ColdStart {
-				fmt.Fprintln(w, "cold: ; polls and stack overflow calls, out of line")
-			}
-			for _, b := range starts[l.Offset] {
-				fmt.Fprintf(w, "b%d:\n", b)
-			}
-			fmt.Fprintf(w, "  %04x  %-24x %s", l.Offset, l.Bytes, l.Text)
-			if il, ok := sites[l.Offset+len(l.Bytes)]; ok && il >= 0 {
-				fmt.Fprintf(w, "    ; IL_%04x", il)
-			}
-			fmt.Fprintln(w)
 		}
 	}
 	return nil

@@ -2,49 +2,36 @@ package miniil
 
 import (
 	"context"
-	"fmt"
 	"io"
+	"testing"
 
 	"miniil/abi"
-	"miniil/amd64"
-	"miniil/ehclauses"
 	"miniil/il"
-	"miniil/ir"
+	"miniil/jit"
 	"miniil/jitrt"
-	"miniil/opt"
-	"miniil/reader"
 )
 
-// compileMethod is the JIT pipeline for one method: IL to IR, IR to
-// machine code, the EH clause table.
-func compileMethod(mod *il.Module, asm *amd64.Assembler) jitrt.CompileFunc {
+// compileMethod compiles methods for a runtime with the compile driver
+// (package jit), validating every phase when cfg asks for it (always in
+// tests), and counting into stats when it is set.
+func compileMethod(mod *il.Module, cfg jit.Config) jitrt.CompileFunc {
+	var c *jit.Compiler
 	return func(rt *jitrt.Runtime, m *il.Method) (*abi.Method, error) {
-		f, err := importIR(mod, m)
+		if c == nil {
+			cfg.Env = rt
+			c = jit.New(cfg)
+		}
+		st, err := c.Compile(mod, m, "")
 		if err != nil {
 			return nil, err
 		}
-		code, err := amd64.Generate(f, rt, asm)
-		if err != nil {
-			return nil, err
-		}
-		if err := ehclauses.Build(m, f, code); err != nil {
-			return nil, err
-		}
-		return &code.Method, nil
+		return st.Compiled(), nil
 	}
 }
 
-// importIR reads method m into IR and optimizes it: what the code
-// generator compiles and what `miniil dump -ir` prints.
-func importIR(mod *il.Module, m *il.Method) (*ir.Func, error) {
-	f, err := reader.Import(mod, m)
-	if err != nil {
-		return nil, err
-	}
-	if err := opt.Run(f); err != nil {
-		return nil, fmt.Errorf("%s: %w", m.FullName(), err)
-	}
-	return f, nil
+// jitConfig is the compile driver's configuration for a run.
+func jitConfig(cfg Config) jit.Config {
+	return jit.Config{Validate: cfg.Validate || testing.Testing(), Stats: cfg.jitStats}
 }
 
 // runJIT runs the program's entry point on the JIT.
@@ -54,15 +41,19 @@ func runJIT(ctx context.Context, mod *il.Module, cfg Config, out io.Writer) (int
 		return 0, err
 	}
 	defer rt.Close()
-	return rt.Run(ctx)
+	code, err := rt.Run(ctx)
+	if cfg.JITStats != nil {
+		cfg.jitStats.Fprint(cfg.JITStats)
+	}
+	return code, err
 }
 
 // newRuntime creates a JIT runtime for a run with cfg's settings (checked
 // by prepare); a failure is a *startError.
 func newRuntime(mod *il.Module, cfg Config, out io.Writer) (*jitrt.Runtime, error) {
 	rt, err := jitrt.NewRuntime(mod, jitrt.Options{
-		Stdout: out, Compile: compileMethod(mod, amd64.NewAssembler()),
-		MaxCallDepth: cfg.MaxCallDepth, HeapBytes: int(cfg.MaxHeap), FlushLines: cfg.FlushLines,
+		Stdout: out, Compile: compileMethod(mod, jitConfig(cfg)),
+		MaxCallDepth: cfg.MaxCallDepth, HeapBytes: int(cfg.MaxHeap), FlushLines: cfg.FlushLines, PerfMap: cfg.PerfMap,
 	})
 	if err != nil {
 		return nil, &startError{err}

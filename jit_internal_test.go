@@ -6,8 +6,8 @@ import (
 	"runtime"
 	"testing"
 
-	"miniil/amd64"
 	"miniil/il"
+	"miniil/jit"
 	"miniil/jitrt"
 )
 
@@ -74,7 +74,7 @@ func testCatchLoopMemory(t *testing.T, src string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, err := jitrt.NewRuntime(mod, jitrt.Options{Stdout: io.Discard, Compile: compileMethod(mod, amd64.NewAssembler())})
+	rt, err := jitrt.NewRuntime(mod, jitrt.Options{Stdout: io.Discard, Compile: compileMethod(mod, jit.Config{Validate: true})})
 	if err != nil {
 		t.Fatal(err)
 	}

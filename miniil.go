@@ -1,6 +1,17 @@
 // Package miniil embeds the miniil runtime: it loads a mini MSIL program
-// (ilasm syntax, see MINIIL.md), verifies it, and runs its entry point on
-// an engine, writing the program's output to a configurable writer.
+// (ilasm syntax, see docs/LANGUAGE.md), verifies it, and runs its entry
+// point on an engine, writing the program's output to a configurable
+// writer. It is the supported API for embedders: everything this package
+// exports, together with the parts of package il that its results expose
+// (error and position types, and the declarations of a loaded program, to
+// read; see package il). Every other package of the module is internal to
+// miniil: no compatibility promise.
+//
+// What is supported is the Go API and the behavior documented on it. The
+// text of Program.Dump and DumpAfter, of Config.JITStats and of error
+// messages is for people and may change (match errors with errors.As and
+// errors.Is, and read their fields); ManagedException's report follows
+// CoreCLR's format.
 //
 // Errors are typed. Loading fails with an il.ErrorList whose entries are
 // *il.Error values carrying file:line:col. Running fails with
@@ -28,6 +39,7 @@ import (
 
 	"miniil/il"
 	"miniil/interp"
+	"miniil/jit"
 	"miniil/jitrt"
 )
 
@@ -106,6 +118,22 @@ type Config struct {
 	// fills and when the run ends, however it ends. Lines are flushed
 	// anyway when Stdout is an *os.File open on a terminal.
 	FlushLines bool
+	// Validate makes the JIT check its own work after every phase of
+	// every method it compiles (the IR, the layout, the register
+	// allocation, the EH clause table), failing the run with an
+	// *InternalError on the first inconsistency: slower compilation, for
+	// debugging miniil. Always on in tests (testing.Testing).
+	Validate bool
+	// JITStats, when set, receives the JIT's statistics when a run ends:
+	// methods and bytes compiled and the time of each compile phase.
+	JITStats io.Writer
+	// PerfMap, when set, receives a line "ADDR SIZE NAME" for every
+	// method, funclet and stub the JIT installs: the format of Linux
+	// perf's /tmp/perf-PID.map, with which `perf report` names JIT code
+	// instead of showing it as unknown.
+	PerfMap io.Writer
+
+	jitStats *jit.Stats // what JITStats reports, made by prepare
 }
 
 // DefaultMaxCallDepth is the call depth limit when Config.MaxCallDepth is
@@ -264,6 +292,9 @@ func prepare(ctx context.Context, cfg *Config) (context.Context, *outputWriter, 
 	}
 	if isTerminal(w) {
 		cfg.FlushLines = true
+	}
+	if cfg.JITStats != nil {
+		cfg.jitStats = &jit.Stats{}
 	}
 	return ctx, &outputWriter{w: w}, nil
 }

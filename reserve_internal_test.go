@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"miniil/amd64"
+	"miniil/jit"
 	"miniil/jitrt"
 )
 
@@ -48,11 +48,11 @@ func TestReservationsFitPrograms(t *testing.T) {
 			continue // the corpus's invalid programs live elsewhere; skip any that do not load
 		}
 		codeRes, metaRes := jitrt.Reservations(p.mod)
-		rt, err := jitrt.NewRuntime(p.mod, jitrt.Options{Compile: compileMethod(p.mod, amd64.NewAssembler()), HeapBytes: 64 << 20})
+		rt, err := jitrt.NewRuntime(p.mod, jitrt.Options{Compile: compileMethod(p.mod, jit.Config{Validate: true}), HeapBytes: 64 << 20})
 		if err != nil {
 			t.Fatalf("%s: %v", pr.name, err)
 		}
-		compile := compileMethod(p.mod, amd64.NewAssembler())
+		compile := compileMethod(p.mod, jit.Config{Validate: true})
 		need := rt.Stats().CodeBytes
 		for _, m := range p.mod.AllMethods() {
 			c, err := compile(rt, m)

@@ -14,6 +14,8 @@
 // contract (exits, polls, stack checks, cells and prestubs).
 package abi
 
+import "fmt"
+
 // Byte offsets of the slots of a Machine's context block. The block lives in
 // mmap'd memory outside the Go heap; native code reaches it through R15, for
 // example `SUBQ $1, CtxPoll(R15)` or `CALL [R15+CtxExitStub]`. Every slot is
@@ -181,7 +183,7 @@ const (
 	// return address the runtime replaced to count call depth returned.
 	ExitCheckpoint = 7
 	// ExitStubBuiltin is the exit of the stub through which a vtable calls
-	// a virtual base library method (CtxExitArg = its builtin id).
+	// a virtual base library method (CtxExitArg = its il.BuiltinKind).
 	ExitStubBuiltin = ExitHelperBase - 1
 
 	// ExitHelperBase is the first code for helper calls; codes at or above
@@ -219,8 +221,9 @@ const (
 	// for InvalidCastException RSI = the object and RDX = the method table
 	// of the target type. Throws a new instance. Does not return.
 	HelperThrowNew
-	// HelperBuiltin: CtxExitArg = base library method id; arguments in the
-	// argument registers as for a managed call; result in RAX or XMM0.
+	// HelperBuiltin: CtxExitArg = the method's il.BuiltinKind; arguments
+	// in the argument registers as for a managed call; result in RAX or
+	// XMM0.
 	HelperBuiltin
 	// HelperFRem: XMM0 = a, XMM1 = b (float64); XMM0 = the C# remainder.
 	HelperFRem
@@ -258,3 +261,19 @@ const (
 	MTVTable   = 16 // first virtual slot: the code address of the slot's method
 	MTSlotSize = 8
 )
+
+// ExitName names an exit or helper code for dumps: "poll", "NewArr", ...
+func ExitName(code int) string {
+	names := map[int]string{
+		ExitReturn: "return", ExitPoll: "poll", ExitStackOverflow: "stack overflow", ExitCompile: "compile",
+		ExitFuncletReturn: "funclet return", ExitStackLimit: "stack limit", ExitCheckpoint: "checkpoint",
+		ExitStubBuiltin: "builtin (virtual)",
+		HelperAlloc:     "Alloc", HelperNewArr: "NewArr", HelperBox: "Box", HelperIsInst: "IsInst",
+		HelperTypeIs: "TypeIs", HelperCanStore: "CanStore", HelperThrow: "Throw", HelperThrowNew: "ThrowNew",
+		HelperBuiltin: "Builtin", HelperFRem: "FRem", HelperF2U8: "F2U8", HelperRethrow: "Rethrow",
+	}
+	if n, ok := names[code]; ok {
+		return n
+	}
+	return fmt.Sprintf("exit %d", code)
+}

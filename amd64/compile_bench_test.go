@@ -21,7 +21,6 @@ func (stubEnv) ClassMT(*il.Class) uintptr    { return 0x7f0000002000 }
 func (stubEnv) TypeMT(*il.Type) uintptr      { return 0x7f0000003000 }
 func (stubEnv) StaticAddr(*il.Field) uintptr { return 0x7f0000004000 }
 func (stubEnv) StringAddr(string) uintptr    { return 0x7f0000005000 }
-func (stubEnv) BuiltinID(*il.Method) uint64  { return 7 }
 
 // compileOne runs the JIT pipeline on one method, as the runtime does.
 func compileOne(mod *il.Module, m *il.Method, a *amd64.Assembler) (*amd64.Code, error) {

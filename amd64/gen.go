@@ -25,8 +25,6 @@ type Env interface {
 	StaticAddr(f *il.Field) uintptr
 	// StringAddr is the address of the interned string object for s.
 	StringAddr(s string) uintptr
-	// BuiltinID is the HelperBuiltin id of a base library method.
-	BuiltinID(m *il.Method) uint64
 }
 
 // Code is one compiled method: what the runtime installs (abi.Method,
@@ -37,6 +35,9 @@ type Code struct {
 	BlockOffsets []int // native offset of each IR block (in layout order)
 	FrameSize    int   // bytes below the saved RBP in the main body's frame
 	PrologSize   int
+	// Notes name what each call or exit calls (for dumps), by the offset
+	// of its return address.
+	Notes []Note
 	// PSPOffset is the RSP-relative offset of the PSPSym slot, the same
 	// in every frame of the method (meaningful when there are funclets).
 	PSPOffset int
@@ -50,6 +51,13 @@ type Code struct {
 	// only RSP and RBP, so its epilog is what gives its caller back the
 	// registers of the frames the exception unwound.
 	Saves []Save
+}
+
+// Note names the target of the call or exit whose return address is at
+// Offset: "call Foo::Bar", "helper NewArr", "poll".
+type Note struct {
+	Offset int
+	Text   string
 }
 
 // Save is a callee-saved register and its frame slot (an RBP offset).
@@ -126,6 +134,9 @@ type gen struct {
 	fsize     int      // frame size of every funclet
 	pspOff    int      // RSP-relative offset of the PSPSym
 	cellMarks []MarkID // marks just after each CALL [RIP+disp32] to a cell
+	// noteMarks and notes name what each call or exit calls, for dumps.
+	noteMarks []MarkID
+	notes     []string
 	cells     []uintptr
 
 	// consts holds the value of temporaries defined once, by a constant
@@ -192,22 +203,63 @@ type blockPlan struct {
 // at the main body's frame, so the method's registers live at the same RBP
 // offsets in every funclet. A catch funclet returns the continuation
 // address in RAX, a filter its verdict.
-func Generate(f *ir.Func, env Env, a *Assembler) (code *Code, err error) {
+func Generate(f *ir.Func, env Env, a *Assembler) (*Code, error) {
+	lay, err := funclet.Build(f)
+	if err != nil {
+		return nil, err
+	}
+	alloc, err := Allocate(f, lay)
+	if err != nil {
+		return nil, err
+	}
+	return Emit(f, lay, alloc, env, a)
+}
+
+// Alloc is the plan for emitting a laid-out function: the peephole plan
+// (constants read as immediates, compares fused into their branch,
+// results left in RAX or computed into a call's argument register) and
+// the register homes it makes possible.
+type Alloc struct {
+	// Homes is each virtual register's machine register for its whole
+	// life (NoReg: a frame slot, or no location for a transient value).
+	Homes []Reg
+	// Transient marks the values that need neither a register nor a slot.
+	Transient map[ir.Value]bool
+	liveIn    map[*ir.Block]valueList
+	consts    map[ir.Value]int64
+	uses      []int
+	slotless  map[ir.Value]bool
+	plans     []blockPlan
+}
+
+// Allocate plans the emission of f, laid out by lay, and gives its values
+// register homes (regalloc.go).
+func Allocate(f *ir.Func, lay *funclet.Layout) (alloc *Alloc, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			alloc, err = nil, fmt.Errorf("%s: register allocation failed: %v", f.Method.FullName(), r)
+		}
+	}()
+	g := &gen{f: f, lay: lay, hold: ir.NoValue, avail: ir.NoValue, computed: ir.NoValue}
+	g.analyze()
+	transient := g.transient()
+	homes, liveIn := allocate(f, lay, transient)
+	return &Alloc{Homes: homes, Transient: transient, liveIn: liveIn,
+		consts: g.consts, uses: g.uses, slotless: g.slotless, plans: g.plans}, nil
+}
+
+// Emit generates the machine code of f, laid out by lay, with the plan
+// and homes of alloc.
+func Emit(f *ir.Func, lay *funclet.Layout, alloc *Alloc, env Env, a *Assembler) (code *Code, err error) {
 	a.Reset()
-	g := &gen{a: a, f: f, env: env, hold: ir.NoValue, avail: ir.NoValue, computed: ir.NoValue}
+	g := &gen{a: a, f: f, env: env, lay: lay, hold: ir.NoValue, avail: ir.NoValue, computed: ir.NoValue,
+		homes: alloc.Homes, liveIn: alloc.liveIn, consts: alloc.consts, uses: alloc.uses, slotless: alloc.slotless, plans: alloc.plans}
+	transient := alloc.Transient
 	defer func() {
 		if r := recover(); r != nil {
 			code, err = nil, fmt.Errorf("%s: code generation failed: %v", f.Method.FullName(), r)
 		}
 	}()
-	lay, err := funclet.Build(f)
-	if err != nil {
-		return nil, err
-	}
-	g.lay = lay
-	g.analyze()
-	transient := g.transient()
-	g.homes, g.liveIn = allocate(f, lay, transient)
 	g.blocks = make([]Label, len(f.Blocks))
 	for i := range f.Blocks {
 		g.blocks[i] = a.NewLabel()
@@ -304,6 +356,9 @@ func Generate(f *ir.Func, env Env, a *Assembler) (code *Code, err error) {
 	}
 	for i, m := range g.cellMarks {
 		code.CellRefs = append(code.CellRefs, abi.CellRef{Offset: blob.Marks[m] - 4, Cell: g.cells[i]})
+	}
+	for i, m := range g.noteMarks {
+		code.Notes = append(code.Notes, Note{Offset: blob.Marks[m], Text: g.notes[i]})
 	}
 	return code, nil
 }
@@ -525,7 +580,7 @@ func (g *gen) consumes(in *ir.Instr, d ir.Value) bool {
 	case ir.OpStField:
 		return args[1] == d
 	case ir.OpCall, ir.OpCallVirt:
-		if m := in.Aux.Method; m.Builtin && (m.Owner.Name == il.ObjectClass && m.Name == ".ctor" || inlineExcCtor(m)) {
+		if k := in.Aux.Method.BuiltinKind; k == il.ObjectCtor || inlineExcCtor(k) {
 			return false
 		}
 		// Stack arguments are moved through RAX first: only calls without
@@ -805,6 +860,12 @@ func (g *gen) site(ilOffset int) {
 	g.markIL = append(g.markIL, ilOffset)
 }
 
+// note names what the call just emitted calls, for dumps.
+func (g *gen) note(text string) {
+	g.noteMarks = append(g.noteMarks, g.a.Mark())
+	g.notes = append(g.notes, text)
+}
+
 // exit emits a helper exit.
 func (g *gen) exit(code int, arg uint64, hasArg bool, ilOffset int) {
 	g.a.I(MOVQ, Imm(int64(code)), Mem(R15, abi.CtxExitCode))
@@ -813,6 +874,9 @@ func (g *gen) exit(code int, arg uint64, hasArg bool, ilOffset int) {
 	}
 	g.a.I(CALL, Mem(R15, abi.CtxExitStub))
 	g.site(ilOffset)
+	if code != abi.HelperBuiltin { // calls of builtins name the method
+		g.note("helper " + abi.ExitName(code))
+	}
 }
 
 // coldCall is a call to a runtime stub placed out of line, in the cold
@@ -850,6 +914,11 @@ func (g *gen) emitCold() MarkID {
 	for _, c := range g.cold {
 		g.a.Bind(c.at)
 		g.a.I(CALL, Mem(R15, c.stub))
+		if c.stub == abi.CtxPollStub {
+			g.note("poll")
+		} else {
+			g.note("stack overflow")
+		}
 		g.a.Jump(JMP, c.back)
 	}
 	g.cold = nil
@@ -1075,6 +1144,7 @@ func (g *gen) term(b *ir.Block, i int) {
 		a.I(MOVQ, R(RSP), R(RDI))
 		a.Jump(CALL, g.funcletOf(int(t.Aux.Int), abi.FinallyFunclet))
 		g.site(t.ILOffset)
+		g.note(fmt.Sprintf("finally of IL clause %d", t.Aux.Int))
 		if !next(b.Succs[0]) {
 			a.Jump(JMP, g.blocks[b.Succs[0].ID])
 		}

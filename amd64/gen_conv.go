@@ -131,32 +131,25 @@ func (g *gen) uint64ToF64(src ir.Value) {
 	a.Bind(done)
 }
 
-// inlineExcCtor reports whether m is a base library exception constructor
-// whose work (storing the message) the generated code does itself.
-func inlineExcCtor(m *il.Method) bool {
-	if !m.Builtin || m.Name != ".ctor" || m.Owner.Name == il.ObjectClass {
-		return false
+// inlineExcCtor reports whether a method of kind k is a base library
+// exception constructor whose work (storing the message) the generated
+// code does itself.
+func inlineExcCtor(k il.BuiltinKind) bool {
+	switch k {
+	case il.ArgumentNullExceptionCtorString, il.ArgumentOutOfRangeExceptionCtorString:
+		return false // the argument is a parameter name
 	}
-	switch m.Owner.Name {
-	case "System.ArgumentNullException", "System.ArgumentOutOfRangeException":
-		return len(m.Params) == 0 // .ctor(string) takes a parameter name
-	}
-	for c := m.Owner; c != nil; c = c.Base {
-		if c.Name == il.ExceptionClass {
-			return true
-		}
-	}
-	return false
+	return k.IsExceptionCtor()
 }
 
 // call emits OpCall and OpCallVirt.
 func (g *gen) call(in *ir.Instr) {
 	a := g.a
 	callee := in.Aux.Method
-	if callee.Builtin && callee.Owner.Name == il.ObjectClass && callee.Name == ".ctor" {
+	if callee.BuiltinKind == il.ObjectCtor {
 		return // Object's constructor does nothing
 	}
-	if inlineExcCtor(callee) {
+	if inlineExcCtor(callee.BuiltinKind) {
 		// Store the message (the class's interned default, or the
 		// argument) into the exception's _message slot; a null this takes
 		// the helper, which raises NullReferenceException.
@@ -203,8 +196,10 @@ func (g *gen) callGeneric(in *ir.Instr) {
 		a.I(MOVQ, Mem(RDI, abi.ObjMT), R(RAX))
 		a.I(CALL, Mem(RAX, int32(abi.MTVTable+abi.MTSlotSize*callee.Slot)))
 		g.site(in.ILOffset)
+		g.note("callvirt " + callee.FullName())
 	case callee.Builtin:
-		g.exit(abi.HelperBuiltin, g.env.BuiltinID(callee), true, in.ILOffset)
+		g.exit(abi.HelperBuiltin, uint64(callee.BuiltinKind), true, in.ILOffset)
+		g.note("call " + callee.BuiltinKind.String() + " (base library)")
 	default:
 		// CALL [RIP+disp32] to the callee's cell; the displacement is set
 		// at install time (Code.CellRefs).
@@ -212,6 +207,7 @@ func (g *gen) callGeneric(in *ir.Instr) {
 		g.cellMarks = append(g.cellMarks, a.Mark())
 		g.cells = append(g.cells, g.env.CellAddr(callee))
 		g.site(in.ILOffset)
+		g.note("call " + callee.FullName())
 	}
 	if in.Dst != ir.NoValue {
 		if g.f.Kinds[in.Dst].IsFloat() {

@@ -1,5 +1,6 @@
 // Package ehclauses builds a compiled method's native exception clause
-// table and validates it against the CLR's rules.
+// table and validates it against the CLR's rules. It is internal to
+// miniil: no compatibility promise.
 //
 // The CLR expects from its JIT one clause per IL clause, with native
 // offsets, sorted inner before outer and then by address, plus a

@@ -2,6 +2,7 @@
 // per handler, and orders the blocks for code generation: the main body
 // first, then every funclet (a filter immediately before its handler),
 // each try region contiguous, each region's cold throw blocks at its end.
+// It is internal to miniil: no compatibility promise.
 package funclet
 
 import (

@@ -2,7 +2,9 @@
 // generator that builds an AST of nested regions and lowers it to valid
 // mini MSIL, a runner that compares the JIT, the interpreter and
 // optionally ilasm+mono on the generated programs, and a reducer that
-// shrinks a mismatching program while the mismatch persists.
+// shrinks a mismatching program while the mismatch persists. It is
+// internal to miniil: no compatibility promise (use it through
+// `miniil fuzz`).
 //
 // Generated programs are deterministic per seed, terminate quickly
 // (counted loops, an acyclic call graph, a static cost budget), never

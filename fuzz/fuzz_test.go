@@ -25,7 +25,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// childRun implements "run -engine=E -timeout=D FILE" with the output
+// childRun implements "run -validate -engine=E -timeout=D FILE" with the output
 // conventions of cmd/miniil's run command.
 func childRun(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] != "run" {
@@ -35,6 +35,7 @@ func childRun(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	engine := fs.String("engine", "jit", "")
 	timeout := fs.Duration("timeout", 0, "")
+	validate := fs.Bool("validate", false, "")
 	if err := fs.Parse(args[1:]); err != nil || fs.NArg() != 1 {
 		return 2
 	}
@@ -53,7 +54,7 @@ func childRun(args []string, stdout, stderr io.Writer) int {
 		ctx, cancel = context.WithTimeout(ctx, *timeout)
 		defer cancel()
 	}
-	code, err := prog.Run(ctx, miniil.Config{Engine: eng, Stdout: stdout})
+	code, err := prog.Run(ctx, miniil.Config{Engine: eng, Stdout: stdout, Validate: *validate})
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			fmt.Fprintf(stderr, "miniil run: program stopped after the %v time limit\n", *timeout)

@@ -120,7 +120,7 @@ func (r *Runner) runMiniil(prog *miniil.Program, eng miniil.Engine) Outcome {
 	ctx, cancel := context.WithTimeout(context.Background(), r.timeout())
 	defer cancel()
 	var out bytes.Buffer
-	code, err := prog.Run(ctx, miniil.Config{Engine: eng, Stdout: &out})
+	code, err := prog.Run(ctx, miniil.Config{Engine: eng, Stdout: &out, Validate: true})
 	o.Stdout, o.Exit = out.String(), code
 	var me *miniil.ManagedException
 	var so *miniil.StackOverflowError
@@ -147,7 +147,8 @@ func (r *Runner) runExec(path string, eng miniil.Engine) Outcome {
 	ctx, cancel := context.WithTimeout(context.Background(), r.timeout()+10*time.Second)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, r.Exec, "run", "-engine="+eng.String(), fmt.Sprintf("-timeout=%v", r.timeout()), path)
+	// -validate: the JIT checks its work after every compile phase.
+	cmd := exec.CommandContext(ctx, r.Exec, "run", "-validate", "-engine="+eng.String(), fmt.Sprintf("-timeout=%v", r.timeout()), path)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	o.Stdout = stdout.String()

@@ -1,5 +1,10 @@
 package il
 
+import (
+	"fmt"
+	"strings"
+)
+
 // The base library of MINIIL.md. Each module gets its own copy of these
 // classes (resolution fills in per-module data such as vtables), so nothing
 // here is shared mutable state.
@@ -70,67 +75,314 @@ const (
 	MessageField = "_message"
 )
 
-// consoleTypes are the parameter types of Console.Write/WriteLine.
-var consoleTypes = []*Type{String, Bool, Char, Int32, UInt32, Int64, UInt64, Float64, Float32, Object}
+// BuiltinKind identifies a base library method: one kind per method
+// (class, name and signature), declared together with it in builtinDecls.
+// Resolution sets Method.BuiltinKind once on the module's copy of each
+// base library method, so the engines and the code generator switch on
+// the kind instead of matching names; it is BuiltinNone for every method
+// with a body. Kinds are small integers fixed at build time (the JIT's
+// base library exits pass them to the runtime).
+type BuiltinKind uint16
 
-// newBaseLibrary returns fresh base library classes by full name.
+// Base library method kinds, in the order the methods are declared in
+// their classes (which fixes the vtable slots).
+const (
+	BuiltinNone BuiltinKind = iota // not a base library method
+
+	ObjectCtor     // System.Object::.ctor()
+	ObjectToString // System.Object::ToString()
+
+	StringConcatStringString       // System.String::Concat(string, string)
+	StringConcatStringStringString // System.String::Concat(string, string, string)
+	StringConcatObjectObject       // System.String::Concat(object, object)
+	StringGetLength                // System.String::get_Length()
+	StringOpEquality               // System.String::op_Equality(string, string)
+
+	ConsoleWriteLine        // System.Console::WriteLine()
+	ConsoleWriteLineString  // System.Console::WriteLine(string)
+	ConsoleWriteLineBoolean // System.Console::WriteLine(bool)
+	ConsoleWriteLineChar    // System.Console::WriteLine(char)
+	ConsoleWriteLineInt32   // System.Console::WriteLine(int32)
+	ConsoleWriteLineUInt32  // System.Console::WriteLine(uint32)
+	ConsoleWriteLineInt64   // System.Console::WriteLine(int64)
+	ConsoleWriteLineUInt64  // System.Console::WriteLine(uint64)
+	ConsoleWriteLineDouble  // System.Console::WriteLine(float64)
+	ConsoleWriteLineSingle  // System.Console::WriteLine(float32)
+	ConsoleWriteLineObject  // System.Console::WriteLine(object)
+	ConsoleWriteString      // System.Console::Write(string)
+	ConsoleWriteBoolean     // System.Console::Write(bool)
+	ConsoleWriteChar        // System.Console::Write(char)
+	ConsoleWriteInt32       // System.Console::Write(int32)
+	ConsoleWriteUInt32      // System.Console::Write(uint32)
+	ConsoleWriteInt64       // System.Console::Write(int64)
+	ConsoleWriteUInt64      // System.Console::Write(uint64)
+	ConsoleWriteDouble      // System.Console::Write(float64)
+	ConsoleWriteSingle      // System.Console::Write(float32)
+	ConsoleWriteObject      // System.Console::Write(object)
+
+	ExceptionCtor       // System.Exception::.ctor()
+	ExceptionCtorString // System.Exception::.ctor(string message)
+	ExceptionGetMessage // System.Exception::get_Message()
+	ExceptionToString   // System.Exception::ToString()
+
+	// The constructors of the exception classes in exceptionClasses: the
+	// parameterless one stores the class's default message, the other
+	// takes the message (ArgumentNullException and
+	// ArgumentOutOfRangeException: the parameter name).
+	SystemExceptionCtor
+	SystemExceptionCtorString
+	ArithmeticExceptionCtor
+	ArithmeticExceptionCtorString
+	DivideByZeroExceptionCtor
+	DivideByZeroExceptionCtorString
+	OverflowExceptionCtor
+	OverflowExceptionCtorString
+	NullReferenceExceptionCtor
+	NullReferenceExceptionCtorString
+	IndexOutOfRangeExceptionCtor
+	IndexOutOfRangeExceptionCtorString
+	InvalidCastExceptionCtor
+	InvalidCastExceptionCtorString
+	ArrayTypeMismatchExceptionCtor
+	ArrayTypeMismatchExceptionCtorString
+	ArgumentExceptionCtor
+	ArgumentExceptionCtorString
+	ArgumentOutOfRangeExceptionCtor
+	ArgumentOutOfRangeExceptionCtorString // .ctor(string paramName)
+	ArgumentNullExceptionCtor
+	ArgumentNullExceptionCtorString // .ctor(string paramName)
+	InvalidOperationExceptionCtor
+	InvalidOperationExceptionCtorString
+	NotSupportedExceptionCtor
+	NotSupportedExceptionCtorString
+	NotImplementedExceptionCtor
+	NotImplementedExceptionCtorString
+	FormatExceptionCtor
+	FormatExceptionCtorString
+	ApplicationExceptionCtor
+	ApplicationExceptionCtorString
+	OutOfMemoryExceptionCtor
+	OutOfMemoryExceptionCtorString
+
+	numBuiltinKinds
+)
+
+// callKind is how a base library method is called.
+type callKind uint8
+
+const (
+	callInstance callKind = iota
+	callStatic
+	callVirtual
+)
+
+// builtinDecl declares a base library method.
+type builtinDecl struct {
+	class   string // full name of the declaring class
+	name    string
+	call    callKind
+	ret     *Type
+	params  []*Type
+	excCtor bool // a constructor of System.Exception or of a subclass
+}
+
+func staticMethod(class, name string, ret *Type, params ...*Type) builtinDecl {
+	return builtinDecl{class: class, name: name, call: callStatic, ret: ret, params: params}
+}
+
+func instanceMethod(class, name string, ret *Type, params ...*Type) builtinDecl {
+	return builtinDecl{class: class, name: name, call: callInstance, ret: ret, params: params}
+}
+
+func virtualMethod(class, name string, ret *Type, params ...*Type) builtinDecl {
+	return builtinDecl{class: class, name: name, call: callVirtual, ret: ret, params: params}
+}
+
+func exceptionCtor(class string, params ...*Type) builtinDecl {
+	return builtinDecl{class: class, name: ".ctor", call: callInstance, ret: Void, params: params, excCtor: true}
+}
+
+// builtinDecls declares the base library's methods by kind. Every kind but
+// BuiltinNone has an entry; a class's methods are added to it in kind
+// order.
+var builtinDecls = [numBuiltinKinds]builtinDecl{
+	ObjectCtor:     instanceMethod(ObjectClass, ".ctor", Void),
+	ObjectToString: virtualMethod(ObjectClass, "ToString", String),
+
+	StringConcatStringString:       staticMethod(StringClass, "Concat", String, String, String),
+	StringConcatStringStringString: staticMethod(StringClass, "Concat", String, String, String, String),
+	StringConcatObjectObject:       staticMethod(StringClass, "Concat", String, Object, Object),
+	StringGetLength:                instanceMethod(StringClass, "get_Length", Int32),
+	StringOpEquality:               staticMethod(StringClass, "op_Equality", Bool, String, String),
+
+	ConsoleWriteLine:        staticMethod(ConsoleClass, "WriteLine", Void),
+	ConsoleWriteLineString:  staticMethod(ConsoleClass, "WriteLine", Void, String),
+	ConsoleWriteLineBoolean: staticMethod(ConsoleClass, "WriteLine", Void, Bool),
+	ConsoleWriteLineChar:    staticMethod(ConsoleClass, "WriteLine", Void, Char),
+	ConsoleWriteLineInt32:   staticMethod(ConsoleClass, "WriteLine", Void, Int32),
+	ConsoleWriteLineUInt32:  staticMethod(ConsoleClass, "WriteLine", Void, UInt32),
+	ConsoleWriteLineInt64:   staticMethod(ConsoleClass, "WriteLine", Void, Int64),
+	ConsoleWriteLineUInt64:  staticMethod(ConsoleClass, "WriteLine", Void, UInt64),
+	ConsoleWriteLineDouble:  staticMethod(ConsoleClass, "WriteLine", Void, Float64),
+	ConsoleWriteLineSingle:  staticMethod(ConsoleClass, "WriteLine", Void, Float32),
+	ConsoleWriteLineObject:  staticMethod(ConsoleClass, "WriteLine", Void, Object),
+	ConsoleWriteString:      staticMethod(ConsoleClass, "Write", Void, String),
+	ConsoleWriteBoolean:     staticMethod(ConsoleClass, "Write", Void, Bool),
+	ConsoleWriteChar:        staticMethod(ConsoleClass, "Write", Void, Char),
+	ConsoleWriteInt32:       staticMethod(ConsoleClass, "Write", Void, Int32),
+	ConsoleWriteUInt32:      staticMethod(ConsoleClass, "Write", Void, UInt32),
+	ConsoleWriteInt64:       staticMethod(ConsoleClass, "Write", Void, Int64),
+	ConsoleWriteUInt64:      staticMethod(ConsoleClass, "Write", Void, UInt64),
+	ConsoleWriteDouble:      staticMethod(ConsoleClass, "Write", Void, Float64),
+	ConsoleWriteSingle:      staticMethod(ConsoleClass, "Write", Void, Float32),
+	ConsoleWriteObject:      staticMethod(ConsoleClass, "Write", Void, Object),
+
+	ExceptionCtor:       exceptionCtor(ExceptionClass),
+	ExceptionCtorString: exceptionCtor(ExceptionClass, String),
+	ExceptionGetMessage: virtualMethod(ExceptionClass, "get_Message", String),
+	ExceptionToString:   virtualMethod(ExceptionClass, "ToString", String),
+
+	SystemExceptionCtor:                   exceptionCtor("System.SystemException"),
+	SystemExceptionCtorString:             exceptionCtor("System.SystemException", String),
+	ArithmeticExceptionCtor:               exceptionCtor("System.ArithmeticException"),
+	ArithmeticExceptionCtorString:         exceptionCtor("System.ArithmeticException", String),
+	DivideByZeroExceptionCtor:             exceptionCtor("System.DivideByZeroException"),
+	DivideByZeroExceptionCtorString:       exceptionCtor("System.DivideByZeroException", String),
+	OverflowExceptionCtor:                 exceptionCtor("System.OverflowException"),
+	OverflowExceptionCtorString:           exceptionCtor("System.OverflowException", String),
+	NullReferenceExceptionCtor:            exceptionCtor("System.NullReferenceException"),
+	NullReferenceExceptionCtorString:      exceptionCtor("System.NullReferenceException", String),
+	IndexOutOfRangeExceptionCtor:          exceptionCtor("System.IndexOutOfRangeException"),
+	IndexOutOfRangeExceptionCtorString:    exceptionCtor("System.IndexOutOfRangeException", String),
+	InvalidCastExceptionCtor:              exceptionCtor("System.InvalidCastException"),
+	InvalidCastExceptionCtorString:        exceptionCtor("System.InvalidCastException", String),
+	ArrayTypeMismatchExceptionCtor:        exceptionCtor("System.ArrayTypeMismatchException"),
+	ArrayTypeMismatchExceptionCtorString:  exceptionCtor("System.ArrayTypeMismatchException", String),
+	ArgumentExceptionCtor:                 exceptionCtor("System.ArgumentException"),
+	ArgumentExceptionCtorString:           exceptionCtor("System.ArgumentException", String),
+	ArgumentOutOfRangeExceptionCtor:       exceptionCtor("System.ArgumentOutOfRangeException"),
+	ArgumentOutOfRangeExceptionCtorString: exceptionCtor("System.ArgumentOutOfRangeException", String),
+	ArgumentNullExceptionCtor:             exceptionCtor("System.ArgumentNullException"),
+	ArgumentNullExceptionCtorString:       exceptionCtor("System.ArgumentNullException", String),
+	InvalidOperationExceptionCtor:         exceptionCtor("System.InvalidOperationException"),
+	InvalidOperationExceptionCtorString:   exceptionCtor("System.InvalidOperationException", String),
+	NotSupportedExceptionCtor:             exceptionCtor("System.NotSupportedException"),
+	NotSupportedExceptionCtorString:       exceptionCtor("System.NotSupportedException", String),
+	NotImplementedExceptionCtor:           exceptionCtor("System.NotImplementedException"),
+	NotImplementedExceptionCtorString:     exceptionCtor("System.NotImplementedException", String),
+	FormatExceptionCtor:                   exceptionCtor("System.FormatException"),
+	FormatExceptionCtorString:             exceptionCtor("System.FormatException", String),
+	ApplicationExceptionCtor:              exceptionCtor("System.ApplicationException"),
+	ApplicationExceptionCtorString:        exceptionCtor("System.ApplicationException", String),
+	OutOfMemoryExceptionCtor:              exceptionCtor(OutOfMemoryClass),
+	OutOfMemoryExceptionCtorString:        exceptionCtor(OutOfMemoryClass, String),
+}
+
+// BuiltinKinds returns every base library method kind (BuiltinNone
+// excluded), in order.
+func BuiltinKinds() []BuiltinKind {
+	ks := make([]BuiltinKind, 0, numBuiltinKinds-1)
+	for k := BuiltinNone + 1; k < numBuiltinKinds; k++ {
+		ks = append(ks, k)
+	}
+	return ks
+}
+
+// String returns the method a kind stands for in the form stack traces
+// use, Class.Name(parameter types): "String.Concat(string,string)",
+// "Exception..ctor()"; "none" for BuiltinNone.
+func (k BuiltinKind) String() string {
+	if k == BuiltinNone {
+		return "none"
+	}
+	if k >= numBuiltinKinds {
+		return fmt.Sprintf("BuiltinKind(%d)", uint16(k))
+	}
+	d := &builtinDecls[k]
+	var b strings.Builder
+	b.WriteString(strings.TrimPrefix(d.class, "System."))
+	b.WriteByte('.')
+	b.WriteString(d.name)
+	b.WriteByte('(')
+	for i, p := range d.params {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(p.String())
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+// IsExceptionCtor reports whether k is a constructor of System.Exception
+// or of one of the base library's exception classes.
+func (k BuiltinKind) IsExceptionCtor() bool {
+	return k < numBuiltinKinds && builtinDecls[k].excCtor
+}
+
+// BuiltinMethods returns the module's base library methods indexed by
+// kind (nil at BuiltinNone).
+func (m *Module) BuiltinMethods() []*Method {
+	ms := make([]*Method, numBuiltinKinds)
+	for k := BuiltinNone + 1; k < numBuiltinKinds; k++ {
+		ms[k] = m.BuiltinMethod(k)
+	}
+	return ms
+}
+
+// BuiltinMethod returns the module's base library method of kind k (nil
+// for BuiltinNone, an unknown kind, or a module that was not resolved).
+func (m *Module) BuiltinMethod(k BuiltinKind) *Method {
+	if k == BuiltinNone || k >= numBuiltinKinds {
+		return nil
+	}
+	c := m.classes[builtinDecls[k].class]
+	if c == nil {
+		return nil
+	}
+	for _, md := range c.Methods {
+		if md.BuiltinKind == k {
+			return md
+		}
+	}
+	return nil
+}
+
+// newBaseLibrary returns fresh base library classes by full name, with
+// the methods of builtinDecls, each with its BuiltinKind.
 func newBaseLibrary() map[string]*Class {
 	lib := map[string]*Class{}
-	add := func(name string, base *Class) *Class {
+	add := func(name string, base *Class) {
 		c := &Class{Name: name, Base: base, Builtin: true, Attrs: []string{"public"}}
 		if base != nil {
 			c.Extends = base.Type()
 		}
 		lib[name] = c
-		return c
 	}
-	method := func(c *Class, name string, static, virtual bool, ret *Type, params ...*Type) *Method {
-		m := &Method{Name: name, Owner: c, Static: static, Virtual: virtual, Ret: ret, Builtin: true, Slot: -1}
+	add(ObjectClass, nil)
+	add(StringClass, lib[ObjectClass])
+	add(ConsoleClass, lib[ObjectClass])
+	add(ExceptionClass, lib[ObjectClass])
+	lib[ExceptionClass].Fields = []*Field{{Name: MessageField, Type: String, Owner: lib[ExceptionClass], Attrs: []string{"private"}}}
+	for _, e := range exceptionClasses {
+		add(e.name, lib[e.base])
+	}
+	for k := BuiltinNone + 1; k < numBuiltinKinds; k++ {
+		d := &builtinDecls[k]
+		c := lib[d.class]
+		m := &Method{Name: d.name, Owner: c, Static: d.call == callStatic, Virtual: d.call == callVirtual,
+			Ret: d.ret, Builtin: true, BuiltinKind: k, Slot: -1}
 		m.Attrs = []string{"public"}
-		if static {
+		if m.Static {
 			m.Attrs = append(m.Attrs, "static")
 		}
-		if virtual {
+		if m.Virtual {
 			m.Attrs = append(m.Attrs, "virtual")
 		}
-		for _, p := range params {
+		for _, p := range d.params {
 			m.Params = append(m.Params, &Param{Type: p})
 		}
 		c.Methods = append(c.Methods, m)
-		return m
-	}
-
-	obj := add(ObjectClass, nil)
-	method(obj, ".ctor", false, false, Void)
-	method(obj, "ToString", false, true, String)
-
-	str := add(StringClass, obj)
-	method(str, "Concat", true, false, String, String, String)
-	method(str, "Concat", true, false, String, String, String, String)
-	method(str, "Concat", true, false, String, Object, Object)
-	method(str, "get_Length", false, false, Int32)
-	method(str, "op_Equality", true, false, Bool, String, String)
-
-	con := add(ConsoleClass, obj)
-	method(con, "WriteLine", true, false, Void)
-	for _, t := range consoleTypes {
-		method(con, "WriteLine", true, false, Void, t)
-	}
-	for _, t := range consoleTypes {
-		method(con, "Write", true, false, Void, t)
-	}
-
-	exc := add(ExceptionClass, obj)
-	exc.Fields = []*Field{{Name: MessageField, Type: String, Owner: exc, Attrs: []string{"private"}}}
-	method(exc, ".ctor", false, false, Void)
-	method(exc, ".ctor", false, false, Void, String)
-	method(exc, "get_Message", false, true, String)
-	method(exc, "ToString", false, true, String)
-
-	for _, e := range exceptionClasses {
-		c := add(e.name, lib[e.base])
-		method(c, ".ctor", false, false, Void)
-		method(c, ".ctor", false, false, Void, String)
 	}
 	return lib
 }

@@ -3,6 +3,41 @@
 // IL-offset exception clauses), the lexer and parser for the ilasm text
 // syntax, name resolution against the program and the base library, a
 // verifier, and a printer whose output parses back to an equal module.
+// Part of it is supported API for embedders, listed below; the rest is
+// internal to miniil: no compatibility promise.
+//
+// # Supported API
+//
+// Embedders reach this package through package miniil, and may rely on:
+//
+//   - Error, ErrorList and Pos: a load that fails returns an ErrorList of
+//     *Error sorted by position (errors.As finds the first *Error), each
+//     with its Pos (File, Line, Col; String) and Msg.
+//   - The declarations of a loaded program (miniil.Program.Module and
+//     FindMethod), to read only: a Program shares its module between
+//     runs, so modifying anything reachable from it is unsupported.
+//     Per type, its fields, then after the semicolon its methods.
+//     Module: File, Assembly, Name, Externs, Classes, Fields, Methods,
+//     Entry; Class, AllMethods, StaticFields. Class: Name, Attrs,
+//     Extends, Base, Fields, Methods, Builtin, Pos; Type, IsSubclassOf.
+//     Field: Name, Type, Static, Attrs, Owner, Pos; FullName. Method:
+//     Name, Owner, Attrs, Impl, Static, Virtual, NewSlot, Ret, Params,
+//     Locals, IsEntry, Builtin, Pos; HasThis, NumArgs, ArgType, FullName,
+//     Signature, TraceName. Param and Local: Type, Name. Type: Kind,
+//     Name, Elem, Class; String, CLRName, ShortCLRName, Equal, IsRef.
+//     Kind and its constants (more kinds will come as the language
+//     grows).
+//
+// Everything else is internal, however it is exported: method bodies and
+// their exception clauses (Method.Code, Labels, EH, CodeSize, MaxStack,
+// HasMaxStack, InitLocals, EntryPos, EndPos, and the types Instr, Op,
+// OpInfo, Ops, OperandKind, Label, FieldRef, MethodRef, EHClause,
+// EHKind), what resolution computes for the engines (Slot, Index, VTable,
+// NumFields, Depth), fields and methods added later unless listed here,
+// and every function, variable and constant of the package other than
+// Kind's constants (Load, Parse, Verify, Fprint, the predefined types,
+// the object sizes, the float formatting, the base library's names and
+// messages).
 package il
 
 import (
@@ -335,6 +370,7 @@ type Method struct {
 	EH          []*EHClause // in ilasm's order: inner before outer
 	CodeSize    int         // IL bytes
 	Builtin     bool
+	BuiltinKind BuiltinKind // which base library method (BuiltinNone: not Builtin)
 	Pos         Pos
 	EndPos      Pos // position of the closing brace
 	Slot        int // vtable slot for virtual methods, -1 otherwise

@@ -3,7 +3,9 @@ package interp
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"unicode/utf16"
@@ -12,82 +14,42 @@ import (
 	"miniil/il"
 )
 
-// builtinID identifies a base library method.
-type builtinID uint8
+// unknownBuiltin is the kind of a base library method that resolution
+// gave none: calling it is an engine error (see fail).
+const unknownBuiltin il.BuiltinKind = math.MaxUint16
 
-const (
-	bNone builtinID = iota
-	bUnknown
-	bObjCtor
-	bObjToString
-	bExcCtor0
-	bExcCtor1
-	bExcCtorParam // .ctor(string paramName) of ArgumentNullException, ArgumentOutOfRangeException
-	bExcGetMessage
-	bExcToString
-	bConcat2
-	bConcat3
-	bConcatObj
-	bStrLength
-	bStrEq
-	bWrite // Console.Write/WriteLine; bkind is the parameter kind (KVoid: none)
-)
-
+// classifyBuiltin prepares base library method dm: its kind, and what
+// its implementation needs to know beyond it.
 func classifyBuiltin(dm *dmethod) {
 	m := dm.il
-	ps := m.Params
-	owner := m.Owner.Name
-	dm.bi = bUnknown
-	switch {
-	case owner == il.ObjectClass:
-		switch {
-		case m.Name == ".ctor" && len(ps) == 0:
-			dm.bi = bObjCtor
-		case m.Name == "ToString" && len(ps) == 0:
-			dm.bi = bObjToString
-		}
-	case owner == il.StringClass:
-		switch {
-		case m.Name == "Concat" && len(ps) == 2 && ps[0].Type.Kind == il.KString && ps[1].Type.Kind == il.KString:
-			dm.bi = bConcat2
-		case m.Name == "Concat" && len(ps) == 3:
-			dm.bi = bConcat3
-		case m.Name == "Concat" && len(ps) == 2:
-			dm.bi = bConcatObj
-		case m.Name == "get_Length":
-			dm.bi = bStrLength
-		case m.Name == "op_Equality":
-			dm.bi = bStrEq
-		}
-	case owner == il.ConsoleClass:
-		if m.Name == "Write" || m.Name == "WriteLine" {
-			dm.bi = bWrite
-			dm.bnl = m.Name == "WriteLine"
-			dm.bkind = il.KVoid
-			if len(ps) == 1 {
-				dm.bkind = canonType(ps[0].Type).Kind
-			}
-		}
-	default: // exception classes
-		switch {
-		case m.Name == ".ctor" && len(ps) == 0:
-			dm.bi = bExcCtor0
-			if msg, ok := il.DefaultMessage(owner); ok {
+	dm.bi = m.BuiltinKind
+	switch dm.bi {
+	case il.BuiltinNone:
+		dm.bi = unknownBuiltin
+	case il.ConsoleWriteLine:
+		dm.bnl = true
+		dm.bkind = il.KVoid
+	case il.ConsoleWriteLineString, il.ConsoleWriteLineBoolean, il.ConsoleWriteLineChar,
+		il.ConsoleWriteLineInt32, il.ConsoleWriteLineUInt32, il.ConsoleWriteLineInt64,
+		il.ConsoleWriteLineUInt64, il.ConsoleWriteLineDouble, il.ConsoleWriteLineSingle,
+		il.ConsoleWriteLineObject:
+		dm.bnl = true
+		dm.bkind = canonType(m.Params[0].Type).Kind
+	case il.ConsoleWriteString, il.ConsoleWriteBoolean, il.ConsoleWriteChar,
+		il.ConsoleWriteInt32, il.ConsoleWriteUInt32, il.ConsoleWriteInt64,
+		il.ConsoleWriteUInt64, il.ConsoleWriteDouble, il.ConsoleWriteSingle,
+		il.ConsoleWriteObject:
+		dm.bkind = canonType(m.Params[0].Type).Kind
+	case il.ArgumentNullExceptionCtorString, il.ArgumentOutOfRangeExceptionCtorString:
+		// CoreCLR: the argument is the parameter name, and Message is the
+		// default message plus " (Parameter 'NAME')".
+		msg, _ := il.DefaultMessage(m.Owner.Name)
+		dm.bmsg = newString(msg)
+	default:
+		if dm.bi.IsExceptionCtor() && len(m.Params) == 0 {
+			if msg, ok := il.DefaultMessage(m.Owner.Name); ok {
 				dm.bmsg = newString(msg)
 			}
-		case m.Name == ".ctor" && len(ps) == 1:
-			dm.bi = bExcCtor1
-			if owner == "System.ArgumentNullException" || owner == "System.ArgumentOutOfRangeException" {
-				// CoreCLR: the argument is the parameter name, and Message
-				// is the default message plus " (Parameter 'NAME')".
-				dm.bi = bExcCtorParam
-				msg, _ := il.DefaultMessage(owner)
-				dm.bmsg = newString(msg)
-			}
-		case m.Name == "get_Message":
-			dm.bi = bExcGetMessage
-		case m.Name == "ToString":
-			dm.bi = bExcToString
 		}
 	}
 }
@@ -133,10 +95,10 @@ func (s *state) quickString(r any) (str *managedString, ok bool, exc *managedObj
 	case *managedObject:
 		t := o.cls.vtable[s.toStringSlot]
 		switch t.bi {
-		case bObjToString:
+		case il.ObjectToString:
 			return newString(o.cls.name), true, nil
-		case bExcToString:
-			if o.cls.vtable[s.msgSlot].bi == bExcGetMessage {
+		case il.ExceptionToString:
+			if o.cls.vtable[s.msgSlot].bi == il.ExceptionGetMessage {
 				str, exc := s.excToString(o, s.excMessage(o))
 				return str, true, exc
 			}
@@ -162,10 +124,10 @@ func (s *state) strResult(str *managedString, exc *managedObject) (value, bstatu
 
 // builtin runs a base library method on args (this first).
 func (s *state) builtin(dm *dmethod, args []value) (value, bstatus) {
-	switch dm.bi {
-	case bObjCtor:
+	switch k := dm.bi; k {
+	case il.ObjectCtor:
 		return value{}, stOK
-	case bObjToString:
+	case il.ObjectToString:
 		switch o := args[0].r.(type) {
 		case nil:
 			return s.nre()
@@ -175,51 +137,16 @@ func (s *state) builtin(dm *dmethod, args []value) (value, bstatus) {
 			str, _, exc := s.quickString(o)
 			return s.strResult(str, exc)
 		}
-	case bExcCtor0, bExcCtor1, bExcCtorParam, bExcGetMessage, bExcToString:
-		o, ok := args[0].r.(*managedObject)
-		if !ok {
-			return s.nre()
-		}
-		switch dm.bi {
-		case bExcCtor0:
-			if dm.bmsg != nil {
-				o.f[0].r = dm.bmsg
-			} else {
-				o.f[0].r = nil
-			}
-			return value{}, stOK
-		case bExcCtor1:
-			o.f[0].r = args[1].r
-			return value{}, stOK
-		case bExcCtorParam:
-			o.f[0].r = dm.bmsg
-			if p, _ := args[1].r.(*managedString); p != nil && len(p.u) > 0 {
-				msg, exc := s.concat(dm.bmsg, newString(" (Parameter '"), p, newString("')"))
-				if exc != nil {
-					return s.throwing(exc)
-				}
-				o.f[0].r = msg
-			}
-			return value{}, stOK
-		case bExcGetMessage:
-			return value{r: s.excMessage(o)}, stOK
-		default:
-			mt := o.cls.vtable[s.msgSlot]
-			if mt.bi == bExcGetMessage {
-				return s.strResult(s.excToString(o, s.excMessage(o)))
-			}
-			return s.pushNative(&native{op: natExcToString, vals: [2]any{o}, n: 1})
-		}
-	case bConcat2:
+	case il.StringConcatStringString:
 		a, _ := args[0].r.(*managedString)
 		b, _ := args[1].r.(*managedString)
 		return s.strResult(s.concat(a, b))
-	case bConcat3:
+	case il.StringConcatStringStringString:
 		a, _ := args[0].r.(*managedString)
 		b, _ := args[1].r.(*managedString)
 		c, _ := args[2].r.(*managedString)
 		return s.strResult(s.concat(a, b, c))
-	case bConcatObj:
+	case il.StringConcatObjectObject:
 		// In order, as the JIT: each ToString, then the concatenation.
 		n := &native{op: natConcat, vals: [2]any{args[0].r, args[1].r}, n: 2}
 		for ; n.i < 2; n.i++ {
@@ -233,51 +160,107 @@ func (s *state) builtin(dm *dmethod, args []value) (value, bstatus) {
 			n.strs[n.i] = str
 		}
 		return s.strResult(s.concat(n.strs[0], n.strs[1]))
-	case bStrLength:
+	case il.StringGetLength:
 		str, ok := args[0].r.(*managedString)
 		if !ok {
 			return s.nre()
 		}
 		return value{n: int64(len(str.u))}, stOK
-	case bStrEq:
+	case il.StringOpEquality:
 		a, _ := args[0].r.(*managedString)
 		b, _ := args[1].r.(*managedString)
 		return value{n: b2i(stringsEqual(a, b))}, stOK
-	case bWrite:
-		o := s.out
-		if len(args) == 1 {
-			n := args[0].n
-			switch dm.bkind {
-			case il.KString:
-				str, _ := args[0].r.(*managedString)
-				if str != nil {
-					o.units(str.u)
-				}
-			case il.KChar:
-				o.char(uint16(n))
-			case il.KObject:
-				str, ok, exc := s.quickString(args[0].r)
-				if exc != nil {
-					return s.throwing(exc)
-				}
-				if !ok {
-					return s.pushNative(&native{op: natWrite, nl: dm.bnl, vals: [2]any{args[0].r}, n: 1})
-				}
-				o.units(str.u)
-			case il.KI4:
-				o.ascii(strconv.AppendInt(o.scratch[:0], int64(int32(n)), 10))
-			case il.KI8:
-				o.ascii(strconv.AppendInt(o.scratch[:0], n, 10))
-			default:
-				o.ascii(append(o.scratch[:0], formatPrim(dm.bkind, n)...))
-			}
+	case il.ConsoleWriteLine,
+		il.ConsoleWriteLineString, il.ConsoleWriteLineBoolean, il.ConsoleWriteLineChar,
+		il.ConsoleWriteLineInt32, il.ConsoleWriteLineUInt32, il.ConsoleWriteLineInt64,
+		il.ConsoleWriteLineUInt64, il.ConsoleWriteLineDouble, il.ConsoleWriteLineSingle,
+		il.ConsoleWriteLineObject,
+		il.ConsoleWriteString, il.ConsoleWriteBoolean, il.ConsoleWriteChar,
+		il.ConsoleWriteInt32, il.ConsoleWriteUInt32, il.ConsoleWriteInt64,
+		il.ConsoleWriteUInt64, il.ConsoleWriteDouble, il.ConsoleWriteSingle,
+		il.ConsoleWriteObject:
+		return s.write(dm, args)
+	case il.ExceptionGetMessage, il.ExceptionToString:
+		o, ok := args[0].r.(*managedObject)
+		if !ok {
+			return s.nre()
 		}
-		if dm.bnl {
-			o.ascii(newline)
+		if k == il.ExceptionGetMessage {
+			return value{r: s.excMessage(o)}, stOK
 		}
-		return value{}, stOK
+		mt := o.cls.vtable[s.msgSlot]
+		if mt.bi == il.ExceptionGetMessage {
+			return s.strResult(s.excToString(o, s.excMessage(o)))
+		}
+		return s.pushNative(&native{op: natExcToString, vals: [2]any{o}, n: 1})
+	}
+	if dm.bi.IsExceptionCtor() {
+		return s.excCtor(dm, args)
 	}
 	return value{}, s.fail(dm)
+}
+
+// excCtor runs dm, a constructor of System.Exception or of a base library
+// exception class.
+func (s *state) excCtor(dm *dmethod, args []value) (value, bstatus) {
+	o, ok := args[0].r.(*managedObject)
+	if !ok {
+		return s.nre()
+	}
+	switch {
+	case dm.bi == il.ArgumentNullExceptionCtorString || dm.bi == il.ArgumentOutOfRangeExceptionCtorString:
+		o.f[0].r = dm.bmsg
+		if p, _ := args[1].r.(*managedString); p != nil && len(p.u) > 0 {
+			msg, exc := s.concat(dm.bmsg, newString(" (Parameter '"), p, newString("')"))
+			if exc != nil {
+				return s.throwing(exc)
+			}
+			o.f[0].r = msg
+		}
+	case len(args) == 2: // .ctor(string message)
+		o.f[0].r = args[1].r
+	case dm.bmsg != nil:
+		o.f[0].r = dm.bmsg
+	default:
+		o.f[0].r = nil
+	}
+	return value{}, stOK
+}
+
+// write runs Console.Write and Console.WriteLine.
+func (s *state) write(dm *dmethod, args []value) (value, bstatus) {
+	o := s.out
+	if len(args) == 1 {
+		n := args[0].n
+		switch dm.bkind {
+		case il.KString:
+			str, _ := args[0].r.(*managedString)
+			if str != nil {
+				o.units(str.u)
+			}
+		case il.KChar:
+			o.char(uint16(n))
+		case il.KObject:
+			str, ok, exc := s.quickString(args[0].r)
+			if exc != nil {
+				return s.throwing(exc)
+			}
+			if !ok {
+				return s.pushNative(&native{op: natWrite, nl: dm.bnl, vals: [2]any{args[0].r}, n: 1})
+			}
+			o.units(str.u)
+		case il.KI4:
+			o.ascii(strconv.AppendInt(o.scratch[:0], int64(int32(n)), 10))
+		case il.KI8:
+			o.ascii(strconv.AppendInt(o.scratch[:0], n, 10))
+		default:
+			o.ascii(append(o.scratch[:0], formatPrim(dm.bkind, n)...))
+		}
+	}
+	if dm.bnl {
+		o.ascii(newline)
+	}
+	return value{}, stOK
 }
 
 var newline = []byte{'\n'}
@@ -287,11 +270,11 @@ func (s *state) nre() (value, bstatus) {
 	return value{}, stThrow
 }
 
+// fail reports a base library method the interpreter does not implement
+// as an engine error (not an exception a program could catch).
 func (s *state) fail(dm *dmethod) bstatus {
-	o := s.newExc("System.NotSupportedException")
-	o.f[0].r = newString("interp: base library method " + dm.il.Signature() + " is not implemented")
-	s.pend = o
-	return stThrow
+	s.deferred = fmt.Errorf("interp: base library method %v (%s) is not implemented", dm.il.BuiltinKind, dm.il.Signature())
+	return stErr
 }
 
 // natOp is the work of a native frame.
@@ -347,7 +330,7 @@ func (s *state) natRun() error {
 		if n.op == natExcToString {
 			o := v.(*managedObject)
 			mt := o.cls.vtable[s.msgSlot]
-			if mt.bi != bExcGetMessage {
+			if mt.bi != il.ExceptionGetMessage {
 				return s.callFromGo(mt, value{r: o})
 			}
 			n.strs[n.i] = s.excMessage(o)
@@ -358,7 +341,7 @@ func (s *state) natRun() error {
 		} else {
 			o := v.(*managedObject)
 			t := o.cls.vtable[s.toStringSlot]
-			if t.bi == bExcToString {
+			if t.bi == il.ExceptionToString {
 				if _, st := s.pushNative(&native{op: natExcToString, vals: [2]any{o}, n: 1}); st == stErr {
 					err := s.deferred
 					s.deferred = nil

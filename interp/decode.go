@@ -61,7 +61,7 @@ type argNorm struct {
 type dmethod struct {
 	il    *il.Method
 	idx   int
-	bi    builtinID      // non-zero for base library methods
+	bi    il.BuiltinKind // BuiltinNone but for base library methods
 	bkind il.Kind        // Console.Write parameter kind
 	bnl   bool           // Console.WriteLine
 	bmsg  *managedString // exception .ctor(): the default message

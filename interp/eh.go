@@ -205,7 +205,7 @@ func (s *state) report(exc any) error {
 	}
 	u.Type = o.cls.name
 	u.Message = s.excMessage(o).goString()
-	if mt := o.cls.vtable[s.msgSlot]; mt.bi == bNone {
+	if mt := o.cls.vtable[s.msgSlot]; mt.bi == il.BuiltinNone {
 		for len(s.frames) > 0 {
 			s.popFrame()
 		}

@@ -2,6 +2,8 @@
 // il.Module directly, with Go objects for the managed heap and its own
 // implementation of the CLR's two-pass exception handling. It shares no
 // execution code with the JIT, so the two can be tested against each other.
+// It is internal to miniil: no compatibility promise (embedders choose it
+// with miniil.Config{Engine: miniil.Interp}).
 //
 // Methods are decoded once into a compact instruction array whose opcodes
 // are specialized by the statically inferred stack types. Managed calls
@@ -260,10 +262,10 @@ func (s *state) setup() error {
 	}
 	s.toStringSlot, s.msgSlot = -1, -1
 	for _, vm := range vtableOf(s.excClass) {
-		switch vm.Name {
-		case "ToString":
+		switch vm.BuiltinKind {
+		case il.ExceptionToString:
 			s.toStringSlot = vm.Slot
-		case "get_Message":
+		case il.ExceptionGetMessage:
 			s.msgSlot = vm.Slot
 		}
 	}
@@ -279,7 +281,7 @@ func (s *state) setup() error {
 	s.statics = make([]value, len(m.StaticFields()))
 	for _, meth := range m.AllMethods() {
 		dm := s.method(meth)
-		if dm.bi == bNone && !dm.decoded {
+		if dm.bi == il.BuiltinNone && !dm.decoded {
 			if err := s.decode(dm); err != nil {
 				return fmt.Errorf("interp: %w", err)
 			}
@@ -1004,11 +1006,16 @@ outer:
 				obj := &managedObject{cls: callee.owner, f: make([]value, callee.owner.nf)}
 				copy(stk[sp-np+1:sp+1], stk[sp-np:sp])
 				stk[sp-np] = value{r: obj}
-				if callee.bi != bNone {
+				if callee.bi != il.BuiltinNone {
 					_, st := s.builtin(callee, stk[sp-np:sp+1])
-					if st == stThrow {
+					switch st {
+					case stThrow:
 						exc = s.pend
 						goto throw
+					case stErr:
+						err := s.deferred
+						s.deferred = nil
+						return err
 					}
 					sp = sp - np + 1
 					stk[sp-1] = value{r: obj}
@@ -1297,7 +1304,7 @@ outer:
 					normArgs(m.argNorms[in.b], stk[sp-nargs:sp])
 				}
 				fr.pc, fr.sp = pc-1, sp-nargs
-				if callee.bi != bNone {
+				if callee.bi != il.BuiltinNone {
 					res, st := s.builtin(callee, stk[sp-nargs:sp])
 					switch st {
 					case stOK:

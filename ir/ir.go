@@ -1,7 +1,8 @@
 // Package ir is the JIT's intermediate representation: a method is a list
 // of basic blocks of instructions over virtual registers. Every implicit
 // exception of the IL is an explicit compare-and-branch to a throw block,
-// so the only ways out of a block are its terminator.
+// so the only ways out of a block are its terminator. It is internal to
+// miniil: no compatibility promise.
 //
 // Virtual registers are numbered per function: arguments first, then
 // locals, then temporaries. A register has one kind for its whole life.

@@ -43,6 +43,13 @@ func (s ValueSet) And(t ValueSet) bool {
 	return changed
 }
 
+// AndNot removes t's members from s.
+func (s ValueSet) AndNot(t ValueSet) {
+	for i := range t {
+		s[i] &^= t[i]
+	}
+}
+
 // Each calls fn for every member of s in increasing order.
 func (s ValueSet) Each(fn func(v Value)) {
 	for w, word := range s {

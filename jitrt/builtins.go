@@ -41,51 +41,22 @@ func args(m *Machine, meth *il.Method) []uint64 {
 	return vs
 }
 
-// builtin runs base library method meth for a HelperBuiltin exit.
-func (rt *Runtime) builtin(m *Machine, meth *il.Method) error {
+// builtin runs the base library method of kind k for a HelperBuiltin exit
+// or a virtual base library method's stub.
+func (rt *Runtime) builtin(m *Machine, k il.BuiltinKind) error {
+	var meth *il.Method
+	if int(k) < len(rt.builtins) {
+		meth = rt.builtins[k]
+	}
+	if meth == nil {
+		return fmt.Errorf("jitrt: base library method %v is not implemented", k)
+	}
 	a := args(m, meth)
-	owner := meth.Owner.Name
 	ret := func(p uintptr, err error) error { return rt.result(p, err) }
-	switch {
-	case owner == il.ConsoleClass:
-		if len(a) == 1 {
-			if err := rt.write(meth.Params[0].Type.Kind, a[0]); err != nil {
-				return err
-			}
-		}
-		if meth.Name == "WriteLine" {
-			rt.out.ascii(newline)
-		}
+	switch k {
+	case il.ObjectCtor:
 		return nil
-	case owner == il.StringClass:
-		switch {
-		case meth.Name == "get_Length":
-			if a[0] == 0 {
-				return rt.throwNewAt(m, "System.NullReferenceException")
-			}
-			return ret(uintptr(rt.u64(uintptr(a[0])+abi.StrLen)), nil)
-		case meth.Name == "op_Equality":
-			x, y := uintptr(a[0]), uintptr(a[1])
-			eq := x == y || x != 0 && y != 0 && equalUnits(rt.str(x), rt.str(y))
-			return ret(b2u(eq), nil)
-		case meth.Name == "Concat" && meth.Params[0].Type.Kind == il.KObject:
-			var parts [][]uint16
-			for _, o := range a {
-				s, err := rt.toStringOf(uintptr(o))
-				if err != nil {
-					return err
-				}
-				parts = append(parts, rt.str(s))
-			}
-			return ret(rt.concat(parts...))
-		case meth.Name == "Concat":
-			var parts [][]uint16
-			for _, s := range a {
-				parts = append(parts, rt.str(uintptr(s)))
-			}
-			return ret(rt.concat(parts...))
-		}
-	case owner == il.ObjectClass && meth.Name == "ToString":
+	case il.ObjectToString:
 		// Object's own ToString (called directly, or inherited): the type
 		// name of a class instance; strings, boxes and arrays have their
 		// own text.
@@ -96,43 +67,92 @@ func (rt *Runtime) builtin(m *Machine, meth *il.Method) error {
 			return ret(rt.StringAddr(t.name), nil)
 		}
 		return ret(rt.toStringOf(uintptr(a[0])))
-	case owner == il.ObjectClass && meth.Name == ".ctor":
+	case il.StringConcatStringString, il.StringConcatStringStringString:
+		var parts [][]uint16
+		for _, s := range a {
+			parts = append(parts, rt.str(uintptr(s)))
+		}
+		return ret(rt.concat(parts...))
+	case il.StringConcatObjectObject:
+		var parts [][]uint16
+		for _, o := range a {
+			s, err := rt.toStringOf(uintptr(o))
+			if err != nil {
+				return err
+			}
+			parts = append(parts, rt.str(s))
+		}
+		return ret(rt.concat(parts...))
+	case il.StringGetLength:
+		if a[0] == 0 {
+			return rt.throwNewAt(m, "System.NullReferenceException")
+		}
+		return ret(uintptr(rt.u64(uintptr(a[0])+abi.StrLen)), nil)
+	case il.StringOpEquality:
+		x, y := uintptr(a[0]), uintptr(a[1])
+		eq := x == y || x != 0 && y != 0 && equalUnits(rt.str(x), rt.str(y))
+		return ret(b2u(eq), nil)
+	case il.ConsoleWriteLine:
+		rt.out.ascii(newline)
 		return nil
-	default: // System.Exception and its subclasses
+	case il.ConsoleWriteLineString, il.ConsoleWriteLineBoolean, il.ConsoleWriteLineChar,
+		il.ConsoleWriteLineInt32, il.ConsoleWriteLineUInt32, il.ConsoleWriteLineInt64,
+		il.ConsoleWriteLineUInt64, il.ConsoleWriteLineDouble, il.ConsoleWriteLineSingle,
+		il.ConsoleWriteLineObject:
+		if err := rt.write(meth.Params[0].Type.Kind, a[0]); err != nil {
+			return err
+		}
+		rt.out.ascii(newline)
+		return nil
+	case il.ConsoleWriteString, il.ConsoleWriteBoolean, il.ConsoleWriteChar,
+		il.ConsoleWriteInt32, il.ConsoleWriteUInt32, il.ConsoleWriteInt64,
+		il.ConsoleWriteUInt64, il.ConsoleWriteDouble, il.ConsoleWriteSingle,
+		il.ConsoleWriteObject:
+		return rt.write(meth.Params[0].Type.Kind, a[0])
+	case il.ExceptionGetMessage, il.ExceptionToString:
 		this := uintptr(a[0])
 		if this == 0 {
 			return rt.throwNewAt(m, "System.NullReferenceException")
 		}
-		switch {
-		case meth.Name == ".ctor" && len(meth.Params) == 0:
-			var msg uintptr
-			if s, ok := il.DefaultMessage(owner); ok {
-				msg = rt.StringAddr(s)
-			}
-			rt.setU64(this+abi.ObjFields, uint64(msg))
-			return nil
-		case meth.Name == ".ctor" && (owner == "System.ArgumentNullException" || owner == "System.ArgumentOutOfRangeException"):
-			// CoreCLR: the argument is the parameter name.
-			def, _ := il.DefaultMessage(owner)
-			msg := rt.StringAddr(def)
-			if p := rt.str(uintptr(a[1])); len(p) > 0 {
-				var err error
-				if msg, err = rt.concat(utf16Of(def+" (Parameter '"), p, utf16Of("')")); err != nil {
-					return err
-				}
-			}
-			rt.setU64(this+abi.ObjFields, uint64(msg))
-			return nil
-		case meth.Name == ".ctor":
-			rt.setU64(this+abi.ObjFields, a[1])
-			return nil
-		case meth.Name == "get_Message":
+		if k == il.ExceptionGetMessage {
 			return ret(rt.excMessage(this))
-		case meth.Name == "ToString":
-			return ret(rt.excToString(this))
+		}
+		return ret(rt.excToString(this))
+	}
+	if k.IsExceptionCtor() {
+		return rt.excCtor(m, meth, a)
+	}
+	return fmt.Errorf("jitrt: base library method %v is not implemented", k)
+}
+
+// excCtor runs meth, a constructor of System.Exception or of a base
+// library exception class, on arguments a (this first).
+func (rt *Runtime) excCtor(m *Machine, meth *il.Method, a []uint64) error {
+	this := uintptr(a[0])
+	if this == 0 {
+		return rt.throwNewAt(m, "System.NullReferenceException")
+	}
+	var msg uintptr
+	switch meth.BuiltinKind {
+	case il.ArgumentNullExceptionCtorString, il.ArgumentOutOfRangeExceptionCtorString:
+		// CoreCLR: the argument is the parameter name.
+		def, _ := il.DefaultMessage(meth.Owner.Name)
+		msg = rt.StringAddr(def)
+		if p := rt.str(uintptr(a[1])); len(p) > 0 {
+			var err error
+			if msg, err = rt.concat(utf16Of(def+" (Parameter '"), p, utf16Of("')")); err != nil {
+				return err
+			}
+		}
+	default:
+		if len(a) == 2 { // .ctor(string message)
+			msg = uintptr(a[1])
+		} else if s, ok := il.DefaultMessage(meth.Owner.Name); ok {
+			msg = rt.StringAddr(s)
 		}
 	}
-	return fmt.Errorf("jitrt: base library method %s is not implemented", meth.Signature())
+	rt.setU64(this+abi.ObjFields, uint64(msg))
+	return nil
 }
 
 // excMessage is System.Exception's get_Message.
@@ -149,7 +169,7 @@ func (rt *Runtime) excToString(exc uintptr) (uintptr, error) {
 	t := rt.typeOf(exc)
 	var msg uintptr
 	var err error
-	if t.class.VTable[rt.getMessage].Builtin {
+	if t.class.VTable[rt.getMessage].BuiltinKind == il.ExceptionGetMessage {
 		msg, err = rt.excMessage(exc)
 	} else {
 		msg, err = rt.callVirtual(exc, rt.getMessage)
@@ -181,7 +201,7 @@ func (rt *Runtime) toStringOf(obj uintptr) (uintptr, error) {
 	switch {
 	case !impl.Builtin:
 		return rt.callVirtual(obj, rt.toString)
-	case impl.Owner.Name == il.ExceptionClass:
+	case impl.BuiltinKind == il.ExceptionToString:
 		return rt.excToString(obj)
 	}
 	return rt.StringAddr(t.name), nil

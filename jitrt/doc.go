@@ -1,6 +1,9 @@
-// Package jitrt is miniil's runtime. This documentation covers its native
-// execution core: how JIT-compiled amd64 code runs from Go without cgo, and
-// the exact contracts the code generator must follow. Everything here is
+// Package jitrt is miniil's runtime. It is internal to miniil: no
+// compatibility promise; what follows is the contract between the runtime
+// and the code generator, not an API for embedders (they use package
+// miniil). This documentation covers its native execution core: how
+// JIT-compiled amd64 code runs from Go without cgo, and the exact
+// contracts the code generator must follow. Everything here is
 // linux/amd64 only.
 //
 // # Pieces

@@ -45,6 +45,11 @@ type Options struct {
 	// every line written (for a terminal); otherwise output is
 	// block-buffered and flushed when the run ends.
 	FlushLines bool
+	// PerfMap, when set, receives a line "ADDR SIZE NAME" (hex address
+	// and size) for the runtime's stubs and for every funclet and cold
+	// section of every method installed: the format of Linux perf's
+	// /tmp/perf-PID.map, with which `perf report` names JIT code.
+	PerfMap io.Writer
 }
 
 // DefaultHeapBytes is the managed heap limit when Options.HeapBytes is 0.
@@ -196,8 +201,7 @@ type Runtime struct {
 	// vtableRefs lists the vtable slots that point at a method's prestub,
 	// patched when the method is compiled.
 	vtableRefs map[*il.Method][]uintptr
-	builtins   []*il.Method
-	builtinID  map[*il.Method]uint64
+	builtins   []*il.Method           // base library methods by il.BuiltinKind
 	stubs      map[*il.Method]uintptr // exit stubs of base library virtual methods
 	codeMap    []codeRange            // sorted by start
 	ctx        context.Context
@@ -330,7 +334,7 @@ func NewRuntime(mod *il.Module, opts Options) (*Runtime, error) {
 	rt := &Runtime{
 		mod: mod, opts: opts, out: newOutWriter(opts.Stdout, opts.FlushLines), maxDepth: opts.MaxCallDepth,
 		classMT: map[*il.Class]*rtType{}, typeMT: map[string]*rtType{}, strs: map[string]uintptr{},
-		vtableRefs: map[*il.Method][]uintptr{}, builtinID: map[*il.Method]uint64{}, stubs: map[*il.Method]uintptr{},
+		vtableRefs: map[*il.Method][]uintptr{}, builtins: mod.BuiltinMethods(), stubs: map[*il.Method]uintptr{},
 	}
 	if err := rt.init(); err != nil {
 		rt.Close()
@@ -468,6 +472,18 @@ func (rt *Runtime) init() error {
 	}); err != nil {
 		return err
 	}
+	if w := rt.opts.PerfMap; w != nil {
+		h := rt.code
+		for _, st := range []struct {
+			addr, end uintptr
+			name      string
+		}{{h.exitStub, h.pollStub, "exit stub"}, {h.pollStub, h.overflowStub, "poll stub"},
+			{h.overflowStub, h.returnStub, "stack overflow stub"}, {h.returnStub, h.returnStub + 16, "return stub"},
+			{rt.cells.Prestub(0), rt.cells.Prestub(0) + uintptr(prestubSize*rt.cells.Len()), "prestubs"},
+			{rt.funcletReturn, rt.funcletReturn + 16, "funclet return stub"}, {rt.checkpointStub, rt.checkpointStub + 16, "checkpoint stub"}} {
+			fmt.Fprintf(w, "%x %x miniil %s\n", st.addr, st.end-st.addr, st.name)
+		}
+	}
 	obj := mod.Class(il.ObjectClass)
 	rt.toString = methodSlot(obj, "ToString")
 	rt.getMessage = methodSlot(mod.Class(il.ExceptionClass), "get_Message")
@@ -555,9 +571,8 @@ func (rt *Runtime) entryPoint(m *il.Method) (uintptr, error) {
 	if s, ok := rt.stubs[m]; ok {
 		return s, nil
 	}
-	id := rt.BuiltinID(m)
 	addr, err := rt.code.InstallStub(func(a *amd64.Assembler) {
-		emitExitStub(a, abi.ExitStubBuiltin, int64(id), true, amd64.RET)
+		emitExitStub(a, abi.ExitStubBuiltin, int64(m.BuiltinKind), true, amd64.RET)
 	})
 	if err != nil {
 		return 0, err
@@ -673,17 +688,6 @@ func (rt *Runtime) StringAddr(s string) uintptr {
 	}
 	rt.strs[s] = p
 	return p
-}
-
-// BuiltinID returns the helper id of a base library method.
-func (rt *Runtime) BuiltinID(m *il.Method) uint64 {
-	if id, ok := rt.builtinID[m]; ok {
-		return id
-	}
-	id := uint64(len(rt.builtins))
-	rt.builtins = append(rt.builtins, m)
-	rt.builtinID[m] = id
-	return id
 }
 
 // alloc allocates a zeroed object of type t and size bytes (header
@@ -864,9 +868,9 @@ func (rt *Runtime) handle(m *Machine, code uint64) error {
 		sp := m.SP()
 		m.SetPC(uintptr(m.ReadStack(sp)))
 		m.SetSP(sp + 8)
-		return rt.oomAt(m, rt.resumeOuter(m, rt.builtin(m, rt.builtins[m.ExitArg()])))
+		return rt.oomAt(m, rt.resumeOuter(m, rt.builtin(m, il.BuiltinKind(m.ExitArg()))))
 	case abi.HelperBuiltin:
-		return rt.oomAt(m, rt.resumeOuter(m, rt.builtin(m, rt.builtins[m.ExitArg()])))
+		return rt.oomAt(m, rt.resumeOuter(m, rt.builtin(m, il.BuiltinKind(m.ExitArg()))))
 	case abi.HelperFRem:
 		a := math.Float64frombits(m.Reg(abi.CtxXMM0))
 		b := math.Float64frombits(m.Reg(abi.CtxXMM1))
@@ -1037,6 +1041,7 @@ func (rt *Runtime) compile(i int) error {
 			}
 		}
 	}
+	rt.perfMap(addr, c, m)
 	r := codeRange{start: addr, end: addr + uintptr(len(c.Code)), method: m, sites: c.Sites, clauses: c.Clauses, funclets: c.Funclets,
 		catchRT: catchRT, innermost: innermostIndex(c.Clauses)}
 	k := sort.Search(len(rt.codeMap), func(j int) bool { return rt.codeMap[j].start > addr })
@@ -1044,6 +1049,25 @@ func (rt *Runtime) compile(i int) error {
 	copy(rt.codeMap[k+1:], rt.codeMap[k:])
 	rt.codeMap[k] = r
 	return nil
+}
+
+// perfMap writes the perf map lines of a method installed at addr: one
+// per funclet, one for the cold section.
+func (rt *Runtime) perfMap(addr uintptr, c *abi.Method, m *il.Method) {
+	w := rt.opts.PerfMap
+	if w == nil {
+		return
+	}
+	for k, f := range c.Funclets {
+		name := m.FullName()
+		if k > 0 {
+			name = fmt.Sprintf("%s [%s of IL clause %d]", name, f.Kind, f.Clause)
+		}
+		fmt.Fprintf(w, "%x %x %s\n", addr+uintptr(f.Start), f.End-f.Start, name)
+	}
+	if c.ColdStart < len(c.Code) {
+		fmt.Fprintf(w, "%x %x %s [cold]\n", addr+uintptr(c.ColdStart), len(c.Code)-c.ColdStart, m.FullName())
+	}
 }
 
 // cellIndex returns the method index of a call cell address.

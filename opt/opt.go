@@ -1,6 +1,7 @@
 // Package opt holds the JIT's optimization passes over the IR: small
 // passes, each keeping the IR valid (ir.Check) and the program's
-// behavior, exceptions included, unchanged.
+// behavior, exceptions included, unchanged. It is internal to miniil: no
+// compatibility promise.
 package opt
 
 import (
@@ -119,6 +120,8 @@ func NullChecks(f *ir.Func) int {
 type universe struct {
 	bits []int32 // value -> bit, -1 when untracked
 	n    int
+	// finallyDefs are the tracked values finally and fault code defines.
+	finallyDefs ir.ValueSet
 }
 
 func (u *universe) bit(v ir.Value) ir.Value { return ir.Value(u.bits[v]) }
@@ -162,12 +165,44 @@ func tracked(f *ir.Func) *universe {
 			add(src)
 		}
 	}
+	u.finallyDefs = finallyDefs(f, u)
 	return u
+}
+
+// finallyDefs returns the tracked values that code in finally and fault
+// handlers (and in regions nested in them) defines: a callfinally's edge
+// to its continuation must forget them.
+func finallyDefs(f *ir.Func, u *universe) ir.ValueSet {
+	in := map[*ir.Region]bool{}
+	for _, r := range f.Regions { // parents first
+		in[r] = r.Kind == ir.RegionFinally || r.Kind == ir.RegionFault || in[r.Parent]
+	}
+	defs := ir.NewValueSet(u.n)
+	for _, b := range f.Blocks {
+		if !in[b.Region] {
+			continue
+		}
+		for _, i := range b.Instrs {
+			for _, d := range []ir.Value{i.Dst, i.Dst2} {
+				if u.has(d) {
+					defs.Add(u.bit(d))
+				}
+			}
+		}
+	}
+	return defs
 }
 
 // transfer applies block b's instructions to known, the set of tracked
 // values known to be non-null.
 func (u *universe) transfer(b *ir.Block, known ir.ValueSet) {
+	defer func() {
+		if b.Term.Op == ir.OpCallFinally {
+			// The edge to the continuation skips the finally's code, which
+			// runs in between and may redefine values.
+			known.AndNot(u.finallyDefs)
+		}
+	}()
 	for _, in := range b.Instrs {
 		if u.has(in.Dst) {
 			known.Remove(u.bit(in.Dst))

@@ -1,4 +1,5 @@
-// Package reader imports verified IL methods into the JIT's IR.
+// Package reader imports verified IL methods into the JIT's IR. It is
+// internal to miniil: no compatibility promise.
 //
 // The evaluation stack becomes virtual registers: loads of arguments and
 // locals push the variable's own register (copied only if the variable is

@@ -22,7 +22,6 @@ func (stubEnv) ClassMT(*il.Class) uintptr    { return 0x20000 }
 func (stubEnv) TypeMT(*il.Type) uintptr      { return 0x30000 }
 func (stubEnv) StaticAddr(*il.Field) uintptr { return 0x40000 }
 func (stubEnv) StringAddr(string) uintptr    { return 0x50000 }
-func (stubEnv) BuiltinID(*il.Method) uint64  { return 1 }
 
 // TestEHClauseTables compiles every method of the corpus and checks its
 // native EH clause table against the CLR's rules (ehclauses.Validate),

@@ -1,4 +1,6 @@
-// Command miniil runs, checks and dumps mini MSIL programs.
+// Command miniil runs, checks and dumps mini MSIL programs. Its command
+// line is documented in README.md; as Go code it is internal to miniil:
+// no compatibility promise (embedders use package miniil).
 //
 //	miniil run [-engine=jit|interp] [-timeout=D] [-max-heap=SIZE] [-max-call-depth=N] FILE  run a program
 //	miniil check FILE...                                 parse and verify
@@ -36,6 +38,8 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"slices"
+	"strings"
 	"syscall"
 
 	"miniil"
@@ -162,10 +166,13 @@ func oneFile(fs *command, stderr io.Writer) (string, int) {
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("run", "run [-engine=jit|interp] [-timeout=D] [-max-heap=SIZE] [-max-call-depth=N] [-cpuprofile=F] FILE", stdout)
+	fs := newFlags("run", "run [-engine=jit|interp] [-timeout=D] [-max-heap=SIZE] [-max-call-depth=N] [-jit-stats] [-validate] [-perfmap] [-cpuprofile=F] FILE", stdout)
 	engine := fs.String("engine", miniil.DefaultEngine.String(), "execution engine: jit (native code) or interp (reference interpreter)")
 	timeout := fs.Duration("timeout", 0, "stop the program after this long, exit code 124 (0: no limit)")
 	maxHeap := byteSize(miniil.DefaultMaxHeap)
+	jitStats := fs.Bool("jit-stats", false, "print the JIT's statistics on stderr when the run ends: methods, bytes, time per compile phase")
+	validate := fs.Bool("validate", false, "check the JIT's work after every compile phase (slower; for debugging miniil)")
+	perfMap := fs.Bool("perfmap", false, "write /tmp/perf-PID.map naming the JIT's code, for perf report")
 	maxDepth := fs.Int("max-call-depth", miniil.DefaultMaxCallDepth, "deepest nesting of method calls (the entry point is 1); deeper is a stack overflow, at the same depth on both engines")
 	fs.Var(&maxHeap, "max-heap", "managed heap limit: the `size` of all the program may allocate (no collector yet); beyond it OutOfMemoryException; bytes, or with a unit: 64MiB, 1GiB (K, M, G mean KiB, MiB, GiB; KB, MB, GB powers of 1000)")
 	cpuprofile := fs.String("cpuprofile", "", "write a Go CPU profile of the run (runtime and helpers; JIT-compiled code shows as unknown) to `file`")
@@ -214,7 +221,20 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		ctx, cancel = context.WithTimeout(ctx, *timeout)
 		defer cancel()
 	}
-	exit, err := prog.Run(ctx, miniil.Config{Engine: eng, Stdout: stdout, MaxHeap: int64(maxHeap), MaxCallDepth: *maxDepth})
+	cfg := miniil.Config{Engine: eng, Stdout: stdout, MaxHeap: int64(maxHeap), MaxCallDepth: *maxDepth, Validate: *validate}
+	if *jitStats {
+		cfg.JITStats = stderr
+	}
+	if *perfMap {
+		f, err := os.Create(fmt.Sprintf("/tmp/perf-%d.map", os.Getpid()))
+		if err != nil {
+			fmt.Fprintf(stderr, "miniil run: %v\n", err)
+			return miniil.ExitFailure
+		}
+		defer f.Close()
+		cfg.PerfMap = f
+	}
+	exit, err := prog.Run(ctx, cfg)
 	if err == nil {
 		return exit
 	}
@@ -297,13 +317,14 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 }
 
 func cmdDump(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("dump", "dump -il|-ir|-funclets|-eh|-asm [-method NAME] FILE", stdout)
+	fs := newFlags("dump", "dump -il|-ir|-funclets|-eh|-asm|-after PHASE [-method NAME] FILE", stdout)
 	ilFlag := fs.Bool("il", false, "print the parsed module with IL offsets and EH clause tables")
 	irFlag := fs.Bool("ir", false, "print each method's IR, in code order")
 	funcletsFlag := fs.Bool("funclets", false, "print each method's funclet layout and native code ranges")
-	ehFlag := fs.Bool("eh", false, "print each method's native EH clause table (sorted, with duplicates)")
+	ehFlag := fs.Bool("eh", false, "print each method's native EH clause table (sorted, chained, and the CLR's duplicates)")
 	asmFlag := fs.Bool("asm", false, "print each method's IR, then its machine code with native offsets")
-	method := fs.String("method", "", "only this method (Name or Class::Name); -ir and -asm")
+	after := fs.String("after", "", "print each method's state after the compile `phase`: "+strings.Join(miniil.Phases(), ", "))
+	method := fs.String("method", "", "only this method (Name or Class::Name)")
 	maxSource := maxSourceFlag(fs)
 	if code := parseFlags(fs, args, stderr); code >= 0 {
 		return code
@@ -313,13 +334,17 @@ func cmdDump(args []string, stdout, stderr io.Writer) int {
 		set   bool
 		stage miniil.Stage
 	}{{*ilFlag, miniil.StageIL}, {*irFlag, miniil.StageIR}, {*funcletsFlag, miniil.StageFunclets},
-		{*ehFlag, miniil.StageEH}, {*asmFlag, miniil.StageAsm}} {
+		{*ehFlag, miniil.StageEH}, {*asmFlag, miniil.StageAsm}, {*after != "", -1}} {
 		if f.set {
 			stage, n = f.stage, n+1
 		}
 	}
 	if n != 1 {
-		fmt.Fprintln(stderr, "miniil dump: choose one stage to print: -il, -ir, -funclets, -eh or -asm (see miniil dump -h)")
+		fmt.Fprintln(stderr, "miniil dump: choose one stage to print: -il, -ir, -funclets, -eh, -asm or -after PHASE (see miniil dump -h)")
+		return miniil.ExitUsage
+	}
+	if *after != "" && !slices.Contains(miniil.Phases(), *after) {
+		fmt.Fprintf(stderr, "miniil dump: -after %s: no such phase (phases: %s)\n", *after, strings.Join(miniil.Phases(), ", "))
 		return miniil.ExitUsage
 	}
 	path, code := oneFile(fs, stderr)
@@ -330,7 +355,11 @@ func cmdDump(args []string, stdout, stderr io.Writer) int {
 	if code >= 0 {
 		return code
 	}
-	if err := prog.Dump(stdout, stage, *method); err != nil {
+	dump := func() error { return prog.Dump(stdout, stage, *method) }
+	if *after != "" {
+		dump = func() error { return prog.DumpAfter(stdout, *after, *method) }
+	}
+	if err := dump(); err != nil {
 		fmt.Fprintf(stderr, "miniil dump: %v\n", err)
 		return miniil.ExitCode(err)
 	}

@@ -2,7 +2,8 @@
 // measuring how loading scales with program size: it concatenates
 // programs of the differential fuzzer (many methods with loops, calls,
 // exception handling, objects and arrays), renaming each copy's classes,
-// fields and methods apart.
+// fields and methods apart. It is internal to miniil: no compatibility
+// promise.
 package bigprog
 
 import (

@@ -1,6 +1,7 @@
 // Package deepnest generates mini MSIL programs whose entry point is a
 // deep nest of protected regions, for the tests and benchmarks that check
 // that loading, compiling and running grow linearly with nesting depth.
+// It is internal to miniil: no compatibility promise.
 package deepnest
 
 import (

@@ -1,6 +1,7 @@
 // Command bench runs the benchmark programs in tests/bench under the
 // miniil JIT, the miniil interpreter and Mono, side by side, and prints a
-// Markdown table of the best wall-clock times and their ratios.
+// Markdown table of the best wall-clock times and their ratios. It is
+// internal to miniil: no compatibility promise.
 //
 //	go run ./tests/bench [-n 5] [-filter REGEXP] [-engines jit,interp,mono]
 //

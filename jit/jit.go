@@ -1,0 +1,291 @@
+// Package jit is miniil's compile driver: one table of named phases that
+// takes a method from IL to the machine code and EH clause table the
+// runtime installs. Running a program and dumping its compilation use the
+// same driver, so what `miniil dump` shows is what runs. Every phase can
+// be timed (Stats), printed after it runs (Config.After), and checked
+// (Config.Validate, on in tests). It is internal to miniil: no
+// compatibility promise.
+//
+// The phases, in order, and what each hands to the next:
+//
+//	import       reader.Import: IL to IR (*ir.Func), explicit checks, EH regions
+//	unreachable  opt.Unreachable: blocks no path reaches are dropped
+//	nullchecks   opt.NullChecks: redundant null checks removed
+//	layout       funclet.Build: main body and funclets, block order (*funclet.Layout)
+//	regalloc     amd64.Allocate: peephole plan and register homes (*amd64.Alloc)
+//	emit         amd64.Emit: machine code, sites, funclet ranges (*amd64.Code)
+//	ehclauses    ehclauses.Build: the clause table and funclet chains (in the code)
+//
+// Under validation the IR is checked (ir.Check) after every IR phase, the
+// layout (funclet.Check) after layout, the allocation (amd64.CheckAlloc)
+// after regalloc and the clause table (ehclauses.Validate) after
+// ehclauses; a failed check is an error that names the phase.
+package jit
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"miniil/abi"
+	"miniil/amd64"
+	"miniil/ehclauses"
+	"miniil/funclet"
+	"miniil/il"
+	"miniil/ir"
+	"miniil/opt"
+	"miniil/reader"
+)
+
+// Method is one method going through the pipeline: each phase reads what
+// earlier phases left and adds its own.
+type Method struct {
+	Module *il.Module
+	IL     *il.Method
+	Func   *ir.Func        // import, and the IR passes after it
+	Layout *funclet.Layout // layout
+	Alloc  *amd64.Alloc    // regalloc
+	Code   *amd64.Code     // emit; ehclauses adds the clause table
+	Env    amd64.Env       // the addresses emit used
+}
+
+// Compiled returns what the runtime installs.
+func (m *Method) Compiled() *abi.Method { return &m.Code.Method }
+
+// Phase is one step of the pipeline.
+type Phase struct {
+	Name string
+	Doc  string
+	// IR is true for phases that work on the IR alone (ir.Check runs
+	// after them under validation).
+	IR    bool
+	run   func(c *Compiler, m *Method) error
+	check func(m *Method) error
+	print func(w io.Writer, m *Method) error
+}
+
+// Phase names.
+const (
+	Import      = "import"
+	Unreachable = "unreachable"
+	NullChecks  = "nullchecks"
+	Layout      = "layout"
+	Regalloc    = "regalloc"
+	Emit        = "emit"
+	EHClauses   = "ehclauses"
+)
+
+// phases is the pipeline, in order.
+var phases = []Phase{
+	{Name: Import, Doc: "IL to IR: explicit checks, EH regions and terminators", IR: true,
+		run: func(c *Compiler, m *Method) (err error) {
+			m.Func, err = reader.Import(m.Module, m.IL)
+			return err
+		}},
+	{Name: Unreachable, Doc: "drop the blocks that no path from the entry or a handler reaches", IR: true,
+		run: func(c *Compiler, m *Method) error { unreachable(m.Func); return nil }},
+	{Name: NullChecks, Doc: "remove null checks of values known to be non-null", IR: true,
+		run: func(c *Compiler, m *Method) error { opt.NullChecks(m.Func); return nil }},
+	{Name: Layout, Doc: "main body and one funclet per handler, block order",
+		run: func(c *Compiler, m *Method) (err error) {
+			m.Layout, err = funclet.Build(m.Func)
+			return err
+		},
+		check: func(m *Method) error { return checkLayout(m.Func, m.Layout) },
+		print: func(w io.Writer, m *Method) error {
+			if err := ir.Fprint(w, m.Func); err != nil {
+				return err
+			}
+			funclet.Fprint(w, m.Func, m.Layout)
+			return nil
+		}},
+	{Name: Regalloc, Doc: "peephole plan and register homes",
+		run: func(c *Compiler, m *Method) (err error) {
+			m.Alloc, err = amd64.Allocate(m.Func, m.Layout)
+			return err
+		},
+		check: func(m *Method) error { return checkAlloc(m.Func, m.Layout, m.Alloc) },
+		print: func(w io.Writer, m *Method) error {
+			fmt.Fprintf(w, "register homes of %s: %s\n", m.IL.Signature(), homeList(m.Alloc.Homes))
+			return nil
+		}},
+	{Name: Emit, Doc: "machine code, call sites and funclet ranges",
+		run: func(c *Compiler, m *Method) (err error) {
+			if c.cfg.Env == nil {
+				return fmt.Errorf("no addresses to generate code with (Config.Env)")
+			}
+			m.Code, err = amd64.Emit(m.Func, m.Layout, m.Alloc, c.cfg.Env, c.asm)
+			return err
+		},
+		print: func(w io.Writer, m *Method) error { return FprintCode(w, m) }},
+	{Name: EHClauses, Doc: "native EH clause table and funclet chains",
+		run:   func(c *Compiler, m *Method) error { return ehclauses.Build(m.IL, m.Func, m.Code) },
+		check: func(m *Method) error { return ehclauses.Validate(m.IL, m.Func, m.Code, nil) },
+		print: func(w io.Writer, m *Method) error {
+			ehclauses.Fprint(w, m.IL, ehclauses.Of(&m.Code.Method))
+			return nil
+		}},
+}
+
+// Phases returns the pipeline's phases, in order.
+func Phases() []Phase { return append([]Phase(nil), phases...) }
+
+// PhaseIndex returns the position of the named phase, or -1.
+func PhaseIndex(name string) int {
+	for i, p := range phases {
+		if p.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Config configures a Compiler.
+type Config struct {
+	// Env gives the code generator the run's addresses (cells, method
+	// tables, statics, strings). Phases up to regalloc need none.
+	Env amd64.Env
+	// Validate checks every phase's output.
+	Validate bool
+	// After maps phase names to the writers that receive each method's
+	// state after that phase.
+	After map[string]io.Writer
+	// Stats, when set, accumulates time and counts per phase.
+	Stats *Stats
+}
+
+// Compiler runs the pipeline. It is not safe for concurrent use (it owns
+// an assembler).
+type Compiler struct {
+	cfg Config
+	asm *amd64.Assembler
+}
+
+// New returns a Compiler.
+func New(cfg Config) *Compiler {
+	for name := range cfg.After {
+		if PhaseIndex(name) < 0 {
+			panic("jit: no phase named " + name)
+		}
+	}
+	return &Compiler{cfg: cfg, asm: amd64.NewAssembler()}
+}
+
+// Compile runs the pipeline for method m of mod, through phase last (""
+// for every phase), and returns the method's state.
+func (c *Compiler) Compile(mod *il.Module, m *il.Method, last string) (*Method, error) {
+	stop := len(phases) - 1
+	if last != "" {
+		if stop = PhaseIndex(last); stop < 0 {
+			return nil, fmt.Errorf("jit: no phase named %q", last)
+		}
+	}
+	st := &Method{Module: mod, IL: m, Env: c.cfg.Env}
+	for _, p := range phases[:stop+1] {
+		if err := c.runPhase(p, st); err != nil {
+			return nil, err
+		}
+	}
+	if s := c.cfg.Stats; s != nil {
+		s.Methods++
+		s.ILBytes += m.CodeSize
+		if st.Code != nil {
+			s.CodeBytes += len(st.Code.Code)
+		}
+	}
+	return st, nil
+}
+
+// runPhase runs one phase on m, then its check and printer.
+func (c *Compiler) runPhase(p Phase, m *Method) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%s: phase %s failed: %v", m.IL.FullName(), p.Name, r)
+		}
+	}()
+	start := time.Now()
+	err = p.run(c, m)
+	if s := c.cfg.Stats; s != nil {
+		s.add(p.Name, time.Since(start))
+	}
+	if err != nil {
+		return fmt.Errorf("phase %s: %w", p.Name, err)
+	}
+	if c.cfg.Validate {
+		if p.IR {
+			err = ir.Check(m.Func)
+		} else if p.check != nil {
+			err = p.check(m)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: after phase %s: %w", m.IL.FullName(), p.Name, err)
+		}
+	}
+	if w := c.cfg.After[p.Name]; w != nil {
+		print := p.print
+		if print == nil {
+			print = func(w io.Writer, m *Method) error { return ir.Fprint(w, m.Func) }
+		}
+		if err := print(w, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// homeList lists the values that live in registers, as "v0=rbx v3=x8".
+func homeList(homes []amd64.Reg) string {
+	var b strings.Builder
+	for v, r := range homes {
+		if r != amd64.NoReg {
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			fmt.Fprintf(&b, "v%d=%s", v, strings.ToLower(r.String()))
+		}
+	}
+	if b.Len() == 0 {
+		return "none"
+	}
+	return b.String()
+}
+
+// Stats is the time each phase took and what was compiled.
+type Stats struct {
+	Methods   int
+	ILBytes   int
+	CodeBytes int
+	phaseTime map[string]time.Duration
+}
+
+func (s *Stats) add(phase string, d time.Duration) {
+	if s.phaseTime == nil {
+		s.phaseTime = map[string]time.Duration{}
+	}
+	s.phaseTime[phase] += d
+}
+
+// Time returns the total time spent in a phase.
+func (s *Stats) Time(phase string) time.Duration { return s.phaseTime[phase] }
+
+// Fprint prints the statistics: methods, bytes, and a line per phase.
+func (s *Stats) Fprint(w io.Writer) {
+	var total time.Duration
+	for _, d := range s.phaseTime {
+		total += d
+	}
+	fmt.Fprintf(w, "jit: %d methods, %d IL bytes, %d bytes of code, compiled in %v", s.Methods, s.ILBytes, s.CodeBytes, total.Round(time.Microsecond))
+	if s.Methods > 0 {
+		fmt.Fprintf(w, " (%v per method)", (total / time.Duration(s.Methods)).Round(100*time.Nanosecond))
+	}
+	fmt.Fprintln(w)
+	for _, p := range phases {
+		d := s.phaseTime[p.Name]
+		share := 0.0
+		if total > 0 {
+			share = 100 * float64(d) / float64(total)
+		}
+		fmt.Fprintf(w, "  %-12s %10v %5.1f%%\n", p.Name, d.Round(time.Microsecond), share)
+	}
+}

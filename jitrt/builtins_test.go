@@ -1,0 +1,103 @@
+//go:build linux && amd64
+
+package jitrt
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+
+	"miniil/abi"
+	"miniil/il"
+)
+
+// builtinOutput is what Console.Write and WriteLine print, called in kind
+// order with the arguments builtinArg gives.
+const builtinOutput = "\ns\nTrue\nA\n7\n7\n7\n7\n1.5\n1.5\nSystem.Object\nsTrueA77771.51.5System.Object"
+
+// builtinArg makes an argument of type t for a base library method: a
+// new instance for this and objects, "s" for strings, 'A' for a char, 1
+// for a bool, 7 for an integer, 1.5 for a float (in its register form).
+func builtinArg(t *testing.T, rt *Runtime, typ *il.Type) uint64 {
+	t.Helper()
+	var p uintptr
+	var err error
+	switch typ.Kind {
+	case il.KBool:
+		return 1
+	case il.KChar:
+		return 'A'
+	case il.KI4, il.KU4, il.KI8, il.KU8:
+		return 7
+	case il.KR8:
+		return math.Float64bits(1.5)
+	case il.KR4:
+		return uint64(math.Float32bits(1.5))
+	case il.KString:
+		p, err = rt.newString(utf16Of("s"))
+	case il.KObject:
+		p, err = rt.newObject(rt.mod.Class(il.ObjectClass))
+	case il.KClass:
+		p, err = rt.newObject(typ.Class)
+	default:
+		t.Fatalf("no test argument of type %v", typ)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return uint64(p)
+}
+
+// TestBuiltinDispatch runs every base library method kind through the
+// runtime's dispatch: each must be implemented (an unknown kind is an
+// error), a method returning a string must return one, and the Console
+// methods must print what they are given.
+func TestBuiltinDispatch(t *testing.T) {
+	mod, err := il.Load("t.il", []byte(tinyProgram))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	rt, err := NewRuntime(mod, Options{Compile: noCompile, Stdout: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	m := rt.mach
+	for _, k := range il.BuiltinKinds() {
+		meth := mod.BuiltinMethod(k)
+		ni, nf := 0, 0
+		for i := range meth.NumArgs() {
+			typ := meth.ArgType(i)
+			if typ.Kind == il.KR4 || typ.Kind == il.KR8 {
+				m.SetReg(floatArgSlots[nf], builtinArg(t, rt, typ))
+				nf++
+			} else {
+				m.SetReg(intArgSlots[ni], builtinArg(t, rt, typ))
+				ni++
+			}
+		}
+		m.SetReg(abi.CtxRAX, 0)
+		if err := rt.builtin(m, k); err != nil {
+			t.Errorf("%v: %v", k, err)
+			continue
+		}
+		if meth.Ret.Kind == il.KString {
+			if p := uintptr(m.Reg(abi.CtxRAX)); p == 0 || rt.typeOf(p).kind != tkString {
+				t.Errorf("%v returned %#x, not a string", k, p)
+			}
+		}
+	}
+	if err := rt.out.finish(); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); got != builtinOutput {
+		t.Errorf("Console methods printed %q, want %q", got, builtinOutput)
+	}
+	for _, k := range []il.BuiltinKind{il.BuiltinNone, il.BuiltinKind(len(il.BuiltinKinds()) + 1), math.MaxUint16} {
+		if err := rt.builtin(m, k); err == nil || !strings.Contains(err.Error(), "not implemented") {
+			t.Errorf("kind %d: error %v, want not implemented", k, err)
+		}
+	}
+}

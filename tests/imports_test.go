@@ -1,0 +1,70 @@
+package tests
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// allowedImports says which of miniil's packages each package may import
+// (non-test files): data flows down the pipeline, the code generator and
+// the runtime meet only in abi, and the interpreter shares nothing with
+// the JIT but il.
+var allowedImports = map[string][]string{
+	"il":                {},
+	"abi":               {"il"},
+	"ir":                {"il"},
+	"reader":            {"il", "ir"},
+	"opt":               {"ir"},
+	"funclet":           {"abi", "ir"},
+	"amd64":             {"abi", "funclet", "il", "ir"},
+	"ehclauses":         {"abi", "amd64", "il", "ir"},
+	"jit":               {"abi", "amd64", "ehclauses", "funclet", "il", "ir", "opt", "reader"},
+	"jitrt":             {"abi", "amd64", "il"}, // amd64 for its assembler only
+	"interp":            {"il"},
+	"fuzz":              {"", "il"},
+	"cmd/miniil":        {"", "fuzz"},
+	"internal/bigprog":  {"fuzz"},
+	"internal/deepnest": {},
+	// The root package wires everything together.
+	"": {"abi", "amd64", "ehclauses", "funclet", "il", "interp", "ir", "jit", "jitrt", "opt", "reader"},
+}
+
+// TestImports checks every package's imports of miniil's own packages
+// against allowedImports.
+func TestImports(t *testing.T) {
+	root := ".."
+	for pkg, allowed := range allowedImports {
+		dir := filepath.Join(root, pkg)
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Errorf("package %q: %v", pkg, err)
+			continue
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(dir, name), nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, imp := range f.Imports {
+				path, _ := strconv.Unquote(imp.Path.Value)
+				if path != "miniil" && !strings.HasPrefix(path, "miniil/") {
+					continue
+				}
+				dep := strings.TrimPrefix(strings.TrimPrefix(path, "miniil"), "/")
+				if !slices.Contains(allowed, dep) {
+					t.Errorf("%s imports %s, which package %q may not import (allowed: %q)", filepath.Join(pkg, name), path, pkg, allowed)
+				}
+			}
+		}
+	}
+}
