@@ -393,6 +393,7 @@ var checkCases = []struct {
 	{"missing operand", func(x fx) { _, in := x.instr(ir.OpMul); in.Args[0] = ir.NoValue }, "operand 0 is missing"},
 	{"operation kind", func(x fx) { _, in := x.instr(ir.OpMul); in.Kind = ir.Ref }, "the kind of mul is ref, want i32|i64|f32|f64"},
 	{"operation without a kind", func(x fx) { _, in := x.instr(ir.OpMul); in.Kind = 0 }, "the kind of mul is none, want i32|i64|f32|f64"},
+	{"call of another kind than its result", func(x fx) { _, in := x.instr(ir.OpCallVirt); in.Kind = ir.F64 }, "the kind of callvirt is f64, not that of its result"},
 	{"terminator with a kind", func(x fx) { x.term(ir.OpJump).Term.Kind = ir.I32 }, "the kind of jump is i32, want none"},
 	{"no result", func(x fx) { _, in := x.instr(ir.OpMul); in.Dst = ir.NoValue }, "mul has no result"},
 	{"result kind", func(x fx) { _, in := x.instr(ir.OpCmp); in.Dst = 1 }, "cmp: result v1 is ref, want i32"},

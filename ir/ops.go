@@ -238,8 +238,8 @@ var opTable = [numOps]opInfo{
 	OpStElem:   {kind: ofType, args: rules(ref, i64, same), aux: withType},
 	OpCanStore: {kind: i32, args: rules(ref, ref), dst: always, dstKind: i32},
 
-	OpCall:     {kind: kindRule{set: noKind}, variadic: true, dst: optional, aux: withMethod, rule: checkCall},
-	OpCallVirt: {kind: kindRule{set: noKind}, variadic: true, dst: optional, aux: withMethod, rule: checkCall},
+	OpCall:     {kind: kindRule{set: noKind | anyKind}, variadic: true, dst: optional, aux: withMethod, rule: checkCall},
+	OpCallVirt: {kind: kindRule{set: noKind | anyKind}, variadic: true, dst: optional, aux: withMethod, rule: checkCall},
 
 	OpCatchArg: {kind: ref, dst: always, dstKind: ref},
 
@@ -306,7 +306,8 @@ func valueType(f *Func, in *Instr) error {
 }
 
 // checkCall checks a call's operands and result against the callee's
-// signature (this first for instance methods).
+// signature (this first for instance methods). A call's Kind is unused:
+// the reader leaves it 0; it may also be its result's kind.
 func checkCall(f *Func, in *Instr) error {
 	m := in.Aux.Method
 	if in.Op == OpCallVirt && (!m.Virtual || !m.HasThis()) {
@@ -327,6 +328,8 @@ func checkCall(f *Func, in *Instr) error {
 		return fmt.Errorf("no result from %s, which returns %s", m.FullName(), m.Ret)
 	case in.Dst != NoValue && f.Kinds[in.Dst] != KindOf(m.Ret):
 		return fmt.Errorf("result %s is %s, %s returns %s", in.Dst, f.Kinds[in.Dst], m.FullName(), KindOf(m.Ret))
+	case in.Kind != 0 && (in.Dst == NoValue || in.Kind != f.Kinds[in.Dst]):
+		return fmt.Errorf("the kind of %s is %s, not that of its result", in.Op, in.Kind)
 	}
 	return nil
 }
