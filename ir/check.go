@@ -28,7 +28,8 @@ import (
 // OpCatchArg appears nowhere else). The regions agree with the method's
 // IL clauses: one try per try range, carrying its first clause, one
 // handler per clause (and a filter for filter clauses), a handler beside
-// its try (same parent).
+// its try (same parent). IR built without a clause table (tests) is held
+// to the regions' Clause numbers alone: each try carries its one clause.
 //
 // EH edges: a normal edge stays within one funclet (the main body or a
 // handler), so nothing enters a handler but the runtime, at its entry; a
