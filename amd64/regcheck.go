@@ -73,10 +73,13 @@ func callsManaged(in *ir.Instr) bool {
 // Liveness is the usual backward dataflow over the main body's blocks,
 // per value.
 func CheckAlloc(f *ir.Func, lay *funclet.Layout, alloc *Alloc) error {
-	c := &allocChecker{f: f, homes: alloc.Homes, transient: alloc.Transient}
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%s: register homes: %s", f.Method.FullName(), fmt.Sprintf(format, args...))
 	}
+	if alloc == nil || lay == nil || len(lay.Funcs) == 0 {
+		return bad("no allocation or no layout")
+	}
+	c := &allocChecker{f: f, homes: alloc.Homes, transient: alloc.Transient}
 	if len(c.homes) != len(f.Kinds) {
 		return bad("%d homes for %d values", len(c.homes), len(f.Kinds))
 	}

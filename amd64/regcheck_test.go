@@ -213,6 +213,7 @@ func TestCheckAllocRejects(t *testing.T) {
 		break_ func(x allocFixture)
 		want   string
 	}{
+		{"f", "no allocation", func(x allocFixture) { *x.alloc = amd64.Alloc{} }, "0 homes for"},
 		{"f", "too few homes", func(x allocFixture) { x.alloc.Homes = x.alloc.Homes[1:] }, "homes for"},
 		{"f", "RAX", func(x allocFixture) { x.move(x.local(1), amd64.RAX) }, "is in a scratch register of the code generator"},
 		{"f", "XMM0", func(x allocFixture) { x.move(x.local(3), amd64.X0) }, "is in a scratch register of the code generator"},
@@ -277,6 +278,9 @@ func TestCheckAllocRejects(t *testing.T) {
 		f, lay, alloc := allocated(t, name)
 		if err := amd64.CheckAlloc(f, lay, alloc); err != nil {
 			t.Fatalf("the allocator's homes rejected: %v\n%s", err, f)
+		}
+		if err := amd64.CheckAlloc(f, nil, alloc); err == nil || !strings.Contains(err.Error(), "no layout") {
+			t.Errorf("no layout: got %v", err)
 		}
 	}
 	for _, tt := range tests {

@@ -40,9 +40,19 @@ import (
 // region around it, and continues outside the try; OpEndFinally ends a
 // finally or fault region, OpEndFilter a filter, OpRethrow lies inside a
 // catch or filter handler, and OpRet outside every region.
-func Check(f *Func) error {
+func Check(f *Func) (err error) {
 	if f.Method == nil {
 		return fmt.Errorf("ir: function without a method")
+	}
+	// The checks below guard what they read, in the order they check it;
+	// should broken IR still make one fail, that is a finding too.
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%s: malformed IR: %v", f.Method.FullName(), r)
+		}
+	}()
+	if err := checkSignature(f.Method); err != nil {
+		return fmt.Errorf("%s: %v", f.Method.FullName(), err)
 	}
 	c := &checker{f: f}
 	if err := c.blocks(); err != nil {
@@ -76,10 +86,11 @@ func (c *checker) instrErr(b *Block, in *Instr, format string, args ...any) erro
 	return fmt.Errorf("%s: b%d: %s: %s", c.f.Method.FullName(), b.ID, c.describe(b, in), fmt.Sprintf(format, args...))
 }
 
-// describe returns in as text, or only its operation when its operands
-// are not all values of f (Format would fail on them).
+// describe returns in as text, or only its operation when Format would
+// fail on it (an operand that is not a value of f, a callee without a
+// signature).
 func (c *checker) describe(b *Block, in *Instr) string {
-	if !c.valuesOK(in) {
+	if !c.valuesOK(in) || in.Aux.Method != nil && checkSignature(in.Aux.Method) != nil {
 		return in.Op.String()
 	}
 	if in == b.Term {

@@ -349,6 +349,22 @@ var checkCases = []struct {
 	{"no method", func(x fx) { x.f.Method = nil }, "function without a method"},
 	{"no blocks", func(x fx) { x.f.Blocks = nil }, "f: no blocks"},
 	{"argument count", func(x fx) { x.f.NumArgs = 1 }, "1 arguments and 2 locals among"},
+	{"method without a return type", func(x fx) { x.f.Method.Ret = nil }, "method f has no return type"},
+	{"instance method without a class", func(x fx) { x.f.Method.Static = false }, "instance method f has no class"},
+	{"parameter without a type", func(x fx) { x.f.Method.Params[0].Type = nil }, "parameter 0 of f has no type"},
+	{"local without a type", func(x fx) { x.f.Method.Locals[1] = &il.Local{} }, "local 1 of f has no type"},
+	{"callee without a return type", func(x fx) {
+		_, in := x.instr(ir.OpCallVirt)
+		m := *in.Aux.Method
+		m.Ret = nil
+		in.Aux.Method = &m
+	}, "method Box::Get has no return type"},
+	{"malformed field", func(x fx) {
+		_, in := x.instr(ir.OpLdField)
+		fl := *in.Aux.Field
+		fl.Type = nil
+		in.Aux.Field = &fl
+	}, "f: malformed IR: "},
 	{"nil block", func(x fx) { x.f.Blocks[3] = nil }, "block 3 is nil"},
 	{"nil instruction", func(x fx) { x.f.Blocks[0].Instrs = append(x.f.Blocks[0].Instrs, nil) }, "instruction 0 is nil"},
 	{"nil region", func(x fx) { x.f.Regions[2] = nil }, "region 2 is nil"},

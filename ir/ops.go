@@ -305,11 +305,37 @@ func valueType(f *Func, in *Instr) error {
 	return nil
 }
 
+// checkSignature checks that m has what Check reads of a method's
+// signature: a return type, a type for every parameter and local, and a
+// class if it takes this.
+func checkSignature(m *il.Method) error {
+	if m.Ret == nil {
+		return fmt.Errorf("method %s has no return type", m.FullName())
+	}
+	if !m.Static && m.Owner == nil {
+		return fmt.Errorf("instance method %s has no class", m.FullName())
+	}
+	for i, p := range m.Params {
+		if p == nil || p.Type == nil {
+			return fmt.Errorf("parameter %d of %s has no type", i, m.FullName())
+		}
+	}
+	for i, l := range m.Locals {
+		if l == nil || l.Type == nil {
+			return fmt.Errorf("local %d of %s has no type", i, m.FullName())
+		}
+	}
+	return nil
+}
+
 // checkCall checks a call's operands and result against the callee's
 // signature (this first for instance methods). A call's Kind is unused:
 // the reader leaves it 0; it may also be its result's kind.
 func checkCall(f *Func, in *Instr) error {
 	m := in.Aux.Method
+	if err := checkSignature(m); err != nil {
+		return err
+	}
 	if in.Op == OpCallVirt && (!m.Virtual || !m.HasThis()) {
 		return fmt.Errorf("callvirt of %s, which is not a virtual instance method", m.FullName())
 	}
