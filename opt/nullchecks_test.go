@@ -3,6 +3,7 @@ package opt_test
 import (
 	"testing"
 
+	"miniil/il"
 	"miniil/ir"
 	"miniil/ir/irtest"
 	"miniil/opt"
@@ -131,9 +132,9 @@ func TestNullChecksBuilt(t *testing.T) {
 			c1 := b.NullCheck(obj)
 			s := b.Str("s")
 			c2 := b.NullCheck(s)
-			arr := b.Emit(ir.OpNewArr, ir.Ref, ir.Aux{}, b.Const(ir.I64, 3))
+			arr := b.Emit(ir.OpNewArr, ir.Ref, ir.Aux{Type: il.Int32}, b.Const(ir.I64, 3))
 			c3 := b.NullCheck(arr)
-			boxed := b.Emit(ir.OpBox, ir.Ref, ir.Aux{}, b.Const(ir.I32, 1))
+			boxed := b.Emit(ir.OpBox, ir.Ref, ir.Aux{Type: il.Int32}, b.Const(ir.I32, 1))
 			c4 := b.NullCheck(boxed)
 			null := b.Const(ir.Ref, 0)
 			c5 := b.NullCheck(null)

@@ -11,9 +11,13 @@ import (
 	"miniil/ir"
 )
 
-// Run runs every pass over f in order.
+// Run runs every pass over f in order: NullChecks, then Unreachable,
+// which removes the throw blocks of the checks NullChecks removed (the
+// reader leaves no block unreachable, so Unreachable has nothing to do
+// before).
 func Run(f *ir.Func) error {
 	NullChecks(f)
+	Unreachable(f)
 	if err := ir.Check(f); err != nil {
 		return fmt.Errorf("opt: %w", err)
 	}

@@ -268,11 +268,10 @@ func TestDeepNest(t *testing.T) {
 			if len(code.Funclets) != depth+1 {
 				t.Errorf("%d funclets, want %d", len(code.Funclets), depth+1)
 			}
-			// The layout keeps every try region contiguous in its funclet.
-			for _, fn := range code.Layout.Funcs {
-				if err := contiguous(fn.Region, fn.Blocks); err != nil {
-					t.Error(err)
-				}
+			// The layout keeps every try region contiguous in its funclet
+			// (and the rest of the layout's contract).
+			if err := funclet.Check(f, code.Layout); err != nil {
+				t.Error(err)
 			}
 			// The clause table: one clause per level, each chained to the
 			// one around it, and each handler funclet to the try around it.
@@ -303,38 +302,6 @@ func TestDeepNest(t *testing.T) {
 			}
 		})
 	}
-}
-
-// contiguous checks that in the blocks of a funclet (of region top), the
-// blocks of every region inside top (its own and those of the regions
-// it holds) are consecutive: going from block to block, a region left is
-// never entered again. Between two blocks it walks only the regions left
-// and entered.
-func contiguous(top *ir.Region, blocks []*ir.Block) error {
-	left := map[*ir.Region]bool{}
-	depth := func(r *ir.Region) int {
-		if r == nil {
-			return -1
-		}
-		return r.Depth
-	}
-	prev := top
-	for i, b := range blocks {
-		a, c := prev, b.Region
-		for a != c {
-			if depth(a) >= depth(c) {
-				left[a] = true
-				a = a.Parent
-			} else {
-				if left[c] {
-					return fmt.Errorf("region %d is entered again at block %d", c.ID, i)
-				}
-				c = c.Parent
-			}
-		}
-		prev = b.Region
-	}
-	return nil
 }
 
 // TestDeepNestScales checks that loading and compiling a deep nest

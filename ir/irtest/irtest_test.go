@@ -126,7 +126,7 @@ func TestBuildErrors(t *testing.T) {
 		{"kinds disagree", func(b *irtest.Builder) {
 			b.Ret(b.Bin(ir.OpAdd, b.Arg(0), b.Const(ir.I64, 1)))
 			b.Func()
-		}, "add.i32 with operands i32, i64"},
+		}, "add: operand 1 v1 is i64, want i32"},
 		{"instruction after the terminator", func(b *irtest.Builder) { b.Ret(); b.Const(ir.I32, 1) }, "const after a terminator"},
 		{"locals after temporaries", func(b *irtest.Builder) { b.Const(ir.I32, 1); b.Locals(ir.I32) }, "Locals after temporaries"},
 		{"wrong argument count", func(b *irtest.Builder) { b.Call(b.Method("Callee")) }, "takes 1 arguments, got 0"},

@@ -1,0 +1,357 @@
+package amd64
+
+import (
+	"fmt"
+	"slices"
+
+	"miniil/funclet"
+	"miniil/ir"
+)
+
+// The register allocation's contract, checked apart from the allocator:
+// CheckAlloc computes liveness itself and knows the registers from the
+// code generator's conventions, not from regalloc.go's lists, so that a
+// bug in the allocator's intervals or tables cannot hide itself.
+
+var (
+	// checkedIntHomes and checkedFloatHomes are the registers a home may
+	// be: never a scratch register of the code generator (RAX, RCX, RDX,
+	// XMM0, XMM1), an argument register of the managed convention, RSP,
+	// RBP, or R15 (the context).
+	checkedIntHomes   = []Reg{R10, R11, RBX, R12, R13, R14}
+	checkedFloatHomes = []Reg{X8, X9, X10, X11, X12, X13, X14, X15}
+	// checkedCalleeSaved are the home registers a managed call preserves.
+	checkedCalleeSaved = []Reg{RBX, R12, R13, R14}
+)
+
+// notAHome says why r, which is not in checkedIntHomes or
+// checkedFloatHomes, may not be a home.
+func notAHome(r Reg) string {
+	switch r {
+	case RAX, RCX, RDX, X0, X1:
+		return "a scratch register of the code generator"
+	case RSP, RBP:
+		return "the stack or frame pointer"
+	case R15:
+		return "the context register"
+	case RDI, RSI, R8, R9, X2, X3, X4, X5, X6, X7:
+		return "an argument register"
+	}
+	return "an unknown register"
+}
+
+// callsManaged reports whether in calls managed code, which may change
+// every caller-saved register. A base library method runs in an exit,
+// which preserves every register (also when it calls managed code back:
+// the runtime restores the registers of the exit).
+func callsManaged(in *ir.Instr) bool {
+	return in.Op == ir.OpCallVirt || in.Op == ir.OpCall && !in.Aux.Method.Builtin
+}
+
+// CheckAlloc verifies the register allocation of f, laid out as lay, and
+// returns the first violation it finds:
+//
+//   - there is a home for every value, and a home is a register of the
+//     value's class that the code generator gives homes: R10, R11, RBX,
+//     R12-R14 for integers and references, XMM8-15 for floats (no
+//     scratch, argument, stack, frame or context register); transient
+//     values have none;
+//   - values a funclet mentions have none (funclets reach the method's
+//     values through the frame), nor have values live into a catch's
+//     continuation in the main body (resuming restores only RSP and RBP);
+//   - no two values live at once share a home: an instruction's result
+//     (even if never read) is in a home no other value live after the
+//     instruction holds, its two results are in different homes, and
+//     the arguments and locals, which the prolog writes, have homes
+//     different from each other and from the values live into the entry;
+//   - a value live across a managed call (live after it and not its
+//     result) is in a callee-saved register (RBX, R12-R14) or the frame,
+//     so never a float, and one live across a callfinally is in the
+//     frame (a catch in the finally may resume with the registers of the
+//     frames it unwound).
+//
+// Liveness is the usual backward dataflow over the main body's blocks,
+// per value.
+func CheckAlloc(f *ir.Func, lay *funclet.Layout, alloc *Alloc) error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%s: register homes: %s", f.Method.FullName(), fmt.Sprintf(format, args...))
+	}
+	if alloc == nil || lay == nil || len(lay.Funcs) == 0 {
+		return bad("no allocation or no layout")
+	}
+	c := &allocChecker{f: f, homes: alloc.Homes, transient: alloc.Transient}
+	if len(c.homes) != len(f.Kinds) {
+		return bad("%d homes for %d values", len(c.homes), len(f.Kinds))
+	}
+	for v, r := range c.homes {
+		v := ir.Value(v)
+		switch float := f.Kinds[v].IsFloat(); {
+		case r == NoReg:
+		case c.transient[v]:
+			return bad("%s needs no location but has one", c.name(v))
+		case float && slices.Contains(checkedFloatHomes, r), !float && slices.Contains(checkedIntHomes, r):
+		case float && slices.Contains(checkedIntHomes, r), !float && slices.Contains(checkedFloatHomes, r):
+			return bad("%s is in a register of the other class", c.name(v))
+		default:
+			return bad("%s is in %s", c.name(v), notAHome(r))
+		}
+	}
+	for _, fn := range lay.Funcs[1:] {
+		for _, b := range fn.Blocks {
+			for _, in := range b.Code() {
+				for _, v := range append([]ir.Value{in.Dst, in.Dst2}, in.Args...) {
+					if v != ir.NoValue && c.homes[v] != NoReg {
+						return bad("%s is mentioned by the %s funclet of clause %d (b%d: %s)",
+							c.name(v), fn.Kind, fn.Clause, b.ID, f.Format(in, b))
+					}
+				}
+			}
+		}
+	}
+	c.main = lay.Funcs[0].Blocks
+	c.liveness()
+	for _, fn := range lay.Funcs[1:] {
+		for _, b := range fn.Blocks {
+			if b.Term.Op != ir.OpCatchRet {
+				continue
+			}
+			if k, ok := c.index[b.Succs[0]]; ok {
+				for _, v := range c.liveIn[k] {
+					if c.homes[v] != NoReg {
+						return bad("%s is live into b%d, where the catch ending in b%d resumes", c.name(v), b.Succs[0].ID, b.ID)
+					}
+				}
+			}
+		}
+	}
+	if err := c.prolog(); err != nil {
+		return bad("%v", err)
+	}
+	for k, b := range c.main {
+		if err := c.block(k, b); err != nil {
+			return bad("%v", err)
+		}
+	}
+	return nil
+}
+
+// allocChecker holds CheckAlloc's state.
+type allocChecker struct {
+	f         *ir.Func
+	homes     []Reg
+	transient map[ir.Value]bool
+	main      []*ir.Block       // the main body's blocks
+	index     map[*ir.Block]int // position of each main body block
+	liveIn    [][]ir.Value      // values live into each main body block
+	liveOut   [][]ir.Value      // values live out of each main body block
+	live      ir.ValueSet       // values live at the current point
+	count     [X15 + 1]int      // number of values in live with each home
+}
+
+// name describes value v and its home for messages.
+func (c *allocChecker) name(v ir.Value) string {
+	return fmt.Sprintf("%s:%s (in %s)", v, c.f.Kinds[v], c.homes[v])
+}
+
+// liveness computes the values live into and out of each main body
+// block, value by value: a value is live into a block that reads it
+// before writing it, live out of every predecessor of a block it is live
+// into, and live into a block it is live out of unless the block writes
+// it. Edges to blocks outside the main body (there are none) are
+// ignored; the predecessors come from the successor lists.
+func (c *allocChecker) liveness() {
+	f, n := c.f, len(c.main)
+	c.index = make(map[*ir.Block]int, n)
+	for k, b := range c.main {
+		c.index[b] = k
+	}
+	preds := make([][]int, n)
+	for k, b := range c.main {
+		for _, s := range b.Succs {
+			if j, ok := c.index[s]; ok {
+				preds[j] = append(preds[j], k)
+			}
+		}
+	}
+	// Per value: the blocks reading it before writing it, and the blocks
+	// writing it.
+	nv := len(f.Kinds)
+	exposed := make([][]int, nv)
+	writes := make([]map[int]bool, nv)
+	written := ir.NewValueSet(nv) // written so far in the current block
+	for k, b := range c.main {
+		var inBlock []ir.Value
+		for _, in := range b.Code() {
+			for _, a := range in.Args {
+				if !written.Has(a) && (len(exposed[a]) == 0 || exposed[a][len(exposed[a])-1] != k) {
+					exposed[a] = append(exposed[a], k)
+				}
+			}
+			for _, d := range []ir.Value{in.Dst, in.Dst2} {
+				if d != ir.NoValue {
+					if writes[d] == nil {
+						writes[d] = map[int]bool{}
+					}
+					writes[d][k] = true
+					written.Add(d)
+					inBlock = append(inBlock, d)
+				}
+			}
+		}
+		for _, d := range inBlock {
+			written.Remove(d)
+		}
+	}
+	c.liveIn, c.liveOut = make([][]ir.Value, n), make([][]ir.Value, n)
+	in, out := make([]int32, n), make([]int32, n) // value+1 marked live in/out of a block
+	var work []int
+	for v := range nv {
+		mark := int32(v + 1)
+		work = work[:0]
+		for _, k := range exposed[v] {
+			in[k] = mark
+			work = append(work, k)
+		}
+		for len(work) > 0 {
+			k := work[len(work)-1]
+			work = work[:len(work)-1]
+			c.liveIn[k] = append(c.liveIn[k], ir.Value(v))
+			for _, p := range preds[k] {
+				if out[p] != mark {
+					out[p] = mark
+					c.liveOut[p] = append(c.liveOut[p], ir.Value(v))
+				}
+				if in[p] != mark && !writes[v][p] {
+					in[p] = mark
+					work = append(work, p)
+				}
+			}
+		}
+	}
+	c.live = ir.NewValueSet(nv)
+}
+
+// enter and leave add a value to and remove it from the live set.
+func (c *allocChecker) enter(v ir.Value) {
+	if !c.live.Has(v) {
+		c.live.Add(v)
+		if h := c.homes[v]; h != NoReg {
+			c.count[h]++
+		}
+	}
+}
+
+func (c *allocChecker) leave(v ir.Value) {
+	if c.live.Has(v) {
+		c.live.Remove(v)
+		if h := c.homes[v]; h != NoReg {
+			c.count[h]--
+		}
+	}
+}
+
+// clearLive empties the live set.
+func (c *allocChecker) clearLive() {
+	c.live.Each(c.leave)
+}
+
+// holder returns a live value other than except whose home is r.
+func (c *allocChecker) holder(r Reg, except ir.Value) ir.Value {
+	found := ir.NoValue
+	c.live.Each(func(v ir.Value) {
+		if found == ir.NoValue && v != except && c.homes[v] == r {
+			found = v
+		}
+	})
+	return found
+}
+
+// prolog checks the homes of the arguments and locals, all written at
+// the start (the prolog stores the arguments and zeroes the locals),
+// against each other and against the values live into the entry block.
+func (c *allocChecker) prolog() error {
+	f := c.f
+	defer c.clearLive()
+	if k, ok := c.index[f.Blocks[0]]; ok {
+		for _, v := range c.liveIn[k] {
+			c.enter(v)
+		}
+	}
+	for v := range ir.Value(f.NumArgs + f.NumLocals) {
+		c.enter(v)
+	}
+	for v := range ir.Value(f.NumArgs + f.NumLocals) {
+		if h := c.homes[v]; h != NoReg && c.count[h] > 1 {
+			return fmt.Errorf("the prolog writes %s, and %s is live there", c.name(v), c.name(c.holder(h, v)))
+		}
+	}
+	return nil
+}
+
+// block walks main body block k backward from its live-out set and
+// checks each instruction.
+func (c *allocChecker) block(k int, b *ir.Block) error {
+	defer c.clearLive()
+	for _, v := range c.liveOut[k] {
+		c.enter(v)
+	}
+	code := b.Code()
+	for i := len(code) - 1; i >= 0; i-- {
+		in := code[i]
+		where := func() string { return fmt.Sprintf("b%d: %s", b.ID, c.f.Format(in, b)) }
+		defs := []ir.Value{in.Dst, in.Dst2}
+		if d, d2 := in.Dst, in.Dst2; d != ir.NoValue && d2 != ir.NoValue && c.homes[d] != NoReg && c.homes[d] == c.homes[d2] {
+			return fmt.Errorf("%s: both results in %s", where(), c.homes[d])
+		}
+		// c.live holds the values live after in.
+		for _, d := range defs {
+			if d == ir.NoValue || c.homes[d] == NoReg {
+				continue
+			}
+			h := c.homes[d]
+			others := c.count[h]
+			if c.live.Has(d) {
+				others--
+			}
+			if others > 0 {
+				return fmt.Errorf("%s: writes %s over %s, which is live", where(), c.name(d), c.name(c.holder(h, d)))
+			}
+		}
+		across := func(ok func(Reg) bool, what string) error {
+			for r := range c.count {
+				if c.count[r] == 0 || ok(Reg(r)) {
+					continue
+				}
+				var v ir.Value = ir.NoValue
+				c.live.Each(func(x ir.Value) {
+					if v == ir.NoValue && c.homes[x] == Reg(r) && !slices.Contains(defs, x) {
+						v = x
+					}
+				})
+				if v != ir.NoValue {
+					return fmt.Errorf("%s: %s is live across %s", where(), c.name(v), what)
+				}
+			}
+			return nil
+		}
+		switch {
+		case in.Op == ir.OpCallFinally:
+			if err := across(func(Reg) bool { return false }, "the call of a finally"); err != nil {
+				return err
+			}
+		case callsManaged(in):
+			if err := across(func(r Reg) bool { return slices.Contains(checkedCalleeSaved, r) }, "a managed call in a register it may change"); err != nil {
+				return err
+			}
+		}
+		for _, d := range defs {
+			if d != ir.NoValue {
+				c.leave(d)
+			}
+		}
+		for _, a := range in.Args {
+			c.enter(a)
+		}
+	}
+	return nil
+}
