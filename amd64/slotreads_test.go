@@ -37,11 +37,16 @@ type slotShape struct {
 // newShape returns a function that evaluates op of kind on ops (arguments
 // or constants) into a new value of kind dst (none if 0) and returns it.
 func newShape(name string, op ir.Op, kind ir.Kind, aux ir.Aux, dst ir.Kind, ops ...opnd) slotShape {
-	f := &ir.Func{Method: &il.Method{Name: name}}
+	m := &il.Method{Name: name, Static: true, Ret: il.Void}
+	f := &ir.Func{Method: m}
 	for _, o := range ops {
 		if !o.konst {
 			f.Kinds = append(f.Kinds, o.kind)
+			m.Params = append(m.Params, &il.Param{Type: typeOfKind(o.kind)})
 		}
+	}
+	if dst != 0 {
+		m.Ret = typeOfKind(dst)
 	}
 	f.NumArgs = len(f.Kinds)
 	b := f.NewBlock(0)
@@ -70,6 +75,21 @@ func newShape(name string, op ir.Op, kind ir.Kind, aux ir.Aux, dst ir.Kind, ops 
 	return slotShape{name: name, f: f, in: in}
 }
 
+// typeOfKind returns an IL type whose values have register kind k.
+func typeOfKind(k ir.Kind) *il.Type {
+	switch k {
+	case ir.I32:
+		return il.Int32
+	case ir.I64:
+		return il.Int64
+	case ir.F32:
+		return il.Float32
+	case ir.F64:
+		return il.Float64
+	}
+	return il.Object
+}
+
 // newBranch returns a function whose entry block ends in terminator op
 // (OpIf or OpSwitch) on operand o, each successor returning.
 func newBranch(name string, op ir.Op, o opnd, succs int) slotShape {
@@ -80,6 +100,7 @@ func newBranch(name string, op ir.Op, o opnd, succs int) slotShape {
 	entry.Instrs = entry.Instrs[:len(entry.Instrs)-1] // no copy: the terminator tests v
 	t := &ir.Instr{Op: op, Args: []ir.Value{v}, Dst: ir.NoValue, Dst2: ir.NoValue}
 	entry.Term = t
+	f.Method.Ret = il.Void
 	for range succs {
 		b := f.NewBlock(0)
 		b.Term = &ir.Instr{Op: ir.OpRet, Dst: ir.NoValue, Dst2: ir.NoValue}

@@ -9,8 +9,9 @@
 // The phases, in order, and what each hands to the next:
 //
 //	import       reader.Import: IL to IR (*ir.Func), explicit checks, EH regions
-//	unreachable  opt.Unreachable: blocks no path reaches are dropped
 //	nullchecks   opt.NullChecks: redundant null checks removed
+//	unreachable  opt.Unreachable: blocks no path reaches (such as the throw
+//	             blocks of removed null checks) are dropped
 //	layout       funclet.Build: main body and funclets, block order (*funclet.Layout)
 //	regalloc     amd64.Allocate: peephole plan and register homes (*amd64.Alloc)
 //	emit         amd64.Emit: machine code, sites, funclet ranges (*amd64.Code)
@@ -68,8 +69,8 @@ type Phase struct {
 // Phase names.
 const (
 	Import      = "import"
-	Unreachable = "unreachable"
 	NullChecks  = "nullchecks"
+	Unreachable = "unreachable"
 	Layout      = "layout"
 	Regalloc    = "regalloc"
 	Emit        = "emit"
@@ -83,16 +84,16 @@ var phases = []Phase{
 			m.Func, err = reader.Import(m.Module, m.IL)
 			return err
 		}},
-	{Name: Unreachable, Doc: "drop the blocks that no path from the entry or a handler reaches", IR: true,
-		run: func(c *Compiler, m *Method) error { unreachable(m.Func); return nil }},
 	{Name: NullChecks, Doc: "remove null checks of values known to be non-null", IR: true,
 		run: func(c *Compiler, m *Method) error { opt.NullChecks(m.Func); return nil }},
+	{Name: Unreachable, Doc: "drop the blocks that no path from the entry or a handler reaches", IR: true,
+		run: func(c *Compiler, m *Method) error { opt.Unreachable(m.Func); return nil }},
 	{Name: Layout, Doc: "main body and one funclet per handler, block order",
 		run: func(c *Compiler, m *Method) (err error) {
 			m.Layout, err = funclet.Build(m.Func)
 			return err
 		},
-		check: func(m *Method) error { return checkLayout(m.Func, m.Layout) },
+		check: func(m *Method) error { return funclet.Check(m.Func, m.Layout) },
 		print: func(w io.Writer, m *Method) error {
 			if err := ir.Fprint(w, m.Func); err != nil {
 				return err
@@ -105,7 +106,7 @@ var phases = []Phase{
 			m.Alloc, err = amd64.Allocate(m.Func, m.Layout)
 			return err
 		},
-		check: func(m *Method) error { return checkAlloc(m.Func, m.Layout, m.Alloc) },
+		check: func(m *Method) error { return amd64.CheckAlloc(m.Func, m.Layout, m.Alloc) },
 		print: func(w io.Writer, m *Method) error {
 			fmt.Fprintf(w, "register homes of %s: %s\n", m.IL.Signature(), homeList(m.Alloc.Homes))
 			return nil

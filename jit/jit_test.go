@@ -1,0 +1,139 @@
+package jit_test
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"testing"
+
+	"miniil/il"
+	"miniil/jit"
+)
+
+const src = `
+.assembly extern mscorlib {}
+.assembly t {}
+.class public auto ansi C extends [mscorlib]System.Object {
+  .method public static int32 F(int32 x) cil managed {
+    .maxstack 2
+    .locals init (int32 r)
+    .try {
+      ldarg.0
+      ldc.i4.3
+      div
+      stloc.0
+      leave.s done
+    } catch [mscorlib]System.DivideByZeroException {
+      pop
+      ldc.i4.m1
+      stloc.0
+      leave.s done
+    }
+  done:
+    ldloc.0
+    ret
+  }
+  .method public static void Main() cil managed {
+    .entrypoint
+    ldc.i4.s 9
+    call int32 C::F(int32)
+    pop
+    ret
+  }
+}
+`
+
+func method(t *testing.T) (*il.Module, *il.Method) {
+	t.Helper()
+	mod, err := il.Load("t.il", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range mod.AllMethods() {
+		if m.Name == "F" {
+			return mod, m
+		}
+	}
+	t.Fatal("no method F")
+	return nil, nil
+}
+
+// TestStopAfter runs the pipeline through each phase in turn and checks
+// that the method carries what that phase hands on and nothing later.
+func TestStopAfter(t *testing.T) {
+	mod, m := method(t)
+	for i, p := range jit.Phases() {
+		t.Run(p.Name, func(t *testing.T) {
+			st, err := jit.New(jit.Config{Env: jit.NewDumpEnv(), Validate: true}).Compile(mod, m, p.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			has := []bool{st.Func != nil, st.Layout != nil, st.Alloc != nil, st.Code != nil,
+				st.Code != nil && len(st.Code.Clauses) > 0}
+			want := []bool{true, i >= jit.PhaseIndex(jit.Layout), i >= jit.PhaseIndex(jit.Regalloc),
+				i >= jit.PhaseIndex(jit.Emit), i >= jit.PhaseIndex(jit.EHClauses)}
+			for k := range has {
+				if has[k] != want[k] {
+					t.Errorf("state %d after %s: have %v, want %v", k, p.Name, has[k], want[k])
+				}
+			}
+		})
+	}
+}
+
+// TestAfterPrints checks that every phase prints something that names
+// the method, and that a run with printers makes the same code as one
+// without.
+func TestAfterPrints(t *testing.T) {
+	mod, m := method(t)
+	bufs := map[string]*bytes.Buffer{}
+	after := map[string]io.Writer{}
+	for _, p := range jit.Phases() {
+		bufs[p.Name] = new(bytes.Buffer)
+		after[p.Name] = bufs[p.Name]
+	}
+	var stats jit.Stats
+	st, err := jit.New(jit.Config{Env: jit.NewDumpEnv(), Validate: true, After: after, Stats: &stats}).Compile(mod, m, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := jit.New(jit.Config{Env: jit.NewDumpEnv()}).Compile(mod, m, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(st.Code.Code, plain.Code.Code) {
+		t.Error("printing and validating changed the code")
+	}
+	for name, b := range bufs {
+		if !strings.Contains(b.String(), "F") || b.Len() < 20 {
+			t.Errorf("after %s printed %q", name, b.String())
+		}
+	}
+	if !strings.Contains(bufs[jit.EHClauses].String(), "DivideByZeroException") {
+		t.Errorf("clause table does not name the catch's class:\n%s", bufs[jit.EHClauses])
+	}
+	if stats.Methods != 1 || stats.CodeBytes != len(st.Code.Code) {
+		t.Errorf("stats: %d methods, %d code bytes; want 1, %d", stats.Methods, stats.CodeBytes, len(st.Code.Code))
+	}
+}
+
+func TestUnknownPhase(t *testing.T) {
+	mod, m := method(t)
+	_, err := jit.New(jit.Config{}).Compile(mod, m, "nosuch")
+	if err == nil || !strings.Contains(err.Error(), `"nosuch"`) {
+		t.Errorf("err = %v, want one naming the phase", err)
+	}
+}
+
+// TestNoEnv checks that emitting without addresses is an error naming
+// the phase, not a crash.
+func TestNoEnv(t *testing.T) {
+	mod, m := method(t)
+	if _, err := jit.New(jit.Config{}).Compile(mod, m, jit.Regalloc); err != nil {
+		t.Fatalf("through regalloc without an Env: %v", err)
+	}
+	_, err := jit.New(jit.Config{}).Compile(mod, m, "")
+	if err == nil || !strings.Contains(err.Error(), "phase emit") {
+		t.Errorf("err = %v, want one naming phase emit", err)
+	}
+}
