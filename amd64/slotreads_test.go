@@ -10,6 +10,7 @@ import (
 	"miniil/funclet"
 	"miniil/il"
 	"miniil/ir"
+	"miniil/ir/irtest"
 )
 
 // opnd is an operand of a shape: an argument of its kind, or a constant
@@ -42,11 +43,11 @@ func newShape(name string, op ir.Op, kind ir.Kind, aux ir.Aux, dst ir.Kind, ops 
 	for _, o := range ops {
 		if !o.konst {
 			f.Kinds = append(f.Kinds, o.kind)
-			m.Params = append(m.Params, &il.Param{Type: typeOfKind(o.kind)})
+			m.Params = append(m.Params, &il.Param{Type: irtest.TypeOf(o.kind)})
 		}
 	}
 	if dst != 0 {
-		m.Ret = typeOfKind(dst)
+		m.Ret = irtest.TypeOf(dst)
 	}
 	f.NumArgs = len(f.Kinds)
 	b := f.NewBlock(0)
@@ -73,21 +74,6 @@ func newShape(name string, op ir.Op, kind ir.Kind, aux ir.Aux, dst ir.Kind, ops 
 	b.Instrs = append(b.Instrs, in)
 	b.Term = ret
 	return slotShape{name: name, f: f, in: in}
-}
-
-// typeOfKind returns an IL type whose values have register kind k.
-func typeOfKind(k ir.Kind) *il.Type {
-	switch k {
-	case ir.I32:
-		return il.Int32
-	case ir.I64:
-		return il.Int64
-	case ir.F32:
-		return il.Float32
-	case ir.F64:
-		return il.Float64
-	}
-	return il.Object
 }
 
 // newBranch returns a function whose entry block ends in terminator op

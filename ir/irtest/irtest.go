@@ -107,7 +107,7 @@ func New(t testing.TB, args ...ir.Kind) *Builder {
 	m := &il.Method{Name: "f", Static: true, Ret: il.Void, Slot: -1}
 	f := &ir.Func{Method: m, NumArgs: len(args)}
 	for _, k := range args {
-		m.Params = append(m.Params, &il.Param{Type: typeOf(k)})
+		m.Params = append(m.Params, &il.Param{Type: TypeOf(k)})
 		f.Kinds = append(f.Kinds, k)
 	}
 	b := &Builder{t: t, f: f, mod: mod, throws: map[throwKey]*ir.Block{}}
@@ -115,8 +115,8 @@ func New(t testing.TB, args ...ir.Kind) *Builder {
 	return b
 }
 
-// typeOf returns the il type a value of kind k stands for.
-func typeOf(k ir.Kind) *il.Type {
+// TypeOf returns the il type a value of kind k stands for.
+func TypeOf(k ir.Kind) *il.Type {
 	switch k {
 	case ir.I32:
 		return il.Int32
@@ -140,7 +140,7 @@ func (b *Builder) Locals(kinds ...ir.Kind) []ir.Value {
 	}
 	var vs []ir.Value
 	for _, k := range kinds {
-		f.Method.Locals = append(f.Method.Locals, &il.Local{Type: typeOf(k)})
+		f.Method.Locals = append(f.Method.Locals, &il.Local{Type: TypeOf(k)})
 		f.Kinds = append(f.Kinds, k)
 		vs = append(vs, ir.Value(len(f.Kinds)-1))
 		f.NumLocals++
@@ -510,7 +510,7 @@ func (b *Builder) Func() *ir.Func {
 			s.Preds = append(s.Preds, blk)
 		}
 		if blk.Term.Op == ir.OpRet && len(blk.Term.Args) == 1 {
-			f.Method.Ret = typeOf(f.Kinds[blk.Term.Args[0]])
+			f.Method.Ret = TypeOf(f.Kinds[blk.Term.Args[0]])
 		}
 	}
 	for _, r := range f.Regions {
