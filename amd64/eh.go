@@ -21,7 +21,8 @@ func (g *gen) ehTerm(b *ir.Block, next func(*ir.Block) bool) {
 		g.exit(abi.HelperThrow, 0, false, t.ILOffset)
 		a.I(INT3)
 	case ir.OpRethrow:
-		g.exit(abi.HelperRethrow, 0, false, t.ILOffset)
+		// The IL clause of the catch whose exception is rethrown.
+		g.exit(abi.HelperRethrow, uint64(t.Aux.Int), true, t.ILOffset)
 		a.I(INT3)
 	case ir.OpThrowHelper:
 		a.I(MOVQ, Imm(int64(g.env.ClassMT(t.Aux.Class))), R(RDI))

@@ -79,6 +79,15 @@ type parser struct {
 	labels  map[string]int // label -> instruction index
 	pending []token        // labels waiting for the next instruction
 	fixups  []fixup        // branch operands to patch
+	// clauseFixups are the label-form clause boundaries to resolve.
+	clauseFixups []clauseFixup
+}
+
+// clauseFixup is a clause boundary given by a label.
+type clauseFixup struct {
+	dst *int
+	tok token
+	end bool // an end boundary: the label may follow the last instruction
 }
 
 type fixup struct {
@@ -540,20 +549,48 @@ func (p *parser) body(m *Method) {
 	p.labels = map[string]int{}
 	p.pending = nil
 	p.fixups = nil
+	p.clauseFixups = nil
 	m.Code = p.code[:0] // grown in a buffer reused by every body
 	p.items(open, "method "+m.Name)
 	p.code = m.Code
 	m.Code = slices.Clone(m.Code) // then kept at its exact size
 	m.EndPos = p.next().pos
-	if len(p.pending) > 0 {
-		p.errorf(p.pending[0].pos, "label %s is not followed by an instruction", p.pending[0].text)
+	// Labels after the last instruction mark the end of the code: only a
+	// clause may end there.
+	atEnd := map[string]token{}
+	for _, l := range p.pending {
+		atEnd[l.text] = l
+		m.Labels = append(m.Labels, Label{Name: l.text, Instr: len(m.Code)})
 	}
 	for _, f := range p.fixups {
 		idx, ok := p.labels[f.tok.text]
 		if !ok {
+			if l, end := atEnd[f.tok.text]; end {
+				p.errorf(l.pos, "label %s is not followed by an instruction", l.text)
+			}
 			p.errorf(f.tok.pos, "undefined label %s", f.tok.text)
 		}
 		f.in.Targets()[f.k] = idx
+	}
+	endUsed := map[string]bool{}
+	for _, f := range p.clauseFixups {
+		idx, ok := p.labels[f.tok.text]
+		if !ok {
+			if _, end := atEnd[f.tok.text]; !end {
+				p.errorf(f.tok.pos, "undefined label %s", f.tok.text)
+			}
+			if !f.end {
+				p.errorf(f.tok.pos, "label %s is at the end of the method: a region cannot start there", f.tok.text)
+			}
+			idx = len(m.Code)
+			endUsed[f.tok.text] = true
+		}
+		*f.dst = idx
+	}
+	for _, l := range p.pending {
+		if !endUsed[l.text] {
+			p.errorf(l.pos, "label %s is not followed by an instruction", l.text)
+		}
 	}
 	// IL offsets from the real encodings.
 	off := 0
@@ -601,8 +638,11 @@ type scope struct {
 	what             string // for "not closed" errors
 	dir              token  // the .try directive of the group
 	tryStart, tryEnd int
-	clause           *EHClause // filter and handler scopes
-	handlers         int       // handlers of the group parsed so far
+	// labelTry: the group's try is given by labels (.try FROM to TO).
+	labelTry       bool
+	tryFrom, tryTo token
+	clause         *EHClause // filter and handler scopes
+	handlers       int       // handlers of the group parsed so far
 }
 
 type scopeKind uint8
@@ -665,6 +705,13 @@ func (p *parser) items(open token, what string) {
 				}
 				m.IsEntry = true
 			case ".try":
+				if !p.isPunct("{") {
+					// Label form: .try FROM to TO, then its handlers.
+					g := scope{dir: t, labelTry: true}
+					g.tryFrom, g.tryTo = p.clauseLabels(".try")
+					scopes = p.nextHandler(scopes, g)
+					continue
+				}
 				open := p.expect("{")
 				scopes = append(scopes, scope{kind: scopeTry, open: open, what: ".try block", dir: t, tryStart: len(m.Code)})
 			case ".custom":
@@ -697,38 +744,59 @@ func (p *parser) items(open token, what string) {
 }
 
 // nextHandler parses what follows a try block or one of its handlers (g
-// is the group's scope): the head of the next handler, whose scope it
-// pushes, or the end of the group.
+// is the group's scope): handlers in the label form (handler FROM to TO),
+// which need no scope, and then the head of a scoped handler, whose scope
+// it pushes, or the end of the group.
 func (p *parser) nextHandler(scopes []scope, g scope) []scope {
 	m := p.meth
-	t := p.tok()
-	if t.kind == tIdent {
-		c := &EHClause{TryStart: g.tryStart, TryEnd: g.tryEnd, Pos: t.pos, TryPos: g.dir.pos}
+	for {
+		t := p.tok()
+		if t.kind != tIdent || t.text != "catch" && t.text != "finally" && t.text != "fault" && t.text != "filter" {
+			break
+		}
+		c := &EHClause{Pos: t.pos, TryPos: g.dir.pos}
+		if g.labelTry {
+			p.clauseFixup(&c.TryStart, g.tryFrom, false)
+			p.clauseFixup(&c.TryEnd, g.tryTo, true)
+		} else {
+			c.TryStart, c.TryEnd = g.tryStart, g.tryEnd
+		}
 		g.clause = c
 		switch t.text {
 		case "catch":
 			p.next()
 			c.Kind = EHCatch
 			c.CatchType = p.typeToken()
-			return p.handlerBody(scopes, g)
 		case "finally":
 			p.next()
 			c.Kind = EHFinally
-			return p.handlerBody(scopes, g)
 		case "fault":
 			p.next()
 			c.Kind = EHFault
-			return p.handlerBody(scopes, g)
 		case "filter":
 			p.next()
 			c.Kind = EHFilter
-			if !p.isPunct("{") {
-				p.errorf(p.tok().pos, "expected '{' to open the filter block (the label form of filter is not supported)")
+			if p.isPunct("{") {
+				g.kind, g.open, g.what = scopeFilter, p.expect("{"), "filter block"
+				c.FilterStart = len(m.Code)
+				return append(scopes, g)
 			}
-			g.kind, g.open, g.what = scopeFilter, p.expect("{"), "filter block"
-			c.FilterStart = len(m.Code)
-			return append(scopes, g)
+			// Label form: filter FROM; the filter runs up to the handler.
+			lt := p.tok()
+			if lt.kind == tNumber {
+				p.errorf(lt.pos, "numeric IL offsets in a filter clause are not supported; use a label")
+			}
+			if lt.kind != tIdent && lt.kind != tQuoted {
+				p.errorf(lt.pos, "expected '{' to open the filter block, or the label where it starts, found %s", lt)
+			}
+			p.next()
+			p.clauseFixup(&c.FilterStart, lt, false)
 		}
+		if p.isPunct("{") {
+			return p.handlerBody(scopes, g)
+		}
+		p.labelHandler(c)
+		g.handlers++
 	}
 	if g.handlers == 0 {
 		p.errorf(g.dir.pos, ".try block has no handler: expected catch, filter, finally or fault after it")
@@ -736,15 +804,65 @@ func (p *parser) nextHandler(scopes []scope, g scope) []scope {
 	return scopes
 }
 
-// handlerBody opens the handler block of g's clause, pushing its scope.
+// handlerBody parses the handler of g's clause: a scoped block, whose
+// scope it pushes, or the label form (handler FROM to TO), after which the
+// group goes on.
 func (p *parser) handlerBody(scopes []scope, g scope) []scope {
 	c := g.clause
 	if !p.isPunct("{") {
-		p.errorf(p.tok().pos, "expected '{' to open the %s handler (the label form is not supported), found %s", c.Kind, p.tok())
+		if !p.isIdent("handler") {
+			p.errorf(p.tok().pos, "expected '{' to open the %s handler, or handler FROM to TO, found %s", c.Kind, p.tok())
+		}
+		p.labelHandler(c)
+		g.handlers++
+		return p.nextHandler(scopes, g)
 	}
 	g.kind, g.open, g.what = scopeHandler, p.expect("{"), c.Kind.String()+" handler"
 	c.HandlerStart = len(p.meth.Code)
 	return append(scopes, g)
+}
+
+// labelHandler parses "handler FROM to TO" and adds clause c, complete
+// once its labels are resolved, to the method.
+func (p *parser) labelHandler(c *EHClause) {
+	if !p.isIdent("handler") {
+		p.errorf(p.tok().pos, "expected '{' to open the %s handler, or handler FROM to TO, found %s", c.Kind, p.tok())
+	}
+	p.next()
+	from, to := p.clauseLabels("handler")
+	p.clauseFixup(&c.HandlerStart, from, false)
+	p.clauseFixup(&c.HandlerEnd, to, true)
+	p.meth.EH = append(p.meth.EH, c)
+}
+
+// clauseLabels parses "FROM to TO" after .try or handler.
+func (p *parser) clauseLabels(what string) (from, to token) {
+	label := func() token {
+		t := p.tok()
+		if t.kind == tNumber {
+			p.errorf(t.pos, "numeric IL offsets in %s are not supported; use labels (%s FROM to TO)", what, what)
+		}
+		if t.kind != tIdent && t.kind != tQuoted {
+			if what == ".try" {
+				p.errorf(t.pos, "expected '{' to open the .try block, or .try FROM to TO with labels, found %s", t)
+			}
+			p.errorf(t.pos, "expected a label in %s FROM to TO, found %s", what, t)
+		}
+		return p.next()
+	}
+	from = label()
+	if !p.isIdent("to") {
+		p.errorf(p.tok().pos, "expected 'to' in %s FROM to TO, found %s", what, p.tok())
+	}
+	p.next()
+	return from, label()
+}
+
+// clauseFixup records that *dst is the instruction index of label tok,
+// set when the body ends. An end label (end) may stand at the very end
+// of the body, after the last instruction.
+func (p *parser) clauseFixup(dst *int, tok token, end bool) {
+	p.clauseFixups = append(p.clauseFixups, clauseFixup{dst: dst, tok: tok, end: end})
 }
 
 func (p *parser) locals() {
@@ -940,13 +1058,15 @@ func (p *parser) float(single bool) float64 {
 		}
 		return float64(v)
 	}
-	bits := 64
-	if single {
-		bits = 32
-	}
-	v, err := strconv.ParseFloat(t.text, bits)
+	// As ilasm does, a literal is read as a float64; ldc.r4 then narrows
+	// it (so 1.0e300 is +Inf there, while it is out of range for ldc.r8
+	// only beyond the float64 range).
+	v, err := strconv.ParseFloat(t.text, 64)
 	if err != nil {
 		p.errorf(t.pos, "%q is not a valid floating-point number", t.text)
+	}
+	if single {
+		return float64(float32(v))
 	}
 	return v
 }

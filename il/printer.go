@@ -262,6 +262,10 @@ const (
 // starting at each instruction are found through an index: linear time
 // and no recursion, however deep the nesting.
 func (pr *printer) body(md *Method, indent string) {
+	if needsLabelForm(md) {
+		pr.labelBody(md, indent)
+		return
+	}
 	var groups []*tryGroup
 	byRange := map[[2]int]*tryGroup{}
 	for _, c := range md.EH {
@@ -378,6 +382,103 @@ func (pr *printer) body(md *Method, indent string) {
 	}
 }
 
+// needsLabelForm reports whether md's clauses cannot be printed as
+// scoped blocks: a try whose handlers (each filter right before its
+// handler) do not follow it directly, or a table order other than the one
+// the scoped form gives (a clause is added when its handler closes).
+func needsLabelForm(md *Method) bool {
+	groups := map[[2]int]int{} // try range -> where the group's next part starts
+	for _, c := range md.EH {
+		k := [2]int{c.TryStart, c.TryEnd}
+		at, ok := groups[k]
+		if !ok {
+			at = c.TryEnd
+		}
+		start := c.HandlerStart
+		if c.Kind == EHFilter {
+			start = c.FilterStart
+		}
+		if start != at {
+			return true
+		}
+		groups[k] = c.HandlerEnd
+	}
+	for i := 1; i < len(md.EH); i++ {
+		a, b := md.EH[i-1], md.EH[i]
+		if a.HandlerEnd > b.HandlerEnd || a.HandlerEnd == b.HandlerEnd && a.HandlerStart < b.HandlerStart {
+			return true
+		}
+	}
+	return false
+}
+
+// labelBody prints md's instructions with every clause in the label form:
+// a label at each region boundary (the method's own where it has one) and
+// the clauses, in table order, as directives after the last instruction.
+func (pr *printer) labelBody(md *Method, indent string) {
+	labels := map[int][]string{}
+	used := map[string]bool{}
+	var endLabel string // a label after the last instruction
+	for _, l := range md.Labels {
+		if l.Instr < len(md.Code) {
+			labels[l.Instr] = append(labels[l.Instr], l.Name)
+		} else if endLabel == "" {
+			endLabel = l.Name
+		}
+		used[l.Name] = true
+	}
+	name := map[int]string{} // boundary -> its label
+	bound := func(i int) string {
+		if n, ok := name[i]; ok {
+			return n
+		}
+		n := ""
+		if ls := labels[i]; len(ls) > 0 {
+			n = ls[0]
+		} else if i == len(md.Code) && endLabel != "" {
+			n = endLabel
+		} else {
+			off := md.CodeSize
+			if i < len(md.Code) {
+				off = int(md.Code[i].Offset)
+			}
+			n = fmt.Sprintf("EH_%04x", off)
+			for k := 2; used[n]; k++ {
+				n = fmt.Sprintf("EH_%04x_%d", off, k)
+			}
+			used[n] = true
+			if i < len(md.Code) {
+				labels[i] = append(labels[i], n)
+			}
+		}
+		name[i] = n
+		return n
+	}
+	var dirs []string
+	for _, c := range md.EH {
+		d := fmt.Sprintf(".try %s to %s ", quoteName(bound(c.TryStart)), quoteName(bound(c.TryEnd)))
+		switch c.Kind {
+		case EHCatch:
+			d += "catch " + pr.typeRef(c.CatchType)
+		case EHFilter:
+			d += "filter " + quoteName(bound(c.FilterStart))
+		default:
+			d += c.Kind.String()
+		}
+		d += fmt.Sprintf(" handler %s to %s", quoteName(bound(c.HandlerStart)), quoteName(bound(c.HandlerEnd)))
+		dirs = append(dirs, d)
+	}
+	for i, in := range md.Code {
+		pr.instr(in, labels[i], indent)
+	}
+	if n, ok := name[len(md.Code)]; ok {
+		pr.printf("%s%s:\n", indent, quoteName(n))
+	}
+	for _, d := range dirs {
+		pr.printf("%s%s\n", indent, d)
+	}
+}
+
 func (pr *printer) instr(in *Instr, labels []string, indent string) {
 	for _, l := range labels {
 		pr.printf("%s%s:\n", indent, quoteName(l))
@@ -404,7 +505,14 @@ func (pr *printer) instr(in *Instr, labels []string, indent string) {
 			binary.LittleEndian.PutUint32(b[:], math.Float32bits(f))
 			pr.printf(" (%02X %02X %02X %02X)", b[0], b[1], b[2], b[3])
 		} else {
-			pr.printf(" %s", floatLit(strconv.FormatFloat(float64(f), 'g', -1, 32)))
+			// The literal is read as a float64 and then narrowed: the
+			// shortest float32 digits can round twice to another value,
+			// the float64 digits of f never do.
+			s := strconv.FormatFloat(float64(f), 'g', -1, 32)
+			if g, err := strconv.ParseFloat(s, 64); err != nil || float32(g) != f {
+				s = strconv.FormatFloat(float64(f), 'g', -1, 64)
+			}
+			pr.printf(" %s", floatLit(s))
 		}
 	case OpR8:
 		v := in.Float()

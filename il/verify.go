@@ -85,6 +85,9 @@ type region struct {
 	// A try's clauses: how many, and the first finally or fault one.
 	handlers int
 	finally  *EHClause
+	// lo and hi are the first and last table indices of the clauses the
+	// region belongs to (a try block belongs to every clause of its group).
+	lo, hi int
 }
 
 type regionKind uint8
@@ -188,18 +191,21 @@ func (v *verifier) buildRegions() {
 		return
 	}
 	tries := make(map[[2]int]*region, len(md.EH))
+	ci := 0 // the index of the clause being added
 	add := func(kind regionKind, start, end int, c *EHClause) *region {
-		r := &region{kind: kind, start: start, end: end, clause: c, index: len(v.regions)}
+		r := &region{kind: kind, start: start, end: end, clause: c, index: len(v.regions), lo: ci, hi: ci}
 		v.regions = append(v.regions, r)
 		return r
 	}
-	for _, c := range md.EH {
+	for i, c := range md.EH {
+		ci = i
 		k := [2]int{c.TryStart, c.TryEnd}
 		t := tries[k]
 		if t == nil {
 			t = add(rTry, c.TryStart, c.TryEnd, c)
 			tries[k] = t
 		}
+		t.hi = i
 		t.handlers++
 		if t.finally == nil && (c.Kind == EHFinally || c.Kind == EHFault) {
 			t.finally = c
@@ -231,8 +237,9 @@ func (v *verifier) buildRegions() {
 			v.errorf(c.Pos, "a .try with a %s handler cannot have other handlers; nest it in another .try", c.Kind)
 		}
 	}
-	// Outer before inner: by start, then longest first, then in region
-	// order (so of two regions with one range, the earlier is outer).
+	// Outer before inner: by start, then longest first; of a try and a
+	// handler with one range, the handler is outer (the try is nested in
+	// it); otherwise in region order.
 	sorted := slices.Clone(v.regions)
 	slices.SortFunc(sorted, func(a, b *region) int {
 		if a.start != b.start {
@@ -240,6 +247,12 @@ func (v *verifier) buildRegions() {
 		}
 		if a.end != b.end {
 			return cmp.Compare(b.end, a.end)
+		}
+		if (a.kind == rTry) != (b.kind == rTry) {
+			if a.kind == rTry {
+				return 1
+			}
+			return -1
 		}
 		return cmp.Compare(a.index, b.index)
 	})
@@ -262,6 +275,10 @@ func (v *verifier) buildRegions() {
 			}
 			r.parent = open[len(open)-1]
 			r.depth = r.parent.depth + 1
+			if p := r.parent; r.kind != rTry && p.kind != rTry && r.start == p.start {
+				v.errorf(r.clause.Pos, "the %s starts at the first instruction of the %s that contains it: two handlers cannot begin at the same instruction", r.kind, p.kind)
+				continue
+			}
 		}
 		r.handler = r
 		if r.kind == rTry {
@@ -272,6 +289,10 @@ func (v *verifier) buildRegions() {
 		}
 		open = append(open, r)
 	}
+	if v.failed {
+		return
+	}
+	v.checkClauseNesting()
 	if v.failed {
 		return
 	}
@@ -295,6 +316,103 @@ func (v *verifier) buildRegions() {
 			v.at[i] = open[len(open)-1]
 		}
 	}
+}
+
+// checkClauseNesting checks how whole clauses nest, once their regions do:
+// the try, filter and handler of a clause are siblings (they have one
+// parent), and a clause comes before every clause with a region that
+// contains one of its regions. Inner-first is what the engines and the
+// native clause table rely on. As CoreCLR does, a table that lists a
+// clause after one whose handler contains it is put in order (ilasm keeps
+// label-form clauses in the order they are written), while a clause listed
+// after one whose try block contains it is an error.
+func (v *verifier) checkClauseNesting() {
+	md := v.md
+	var try, filter, handler []*region // by clause index
+	try, filter, handler = make([]*region, len(md.EH)), make([]*region, len(md.EH)), make([]*region, len(md.EH))
+	for _, r := range v.regions {
+		switch r.kind {
+		case rTry:
+			for i := r.lo; i <= r.hi; i++ {
+				if c := md.EH[i]; c.TryStart == r.start && c.TryEnd == r.end {
+					try[i] = r
+				}
+			}
+		case rFilter:
+			filter[r.lo] = r
+		default:
+			handler[r.lo] = r
+		}
+	}
+	for i, c := range md.EH {
+		t, h := try[i], handler[i]
+		if h.parent == t {
+			v.errorf(c.Pos, "the %s is inside its own try block", h.kind)
+			continue
+		}
+		if h.parent != t.parent {
+			v.errorf(c.Pos, "the %s and its try block are not in the same enclosing region: a clause nests as a whole", h.kind)
+			continue
+		}
+		if f := filter[i]; f != nil && f.parent != t.parent {
+			v.errorf(c.Pos, "the filter block and its try block are not in the same enclosing region: a clause nests as a whole")
+		}
+	}
+	if v.failed {
+		return
+	}
+	misordered := false
+	for _, r := range v.regions {
+		p := r.parent
+		if p == nil || r.hi < p.lo {
+			continue
+		}
+		if p.kind == rTry {
+			v.errorf(md.EH[r.hi].Pos, "this clause is nested in the try block of an earlier clause (line %d): inner clauses must come first", md.EH[p.lo].Pos.Line)
+			return
+		}
+		misordered = true
+	}
+	if misordered {
+		v.sortClauses(try, handler, filter)
+	}
+}
+
+// sortClauses puts the clause table in inner-first order: by the extent of
+// each clause's try group (its try block, filters and handlers), smallest
+// first. A clause nested in a region of another lies inside that region,
+// so its group's extent is smaller; clauses of one group keep their order.
+func (v *verifier) sortClauses(try, handler, filter []*region) {
+	md := v.md
+	type group struct{ start, end int }
+	ext := map[*region]*group{}
+	for i, t := range try {
+		g := ext[t]
+		if g == nil {
+			g = &group{t.start, t.end}
+			ext[t] = g
+		}
+		for _, r := range []*region{handler[i], filter[i]} {
+			if r != nil {
+				g.start, g.end = min(g.start, r.start), max(g.end, r.end)
+			}
+		}
+	}
+	idx := make([]int, len(md.EH))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		ga, gb := ext[try[a]], ext[try[b]]
+		return cmp.Compare(ga.end-ga.start, gb.end-gb.start)
+	})
+	sorted := make([]*EHClause, len(md.EH))
+	for i, j := range idx {
+		sorted[i] = md.EH[j]
+	}
+	copy(md.EH, sorted)
+	// The regions' clause indices are stale now; the rest of the checks
+	// use only their shape and clauses.
 }
 
 // innermost returns the innermost region containing instruction i.
@@ -356,6 +474,9 @@ func isLeave(op Op) bool { c := op.Canon(); return c == Leave || c == LeaveS }
 func (v *verifier) checkFlow() {
 	md := v.md
 	n := len(md.Code)
+	if h := v.innermostHandler(0); h != nil {
+		v.errorf(v.pos(md.Code[0]), "the method's first instruction is inside a %s; handlers are entered only by exceptions (branch over it)", h.kind)
+	}
 	for i, in := range md.Code {
 		c := in.Op.Canon()
 		for _, t := range in.Targets() {
@@ -383,8 +504,12 @@ func (v *verifier) checkFlow() {
 				v.errorf(v.pos(in), "endfilter must be the last instruction of its filter block")
 			}
 		case Rethrow:
-			if h := v.innermostHandler(i); h == nil || h.kind != rCatch && h.kind != rFilterHandler {
-				v.errorf(v.pos(in), "rethrow is only allowed inside a catch or filter handler")
+			if v.rethrowCatch(i) == nil {
+				if r := v.innermostHandler(i); r != nil && v.inFilter(r) {
+					v.errorf(v.pos(in), "rethrow cannot appear in a filter block, even one nested in a catch handler")
+				} else {
+					v.errorf(v.pos(in), "rethrow is only allowed inside a catch or filter handler")
+				}
 			}
 		}
 		if !endsFlow(in.Op) {
@@ -438,12 +563,17 @@ func (v *verifier) checkTransfer(in *Instr, i, t int, how string) {
 		if r.kind == rTry && r.start == t {
 			continue // entering a try at its first instruction
 		}
+		if r.kind == rTry && k == len(to)-1 && how == "leave" && resumesOwnTry(from, r) {
+			continue // a catch resuming inside the try it protects
+		}
 		what := "branch"
 		if how == "leave" {
 			what = "leave"
 		}
 		if how == "fall-through" {
 			v.errorf(v.pos(in), "control falls through into a %s; handlers are entered only by exceptions", r.kind)
+		} else if r.kind == rTry && how == "leave" {
+			v.errorf(v.pos(in), "leave into the middle of a try block: only the try's own catch or filter handlers may resume inside it; others enter at its first instruction")
 		} else if r.kind == rTry {
 			v.errorf(v.pos(in), "%s into the middle of a try block: a try is entered only at its first instruction", what)
 		} else {
@@ -451,6 +581,46 @@ func (v *verifier) checkTransfer(in *Instr, i, t int, how string) {
 		}
 		return
 	}
+}
+
+// resumesOwnTry reports whether one of the regions a leave exits (left) is
+// the catch or filter handler of a clause whose try block is t: ECMA-335
+// lets such a leave land on any instruction of t, which protects the
+// resumed code again.
+func resumesOwnTry(left []*region, t *region) bool {
+	for _, r := range left {
+		c := r.clause
+		if (r.kind == rCatch || r.kind == rFilterHandler) && c.TryStart == t.start && c.TryEnd == t.end {
+			return true
+		}
+	}
+	return false
+}
+
+// rethrowCatch returns the catch or filter handler whose exception a
+// rethrow at instruction i rethrows: the innermost one that lexically
+// contains it, through any finally, fault, try or catch nested in it, but
+// not through a filter block (nil: rethrow is not allowed there).
+func (v *verifier) rethrowCatch(i int) *region {
+	for r := v.innermost(i); r != nil; r = r.parent {
+		switch r.kind {
+		case rCatch, rFilterHandler:
+			return r
+		case rFilter:
+			return nil
+		}
+	}
+	return nil
+}
+
+// inFilter reports whether region r is a filter block or inside one.
+func (v *verifier) inFilter(r *region) bool {
+	for ; r != nil; r = r.parent {
+		if r.kind == rFilter {
+			return true
+		}
+	}
+	return false
 }
 
 // checkStack runs the stack-type analysis over all reachable code.

@@ -47,8 +47,8 @@ func (c *clause) inHandler(pc int) bool { return pc >= c.hStart && pc < c.hEnd }
 // leaveInfo is a leave's target and the finally clauses it runs, inner
 // first.
 type leaveInfo struct {
-	target   int
-	finallys []int
+	from, target int // the leave instruction and its target
+	finallys     []int
 }
 
 // argNorm says that argument off (counting this) must be normalized to k.
@@ -864,7 +864,7 @@ func (d *decoder) step(i int, emit bool) ([]styp, error) {
 		d.stk = d.stk[:0]
 		e = inst{op: oLeave, a: int32(len(dm.leaves))}
 		if emit {
-			li := leaveInfo{target: in.Target()}
+			li := leaveInfo{from: i, target: in.Target()}
 			if d.tries == nil {
 				d.tries = nest(len(dm.code), len(dm.eh), func(k int) (int, int) { return dm.eh[k].tryStart, dm.eh[k].tryEnd })
 			}

@@ -543,6 +543,25 @@ func (s *state) callFromGo(dm *dmethod, args ...value) error {
 	return s.pushFrame(dm, lbase)
 }
 
+// leaveCatches ends, once a leave of frame fi has run its finallys, the
+// catch handlers it exits: the running ones whose handler holds the leave
+// but not its target. They stay running while those finallys run, so a
+// rethrow in a finally nested in a catch finds the catch's exception.
+func (s *state) leaveCatches(fi int, m *dmethod, li *leaveInfo) {
+	for len(s.recs) > 0 {
+		r := &s.recs[len(s.recs)-1]
+		if r.frame != fi || r.kind != recCatch {
+			return
+		}
+		c := &m.eh[r.clause]
+		if !c.inHandler(li.from) || c.inHandler(li.target) {
+			return
+		}
+		s.recs[len(s.recs)-1] = rec{}
+		s.recs = s.recs[:len(s.recs)-1]
+	}
+}
+
 func (s *state) popFrame() {
 	n := len(s.frames) - 1
 	for len(s.recs) > 0 && s.recs[len(s.recs)-1].frame >= n {
@@ -1222,21 +1241,9 @@ outer:
 				goto throw
 			case oLeave:
 				li := &m.leaves[in.a]
-				from := pc - 1
-				for len(s.recs) > 0 {
-					r := &s.recs[len(s.recs)-1]
-					if r.frame != fi || r.kind != recCatch {
-						break
-					}
-					c := &m.eh[r.clause]
-					if !c.inHandler(from) || c.inHandler(li.target) {
-						break
-					}
-					s.recs[len(s.recs)-1] = rec{}
-					s.recs = s.recs[:len(s.recs)-1]
-				}
 				sp = 0
 				if len(li.finallys) == 0 {
+					s.leaveCatches(fi, m, li)
 					pc = li.target
 					goto tick
 				}
@@ -1259,6 +1266,7 @@ outer:
 						s.recs = append(s.recs, r)
 						pc = m.eh[r.clause].hStart
 					} else {
+						s.leaveCatches(fi, m, li)
 						pc = li.target
 					}
 					goto tick

@@ -451,8 +451,12 @@ func (c *checker) edges() error {
 				return c.instrErr(b, t, "endfilter outside a filter region")
 			}
 		case OpRethrow:
-			if !isCatch(fl) {
-				return c.instrErr(b, t, "rethrow outside a catch or filter handler")
+			g := b.Region
+			for g != nil && !isCatch(g) && g.Kind != RegionFilter {
+				g = g.Parent
+			}
+			if !isCatch(g) || g.Clause != int(t.Aux.Int) {
+				return c.instrErr(b, t, "rethrow is not inside the catch or filter handler of clause %d", t.Aux.Int)
 			}
 		case OpCatchRet:
 			s := b.Succs[0]

@@ -559,7 +559,7 @@ var checkCases = []struct {
 	{"endfilter in a finally", func(x fx) {
 		x.terminate(x.term(ir.OpEndFinally), ir.OpEndFilter, []ir.Value{0})
 	}, "endfilter outside a filter region"},
-	{"rethrow in the main body", func(x fx) { x.terminate(x.term(ir.OpRet), ir.OpRethrow, nil) }, "rethrow outside a catch or filter handler"},
+	{"rethrow in the main body", func(x fx) { x.terminate(x.term(ir.OpRet), ir.OpRethrow, nil) }, "rethrow is not inside the catch or filter handler"},
 	{"catchret from the main body", func(x fx) {
 		b := x.term(ir.OpJump)
 		x.terminate(b, ir.OpCatchRet, nil, b.Succs[0])

@@ -160,7 +160,7 @@ const (
 	OpCatchRet    // return from a catch funclet, resuming at Succs[0] (in the parent)
 	OpEndFinally  // return from a finally or fault funclet
 	OpEndFilter   // return Args[0] from a filter funclet
-	OpRethrow     // rethrow the exception of the running catch
+	OpRethrow     // rethrow the exception of the catch of IL clause Aux.Int
 
 	numOps
 )

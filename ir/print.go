@@ -121,7 +121,7 @@ func (f *Func) Format(in *Instr, blk *Block) string {
 		}
 	case OpStr:
 		arg(strconv.Quote(in.Aux.Str))
-	case OpCallFinally:
+	case OpCallFinally, OpRethrow:
 		arg(fmt.Sprintf("clause %d", in.Aux.Int))
 	}
 	for _, a := range in.Args {

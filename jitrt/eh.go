@@ -184,11 +184,19 @@ func (rt *Runtime) throw(m *Machine, exc uintptr) error {
 	return rt.firstPass(m, rt.newTracker(m, exc))
 }
 
-// rethrow rethrows the exception of the catch funclet making the exit.
-func (rt *Runtime) rethrow(m *Machine) error {
+// rethrow rethrows the exception of the running catch (or filter
+// handler) of IL clause ilClause in the frame making the exit: the catch
+// that lexically encloses the rethrow, which may be in a funclet nested in
+// it. Funclets run with their method's frame pointer, so RBP names the
+// frame.
+func (rt *Runtime) rethrow(m *Machine, ilClause int) error {
+	bp := uintptr(m.Reg(abi.CtxRBP))
 	for i := len(rt.trackers) - 1; i >= 0; i-- {
 		old := rt.trackers[i]
-		if old.running != runCatch || old.funcletSP != m.SP() {
+		if old.running != runCatch || old.hc < 0 {
+			continue
+		}
+		if f := &old.frames[old.hf]; f.bp != bp || f.code.clauses[old.hc].ILClause != ilClause {
 			continue
 		}
 		t := rt.newTracker(m, old.exc)

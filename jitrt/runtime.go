@@ -854,7 +854,7 @@ func (rt *Runtime) handle(m *Machine, code uint64) error {
 		}
 		return rt.throw(m, exc)
 	case abi.HelperRethrow:
-		return rt.rethrow(m)
+		return rt.rethrow(m, int(m.ExitArg()))
 	case abi.ExitFuncletReturn:
 		return rt.funcletReturned(m)
 	case abi.ExitStackLimit:

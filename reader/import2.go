@@ -54,7 +54,17 @@ func (r *reader) instr2(idx int, in *il.Instr) bool {
 		r.terminate(ir.OpThrow, []ir.Value{v}, ir.Aux{})
 		return true
 	case il.Rethrow:
-		r.terminate(ir.OpRethrow, nil, ir.Aux{})
+		// The exception rethrown is that of the innermost catch or filter
+		// handler around the instruction, through any region nested in
+		// it: the runtime finds that handler's dispatch by its clause.
+		g := r.region
+		for g != nil && g.Kind != ir.RegionCatch && g.Kind != ir.RegionFilterHandler {
+			g = g.Parent
+		}
+		if g == nil {
+			panic(fmt.Sprintf("reader: rethrow outside a catch at IL_%04x (the verifier allows it only inside one)", in.Offset))
+		}
+		r.terminate(ir.OpRethrow, nil, ir.Aux{Int: int64(g.Clause)})
 		return true
 	case il.Leave, il.LeaveS:
 		r.leave(in.Target())
