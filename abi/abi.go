@@ -230,8 +230,10 @@ const (
 	// HelperF2U8: XMM0 = float64; RAX = CoreCLR's unchecked conversion to
 	// uint64.
 	HelperF2U8
-	// HelperRethrow: rethrow the exception of the catch funclet that makes
-	// the exit. Does not return.
+	// HelperRethrow: rethrow the exception of the running catch (or filter
+	// handler) of IL clause CtxExitArg in the frame that makes the exit:
+	// the catch that lexically encloses the rethrow, whose funclet or one
+	// nested in it makes the exit. Does not return.
 	HelperRethrow
 )
 

@@ -301,7 +301,35 @@ type Try struct {
 	ID       int
 	Body     []Stmt
 	Handlers []*Handler
+	Layout   Layout
+	// Retry is how many times the try's catch or filter handlers may
+	// resume in its body (Resume statements), at top-level statement
+	// ResumeAt of Body (len(Body): its final leave).
+	Retry    int
+	ResumeAt int
 }
+
+// Layout is where a Try's handlers are placed in the method's code.
+type Layout uint8
+
+const (
+	// Scoped: .try { } handler { }, each handler right after the try.
+	Scoped Layout = iota
+	// Before: label-form clauses, the handlers before the try body
+	// (jumped over), so they also land between two try bodies.
+	Before
+	// AfterRet: label-form clauses, the handlers after the method's ret;
+	// lowered as Before for a try inside a protected region or handler
+	// (a clause nests as a whole).
+	AfterRet
+)
+
+// Resume is a leave from a catch or filter handler of Try back into that
+// try's body, at its ResumeAt statement, taken while the try's resume
+// counter (reset each time the try is entered) is below its Retry. It is
+// dropped where it is not inside such a handler (or a finally, fault or
+// filter lies in between).
+type Resume struct{ Try int }
 
 func (*Assign) stmt()     {}
 func (*Mix) stmt()        {}
@@ -320,6 +348,7 @@ func (*StoreElem) stmt()  {}
 func (*StoreField) stmt() {}
 func (*BumpCode) stmt()   {}
 func (*Try) stmt()        {}
+func (*Resume) stmt()     {}
 
 // Clone returns a deep copy of the program.
 func (p *Program) Clone() *Program {
@@ -430,6 +459,8 @@ func cloneStmt(s Stmt) Stmt {
 		return &ThrowNull{}
 	case *Rethrow:
 		return &Rethrow{}
+	case *Resume:
+		return &Resume{Try: s.Try}
 	case *Leave:
 		c := *s
 		return &c
@@ -445,7 +476,7 @@ func cloneStmt(s Stmt) Stmt {
 		c := *s
 		return &c
 	case *Try:
-		t := &Try{ID: s.ID, Body: cloneStmts(s.Body)}
+		t := &Try{ID: s.ID, Body: cloneStmts(s.Body), Layout: s.Layout, Retry: s.Retry, ResumeAt: s.ResumeAt}
 		for _, h := range s.Handlers {
 			hh := *h
 			hh.FilterBody = cloneStmts(h.FilterBody)

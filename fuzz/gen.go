@@ -131,12 +131,14 @@ type gen struct {
 	exc map[string]bool
 	// probability (per mille) that an expression node is one that may throw
 	risk int
+	// resumable holds the trys whose handlers may resume in their body.
+	resumable map[int]bool
 }
 
 // Generate builds the AST of the program for seed.
 func Generate(seed uint64, opts Options) *Program {
 	o := opts.normalized()
-	g := &gen{r: rand.New(rand.NewPCG(seed, 0x6d696e69696c)), o: o, nextID: 1}
+	g := &gen{r: rand.New(rand.NewPCG(seed, 0x6d696e69696c)), o: o, nextID: 1, resumable: map[int]bool{}}
 	nm := 1 + g.r.IntN(o.MaxMethods)
 	g.p = &Program{Seed: seed, Opts: opts, Methods: make([]*Method, nm)}
 	g.cost = make([]int, nm)
@@ -200,17 +202,23 @@ func (g *gen) inFilter() bool {
 func (g *gen) safe() bool { return g.o.MonoSafe && g.inFilter() }
 
 func (g *gen) canRethrow() bool {
-	return rethrowAllowed(len(g.frames), func(k int) fkind { return g.frames[k].kind })
+	return rethrowAllowed(len(g.frames), func(k int) fkind { return g.frames[k].kind }, !g.o.MonoSafe)
 }
 
 // rethrowAllowed reports whether rethrow may appear inside the n enclosing
-// frames (kind(n-1) the innermost): the nearest enclosing handler, past
-// trys and loops, must be a catch or a filter handler.
-func rethrowAllowed(n int, kind func(int) fkind) bool {
+// frames (kind(n-1) the innermost): a catch or filter handler must
+// enclose it, past trys, loops, finallys and (with throughFault: Mono
+// 6.8 crashes on it) faults, but not past a filter block.
+func rethrowAllowed(n int, kind func(int) fkind, throughFault bool) bool {
 	for k := n - 1; k >= 0; k-- {
 		switch kind(k) {
-		case fTry, fLoop:
+		case fTry, fLoop, fFinally:
 			continue
+		case fFault:
+			if throughFault {
+				continue
+			}
+			return false
 		case fCatch, fFilterHandler:
 			return true
 		default:
@@ -218,6 +226,34 @@ func rethrowAllowed(n int, kind func(int) fkind) bool {
 		}
 	}
 	return false
+}
+
+// resumeTarget returns the try whose catch or filter handler encloses
+// the code being generated, when that try takes resumes and no finally,
+// fault or filter lies in between.
+func (g *gen) resumeTarget() (int, bool) {
+	for k := len(g.frames) - 1; k >= 0; k-- {
+		switch f := g.frames[k]; f.kind {
+		case fFinally, fFault, fFilter, fMethod:
+			return 0, false
+		case fCatch, fFilterHandler:
+			if g.resumable[f.id] {
+				return f.id, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// topLevel reports whether the code being generated is outside every
+// protected region and handler.
+func (g *gen) topLevel() bool {
+	for _, f := range g.frames {
+		if f.kind != fMethod && f.kind != fLoop {
+			return false
+		}
+	}
+	return true
 }
 
 func (g *gen) inHandler() bool {
@@ -333,6 +369,9 @@ func (g *gen) stmt(budget *int, depth int) Stmt {
 		)
 		if g.canRethrow() {
 			cs = append(cs, choice{3, func() Stmt { g.may("System.Exception"); return g.maybeIf(budget, &Rethrow{}) }})
+		}
+		if id, ok := g.resumeTarget(); ok {
+			cs = append(cs, choice{3, func() Stmt { return g.maybeIf(budget, &Resume{Try: id}) }})
 		}
 	}
 	if g.inHandler() {
@@ -482,6 +521,17 @@ func (g *gen) try(budget *int, depth int) Stmt {
 	default:
 		kind = Fault
 	}
+	// A third of the trys use label-form clauses, with the handlers out
+	// of line (after ret only outside every region).
+	switch l := g.r.IntN(100); {
+	case l < 18 && !(g.o.MonoSafe && kind == Filter):
+		t.Layout = Before
+	case l < 33 && !(g.o.MonoSafe && kind == Filter):
+		t.Layout = Before
+		if g.topLevel() {
+			t.Layout = AfterRet
+		}
+	}
 	share := *budget / 2
 	used := 0
 	b := share
@@ -490,6 +540,12 @@ func (g *gen) try(budget *int, depth int) Stmt {
 	g.push(fTry, t.ID)
 	t.Body = g.block(&b, depth+1)
 	g.pop()
+	// A quarter of the catch and filter trys resume in their body.
+	if (kind == Catch || kind == Filter) && g.chance(25) {
+		t.Retry = 1 + g.r.IntN(3)
+		t.ResumeAt = g.r.IntN(len(t.Body) + 1)
+		g.resumable[t.ID] = true
+	}
 	used += share - b
 	body := g.exc
 	g.exc = outer
@@ -519,6 +575,7 @@ func (g *gen) try(budget *int, depth int) Stmt {
 			h.Body = g.block(&b, depth+1)
 			used += hb - b
 			g.pop()
+			g.resumeFirst(t, h)
 		}
 	case Filter:
 		h := &Handler{Kind: Filter, ID: g.id()}
@@ -542,6 +599,7 @@ func (g *gen) try(budget *int, depth int) Stmt {
 		h.Body = g.block(&b, depth+1)
 		used += hb - b
 		g.pop()
+		g.resumeFirst(t, h)
 		t.Handlers = []*Handler{h}
 	case Finally, Fault:
 		h := &Handler{Kind: kind, ID: g.id()}
@@ -557,8 +615,24 @@ func (g *gen) try(budget *int, depth int) Stmt {
 		g.pop()
 		t.Handlers = []*Handler{h}
 	}
+	if t.Retry > 0 {
+		// The body and handlers run up to Retry more times.
+		for t.Retry > 0 && used*(t.Retry+1) > *budget {
+			t.Retry--
+		}
+		used *= t.Retry + 1
+		delete(g.resumable, t.ID)
+	}
 	*budget -= used
 	return t
+}
+
+// resumeFirst makes half of a resuming try's handlers start by resuming
+// (guarded by the try's counter, so the handler goes on once it is spent).
+func (g *gen) resumeFirst(t *Try, h *Handler) {
+	if t.Retry > 0 && g.chance(50) {
+		h.Body = append([]Stmt{&Resume{Try: t.ID}}, h.Body...)
+	}
 }
 
 // baseOf maps a class to its base class.
@@ -707,9 +781,10 @@ func (g *gen) constant(t Type) *Const {
 
 // monoConst keeps MonoSafe programs off a Mono 6.8 bug: it multiplies an
 // int64 by the constant -2^31 with the wrong sign (3L * -2147483648L =
-// 6442450944).
+// 6442450944), also when the constant is an int32 -2^31 widened by
+// conv.i8 (which Mono folds into one).
 func (g *gen) monoConst(c *Const) *Const {
-	if g.o.MonoSafe && c.T == I8 && c.V == math.MinInt32 {
+	if g.o.MonoSafe && c.V == math.MinInt32 {
 		c.V = math.MinInt32 + 1
 	}
 	return c

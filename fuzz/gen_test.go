@@ -238,3 +238,127 @@ func quotient(op string, ty Type, x, d int64) string {
 	}
 	return strconv.FormatInt(int64(uint64(x)%uint64(d)), 10)
 }
+
+// ehShapes counts the exception-handling shapes of issue 11 in generated
+// programs: label-form trys (handlers before the body or after ret),
+// catch and filter trys that resume in their body and the Resume
+// statements of their handlers, and rethrows nested in a finally, fault
+// or try inside a catch.
+type ehShapes struct {
+	trys, before, afterRet      int
+	catchTrys, resuming, resume int
+	rethrows, nestedRethrows    int
+}
+
+func countEHShapes(p *Program) ehShapes {
+	var n ehShapes
+	var walk func(ss []Stmt, frames []fkind)
+	walk = func(ss []Stmt, frames []fkind) {
+		for _, s := range ss {
+			switch s := s.(type) {
+			case *If:
+				walk(s.Then, frames)
+				walk(s.Else, frames)
+			case *Loop:
+				walk(s.Body, append(frames, fLoop))
+			case *Switch:
+				for _, c := range s.Cases {
+					walk(c, frames)
+				}
+				walk(s.Default, frames)
+			case *Rethrow:
+				n.rethrows++
+				if k := frames[len(frames)-1]; k != fCatch && k != fFilterHandler {
+					n.nestedRethrows++
+				}
+			case *Resume:
+				n.resume++
+			case *Try:
+				n.trys++
+				switch s.Layout {
+				case Before:
+					n.before++
+				case AfterRet:
+					n.afterRet++
+				}
+				walk(s.Body, append(frames, fTry))
+				for _, h := range s.Handlers {
+					switch h.Kind {
+					case Catch:
+						walk(h.Body, append(frames, fCatch))
+					case Filter:
+						walk(h.FilterBody, append(frames, fFilter))
+						walk(h.Body, append(frames, fFilterHandler))
+					case Finally:
+						walk(h.Body, append(frames, fFinally))
+					case Fault:
+						walk(h.Body, append(frames, fFault))
+					}
+				}
+				if k := s.Handlers[0].Kind; k == Catch || k == Filter {
+					n.catchTrys++
+					if s.Retry > 0 {
+						n.resuming++
+					}
+				}
+			}
+		}
+	}
+	for _, m := range p.Methods {
+		walk(m.Body, []fkind{fMethod})
+	}
+	return n
+}
+
+// TestEHShapeRates checks that the generator makes the shapes of label-
+// form clauses, resuming catches and nested rethrows as often as the
+// other shapes, and that what it makes lowers to what it means (label
+// directives, leaves back into a try) and loads.
+func TestEHShapeRates(t *testing.T) {
+	var n ehShapes
+	labelPrograms, resumePrograms := 0, 0
+	const programs = 300
+	opts, err := SizeOptions("medium")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seed := uint64(1); seed <= programs; seed++ {
+		p := Generate(seed, opts)
+		s := countEHShapes(p)
+		n.trys += s.trys
+		n.before += s.before
+		n.afterRet += s.afterRet
+		n.catchTrys += s.catchTrys
+		n.resuming += s.resuming
+		n.resume += s.resume
+		n.rethrows += s.rethrows
+		n.nestedRethrows += s.nestedRethrows
+		src := p.IL()
+		if strings.Contains(src, ".try L") {
+			labelPrograms++
+		}
+		if strings.Contains(src, "stloc rt") {
+			resumePrograms++
+		}
+	}
+	t.Logf("%+v; %d programs with label-form clauses, %d resuming", n, labelPrograms, resumePrograms)
+	frac := func(a, b int) float64 { return float64(a) / float64(max(b, 1)) }
+	checks := []struct {
+		what   string
+		got    float64
+		lo, hi float64
+	}{
+		{"label-form trys among trys", frac(n.before+n.afterRet, n.trys), 0.2, 0.45},
+		{"trys with handlers after ret among trys", frac(n.afterRet, n.trys), 0.02, 0.2},
+		{"resuming trys among catch and filter trys", frac(n.resuming, n.catchTrys), 0.1, 0.4},
+		{"resume statements per resuming try", frac(n.resume, n.resuming), 0.5, 100},
+		{"nested rethrows among rethrows", frac(n.nestedRethrows, n.rethrows), 0.1, 0.9},
+		{"programs with label-form clauses", frac(labelPrograms, programs), 0.3, 1},
+		{"programs with resuming trys", frac(resumePrograms, programs), 0.1, 1},
+	}
+	for _, c := range checks {
+		if c.got < c.lo || c.got > c.hi {
+			t.Errorf("%s: %.3f, want within [%.2f, %.2f]", c.what, c.got, c.lo, c.hi)
+		}
+	}
+}

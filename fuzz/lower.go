@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -62,6 +63,18 @@ type lowerer struct {
 	locals map[string]string // name -> type
 	frames []lframe
 	msg    int
+	// tries holds the resume point of each try with Retry, by ID.
+	tries map[int]*resumeInfo
+	// deferred lowers, after the method's ret, the handlers laid out
+	// there (Layout AfterRet).
+	deferred []func()
+}
+
+// resumeInfo is where a try's handlers resume (label) and the local that
+// counts the resumes.
+type resumeInfo struct {
+	label, counter string
+	retry          int
 }
 
 // IL lowers the program to mini MSIL text. Only what the program uses is
@@ -78,7 +91,7 @@ func newLowerer(p *Program, known map[string]bool) *lowerer {
 	if known == nil {
 		known = map[string]bool{}
 	}
-	return &lowerer{p: p, used: map[string]bool{}, produced: map[string]bool{}, known: known, reach: make([]bool, len(p.Methods))}
+	return &lowerer{p: p, used: map[string]bool{}, produced: map[string]bool{}, known: known, reach: make([]bool, len(p.Methods)), tries: map[int]*resumeInfo{}}
 }
 
 func (l *lowerer) run() string {
@@ -158,6 +171,7 @@ func (l *lowerer) method(i int) string {
 		l.expr(e)
 	}
 	l.emit("ret")
+	l.flushDeferred()
 	body := l.b.String()
 	var h strings.Builder
 	ret := "void"
@@ -479,6 +493,19 @@ func (l *lowerer) stmt(s Stmt) {
 		if l.canRethrow() {
 			l.emit("rethrow")
 		}
+	case *Resume:
+		if r := l.resumeTarget(s.Try); r != nil {
+			skip := l.newLabel()
+			l.emit("ldloc %s", r.counter)
+			l.emit("ldc.i4 %d", r.retry)
+			l.emit("bge %s", skip)
+			l.emit("ldloc %s", r.counter)
+			l.emit("ldc.i4 1")
+			l.emit("add")
+			l.emit("stloc %s", r.counter)
+			l.emit("leave %s", r.label)
+			l.label(skip)
+		}
 	case *Leave:
 		if lbl, crossing, ok := l.leaveTarget(s.Target); ok {
 			if crossing {
@@ -556,7 +583,45 @@ func (l *lowerer) bumpCode(delta int32) {
 }
 
 func (l *lowerer) canRethrow() bool {
-	return rethrowAllowed(len(l.frames), func(k int) fkind { return l.frames[k].kind })
+	return rethrowAllowed(len(l.frames), func(k int) fkind { return l.frames[k].kind }, !l.p.Opts.MonoSafe)
+}
+
+// resumeTarget returns the resume point of try id when the code being
+// lowered is in one of its catch or filter handlers, with no finally,
+// fault or filter in between (nil otherwise).
+func (l *lowerer) resumeTarget(id int) *resumeInfo {
+	for k := len(l.frames) - 1; k >= 0; k-- {
+		f := l.frames[k]
+		switch f.kind {
+		case fFinally, fFault, fFilter, fMethod:
+			return nil
+		case fCatch, fFilterHandler:
+			if f.id == id {
+				return l.tries[id]
+			}
+		}
+	}
+	return nil
+}
+
+// topLevel reports whether the code being lowered is outside every
+// protected region and handler.
+func (l *lowerer) topLevel() bool {
+	for _, f := range l.frames {
+		if f.kind != fMethod && f.kind != fLoop {
+			return false
+		}
+	}
+	return true
+}
+
+// flushDeferred lowers the handlers laid out after the method's ret.
+func (l *lowerer) flushDeferred() {
+	for len(l.deferred) > 0 {
+		f := l.deferred[0]
+		l.deferred = l.deferred[1:]
+		f()
+	}
 }
 
 // leaveTarget finds the end label of target, and whether reaching it
@@ -627,79 +692,196 @@ func (l *lowerer) try(t *Try) {
 		return
 	}
 	end := l.newLabel()
-	l.emit(".try {")
-	l.frames = append(l.frames, lframe{fTry, t.ID, end})
-	l.stmts(t.Body)
-	l.frames = l.frames[:len(l.frames)-1]
-	l.emit("leave %s", end)
-	for _, h := range t.Handlers {
-		switch h.Kind {
-		case Catch:
-			cls := h.Class
-			if isUser(cls) {
-				l.userClass(cls)
+	if t.Retry > 0 && (t.Handlers[0].Kind == Catch || t.Handlers[0].Kind == Filter) {
+		r := &resumeInfo{label: l.newLabel(), counter: l.local(fmt.Sprintf("rt%d", t.ID), "int32"), retry: t.Retry}
+		l.tries[t.ID] = r
+		l.emit("ldc.i4 0")
+		l.emit("stloc %s", r.counter)
+	} else {
+		delete(l.tries, t.ID)
+	}
+	layout := t.Layout
+	if layout == AfterRet && !l.topLevel() {
+		layout = Before
+	}
+	if layout == Scoped {
+		l.emit(".try {")
+		l.tryBody(t, end)
+		for _, h := range t.Handlers {
+			switch h.Kind {
+			case Catch:
+				l.emit("} catch %s {", l.classRef(h.Class))
+			case Filter:
+				l.emit("} filter {")
+				l.filterCode(t, h)
+				l.emit("} {")
+			case Finally:
+				l.emit("} finally {")
+			case Fault:
+				l.emit("} fault {")
+			}
+			l.handlerCode(t, h, end)
+		}
+		l.emit("}")
+		l.label(end)
+		return
+	}
+	// Label form: the handlers go before the try body (jumped over) or
+	// after the method's ret; the clauses follow the construct, so the
+	// ones nested in it come first in the table.
+	start, tend := l.newLabel(), l.newLabel()
+	var handlers func() []string
+	handlers = func() []string {
+		var heads []string // per handler: FROM (and filter start) labels
+		for _, h := range t.Handlers {
+			if h.Kind == Filter {
+				fl := l.newLabel()
+				l.label(fl)
+				l.filterCode(t, h)
+				heads = append(heads, fl)
 			} else {
-				cls = "[mscorlib]" + cls
+				heads = append(heads, "")
 			}
-			l.emit("} catch %s {", cls)
-			l.enter(h.ID)
-			l.frames = append(l.frames, lframe{fCatch, t.ID, end})
-			l.stmts(h.Body)
-			l.frames = l.frames[:len(l.frames)-1]
-			l.emit("leave %s", end)
-		case Filter:
-			l.emit("} filter {")
-			l.enter(h.ID)
-			l.frames = append(l.frames, lframe{fFilter, t.ID, end})
-			l.stmts(h.FilterBody)
-			if h.FilterType != "" {
-				cls := h.FilterType
-				if isUser(cls) {
-					l.userClass(cls)
-				} else {
-					cls = "[mscorlib]" + cls
-				}
-				l.emit("ldloc %s", l.local("ex", "object"))
-				l.emit("isinst %s", cls)
-				l.emit("ldnull")
-				l.emit("cgt.un")
-			}
-			if h.FilterCond != nil {
-				l.expr(h.FilterCond)
-				l.emit("ldc.i4 0")
-				l.emit("cgt.un")
-				if h.FilterType != "" {
-					l.emit("and")
+			hl := l.newLabel()
+			l.label(hl)
+			l.handlerCode(t, h, end)
+			heads = append(heads, hl)
+		}
+		return heads
+	}
+	clauses := func(heads []string, last string) {
+		for i, h := range t.Handlers {
+			to := last
+			if i+1 < len(t.Handlers) {
+				to = heads[2*i+2]
+				if to == "" {
+					to = heads[2*i+3]
 				}
 			}
-			if h.FilterType == "" && h.FilterCond == nil {
-				l.emit("ldc.i4 1")
+			head := fmt.Sprintf(".try %s to %s ", start, tend)
+			switch h.Kind {
+			case Catch:
+				l.emit("%scatch %s handler %s to %s", head, l.classRef(h.Class), heads[2*i+1], to)
+			case Filter:
+				l.emit("%sfilter %s handler %s to %s", head, heads[2*i], heads[2*i+1], to)
+			case Finally:
+				l.emit("%sfinally handler %s to %s", head, heads[2*i+1], to)
+			case Fault:
+				l.emit("%sfault handler %s to %s", head, heads[2*i+1], to)
 			}
-			l.frames = l.frames[:len(l.frames)-1]
-			l.emit("endfilter")
-			l.emit("} {")
-			l.enter(-h.ID)
-			l.frames = append(l.frames, lframe{fFilterHandler, t.ID, end})
-			l.stmts(h.Body)
-			l.frames = l.frames[:len(l.frames)-1]
-			l.emit("leave %s", end)
-		case Finally, Fault:
-			kw, k, endk := "finally", fFinally, "endfinally"
-			if h.Kind == Fault {
-				kw, k, endk = "fault", fFault, "endfault"
-			}
-			l.emit("} %s {", kw)
-			if !l.p.NoEnter {
-				l.trace(h.ID)
-			}
-			l.frames = append(l.frames, lframe{k, t.ID, end})
-			l.stmts(h.Body)
-			l.frames = l.frames[:len(l.frames)-1]
-			l.emit("%s", endk)
 		}
 	}
-	l.emit("}")
+	if layout == Before {
+		l.emit("br %s", start)
+		heads := handlers()
+		l.label(start)
+		l.tryBody(t, end)
+		l.label(tend)
+		l.label(end)
+		clauses(heads, start)
+		return
+	}
+	l.label(start)
+	l.tryBody(t, end)
+	l.label(tend)
 	l.label(end)
+	frames := slices.Clone(l.frames)
+	l.deferred = append(l.deferred, func() {
+		saved := l.frames
+		l.frames = frames
+		heads := handlers()
+		hend := l.newLabel()
+		l.label(hend)
+		l.frames = saved
+		clauses(heads, hend)
+	})
+}
+
+// tryBody lowers a try's body, with its resume label, and its final
+// leave.
+func (l *lowerer) tryBody(t *Try, end string) {
+	r := l.tries[t.ID]
+	l.frames = append(l.frames, lframe{fTry, t.ID, end})
+	for i, s := range t.Body {
+		if r != nil && i == t.ResumeAt {
+			l.label(r.label)
+		}
+		l.stmt(s)
+	}
+	if r != nil && t.ResumeAt >= len(t.Body) {
+		l.label(r.label)
+	}
+	l.frames = l.frames[:len(l.frames)-1]
+	l.emit("leave %s", end)
+}
+
+// classRef names exception class c in a catch clause or isinst.
+func (l *lowerer) classRef(c string) string {
+	if isUser(c) {
+		l.userClass(c)
+		return c
+	}
+	return "[mscorlib]" + c
+}
+
+// filterCode lowers the filter block of filter handler h, up to its
+// endfilter.
+func (l *lowerer) filterCode(t *Try, h *Handler) {
+	l.enter(h.ID)
+	l.frames = append(l.frames, lframe{fFilter, t.ID, ""}) // nothing leaves a filter
+	l.stmts(h.FilterBody)
+	if h.FilterType != "" {
+		l.emit("ldloc %s", l.local("ex", "object"))
+		l.emit("isinst %s", l.classRef(h.FilterType))
+		l.emit("ldnull")
+		l.emit("cgt.un")
+	}
+	if h.FilterCond != nil {
+		l.expr(h.FilterCond)
+		l.emit("ldc.i4 0")
+		l.emit("cgt.un")
+		if h.FilterType != "" {
+			l.emit("and")
+		}
+	}
+	if h.FilterType == "" && h.FilterCond == nil {
+		l.emit("ldc.i4 1")
+	}
+	l.frames = l.frames[:len(l.frames)-1]
+	l.emit("endfilter")
+}
+
+// handlerCode lowers the handler block of h, which leaves to end (a
+// catch or filter handler) or ends with endfinally or endfault.
+func (l *lowerer) handlerCode(t *Try, h *Handler, end string) {
+	var k fkind
+	switch h.Kind {
+	case Catch:
+		l.enter(h.ID)
+		k = fCatch
+	case Filter:
+		l.enter(-h.ID)
+		k = fFilterHandler
+	case Finally, Fault:
+		if !l.p.NoEnter {
+			l.trace(h.ID)
+		}
+		k = fFinally
+		if h.Kind == Fault {
+			k = fFault
+		}
+	}
+	l.frames = append(l.frames, lframe{k, t.ID, end})
+	l.stmts(h.Body)
+	l.frames = l.frames[:len(l.frames)-1]
+	switch h.Kind {
+	case Finally:
+		l.emit("endfinally")
+	case Fault:
+		l.emit("endfault")
+	default:
+		l.emit("leave %s", end)
+	}
 }
 
 // entry point, declarations and helpers
@@ -746,6 +928,7 @@ func (l *lowerer) entryBody() (string, string) {
 		l.emit("and")
 	}
 	l.emit("ret")
+	l.flushDeferred()
 	return l.b.String(), l.localsDecl()
 }
 

@@ -534,6 +534,12 @@ func (e *editor) stmt(s Stmt) {
 				}
 			}
 		}
+		if s.Layout != Scoped && e.hit() {
+			s.Layout = Scoped
+		}
+		if s.Retry > 0 && e.hit() {
+			s.Retry = 0
+		}
 		e.blk(&s.Body)
 		for _, h := range s.Handlers {
 			if isUser(h.Class) && e.hit() {

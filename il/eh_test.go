@@ -107,9 +107,9 @@ func TestLdcR4Literal(t *testing.T) {
 	}{
 		{"1.0e300", float32(math.Inf(1))},
 		{"-1e39", float32(math.Inf(-1))},
-		// Rounded to float64 first, this is just above the midpoint
-		// between float32's max and the next power of two: +Inf (read
-		// straight as a float32 it would be the max).
+		// Rounded to float64 first, this is exactly the midpoint
+		// between float32's max and 2^128, and the tie rounds to even:
+		// +Inf (read straight as a float32 it would be the max).
 		{"3.4028235677973366e38", float32(math.Inf(1))},
 		{"3.4028235e38", math.MaxFloat32},
 		{"1e-50", 0},
