@@ -328,21 +328,21 @@ func (v *verifier) buildRegions() {
 // after one whose try block contains it is an error.
 func (v *verifier) checkClauseNesting() {
 	md := v.md
-	var try, filter, handler []*region // by clause index
-	try, filter, handler = make([]*region, len(md.EH)), make([]*region, len(md.EH)), make([]*region, len(md.EH))
+	// The regions of each clause, by clause index.
+	try, filter, handler := make([]*region, len(md.EH)), make([]*region, len(md.EH)), make([]*region, len(md.EH))
+	tries := make(map[[2]int]*region, len(md.EH))
 	for _, r := range v.regions {
 		switch r.kind {
 		case rTry:
-			for i := r.lo; i <= r.hi; i++ {
-				if c := md.EH[i]; c.TryStart == r.start && c.TryEnd == r.end {
-					try[i] = r
-				}
-			}
+			tries[[2]int{r.start, r.end}] = r
 		case rFilter:
 			filter[r.lo] = r
 		default:
 			handler[r.lo] = r
 		}
+	}
+	for i, c := range md.EH {
+		try[i] = tries[[2]int{c.TryStart, c.TryEnd}]
 	}
 	for i, c := range md.EH {
 		t, h := try[i], handler[i]
