@@ -258,9 +258,14 @@ const (
 
 // Method table layout. Method tables live in managed (non-Go) memory.
 const (
-	MTBase     = 0  // base class method table (0 for System.Object)
-	MTTypeID   = 8  // index of the type in the runtime's type list
-	MTVTable   = 16 // first virtual slot: the code address of the slot's method
+	MTBase   = 0 // base class method table (0 for System.Object)
+	MTTypeID = 8 // index of the type in the runtime's type list
+	// MTITab is the address of the type's interface table: one word per
+	// interface of the module (il.Class.IfaceIndex), the address of the
+	// code addresses of the methods implementing that interface's slots
+	// (0: not implemented). 0 for a type that implements none.
+	MTITab     = 16
+	MTVTable   = 24 // first virtual slot: the code address of the slot's method
 	MTSlotSize = 8
 )
 

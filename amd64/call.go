@@ -117,6 +117,15 @@ func (g *gen) callGeneric(in *ir.Instr) {
 		}
 	}
 	switch {
+	case in.Op == ir.OpCallVirt && callee.Owner.Interface:
+		// Through the object's interface table: the block of the callee's
+		// interface, then the slot.
+		a.I(MOVQ, Mem(RDI, abi.ObjMT), R(RAX))
+		a.I(MOVQ, Mem(RAX, abi.MTITab), R(RAX))
+		a.I(MOVQ, Mem(RAX, int32(abi.MTSlotSize*callee.Owner.IfaceIndex)), R(RAX))
+		a.I(CALL, Mem(RAX, int32(abi.MTSlotSize*callee.Slot)))
+		g.site(in.ILOffset)
+		g.note("callvirt " + callee.FullName() + " (interface)")
 	case in.Op == ir.OpCallVirt:
 		a.I(MOVQ, Mem(RDI, abi.ObjMT), R(RAX))
 		a.I(CALL, Mem(RAX, int32(abi.MTVTable+abi.MTSlotSize*callee.Slot)))

@@ -274,6 +274,9 @@ type Module struct {
 	Fields   []*Field  // global static fields
 	Methods  []*Method // global static methods
 	Entry    *Method   // the method with .entrypoint (after resolution)
+	// NumInterfaces counts the interfaces the module declares
+	// (Class.IfaceIndex numbers them).
+	NumInterfaces int
 
 	classes map[string]*Class // user and base-library classes by full name
 }
@@ -292,7 +295,40 @@ type Class struct {
 	VTable    []*Method // virtual slots, filled in by resolution
 	NumFields int       // instance fields including inherited ones
 	Depth     int       // 0 for System.Object, base depth + 1 otherwise
+
+	// Interface marks an interface (.class interface): no base class, no
+	// instance fields, only abstract virtual instance methods (whose
+	// Slot numbers them within the interface) and static members.
+	Interface bool
+	// Implements lists the interfaces as written after implements.
+	Implements []*Type
+	// Interfaces are the interfaces the class implements, or an interface
+	// extends: those written, those they extend and (for a class) those
+	// of its base classes, without repeats, filled in by resolution.
+	Interfaces []*Class
+	// IMap gives, for each interface in Interfaces, the method that
+	// implements each of its slots (a class only).
+	IMap map[*Class][]*Method
+	// IfaceIndex numbers the module's interfaces from 0 (-1: a class).
+	IfaceIndex int
 }
+
+// ImplementsIface reports whether c is, extends or implements interface i.
+func (c *Class) ImplementsIface(i *Class) bool {
+	if c == i {
+		return true
+	}
+	for _, x := range c.Interfaces {
+		if x == i {
+			return true
+		}
+	}
+	return false
+}
+
+// IsAbstract reports whether the class is declared abstract (interfaces
+// are).
+func (c *Class) IsAbstract() bool { return c.Interface || hasAttr(c.Attrs, "abstract") }
 
 // Type returns the class type of c (object and string for the two
 // primitive-named base library classes).
@@ -357,6 +393,7 @@ type Method struct {
 	Static      bool
 	Virtual     bool
 	NewSlot     bool
+	Abstract    bool // no body: an interface method or an abstract class's
 	Ret         *Type
 	Params      []*Param
 	Locals      []*Local

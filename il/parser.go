@@ -337,7 +337,9 @@ func (p *parser) class() {
 		}
 		switch t.text {
 		case "interface":
-			p.errorf(t.pos, "interfaces are not supported in mini MSIL")
+			attrs = append(attrs, t.text)
+			p.next()
+			continue
 		case "nested":
 			p.errorf(t.pos, "nested classes are not supported in mini MSIL")
 		case "explicit":
@@ -354,7 +356,13 @@ func (p *parser) class() {
 	if p.ns != "" {
 		name = p.ns + "." + name
 	}
-	c := &Class{Name: name, Attrs: attrs, Pos: pos}
+	c := &Class{Name: name, Attrs: attrs, Pos: pos, IfaceIndex: -1, Interface: hasAttr(attrs, "interface")}
+	if c.Interface && !hasAttr(attrs, "abstract") {
+		p.errorf(pos, "interface %s must be declared abstract (.class interface abstract %s)", name, name)
+	}
+	if p.isIdent("extends") && c.Interface {
+		p.errorf(p.tok().pos, "interface %s cannot extend a class; list the interfaces it extends after implements", name)
+	}
 	if p.isIdent("extends") {
 		p.next()
 		bt := p.tok()
@@ -369,7 +377,14 @@ func (p *parser) class() {
 		}
 	}
 	if p.isIdent("implements") {
-		p.errorf(p.tok().pos, "interfaces are not supported in mini MSIL")
+		p.next()
+		for {
+			c.Implements = append(c.Implements, p.typeRef())
+			if !p.isPunct(",") {
+				break
+			}
+			p.next()
+		}
 	}
 	open := p.expect("{")
 	for !p.isPunct("}") {
@@ -453,7 +468,10 @@ func (p *parser) method(owner *Class) *Method {
 		t := p.tok()
 		switch t.text {
 		case "abstract":
-			p.errorf(t.pos, "abstract methods are not supported in mini MSIL")
+			m.Abstract = true
+			m.Attrs = append(m.Attrs, t.text)
+			p.next()
+			continue
 		case "pinvokeimpl":
 			p.errorf(t.pos, "pinvokeimpl is not supported in mini MSIL")
 		}
@@ -538,6 +556,9 @@ func (p *parser) method(owner *Class) *Method {
 		p.next()
 	}
 	p.body(m)
+	if m.Abstract && len(m.Code) > 0 {
+		p.errorf(m.Pos, "abstract method %s cannot have a body", m.Name)
+	}
 	return m
 }
 

@@ -61,6 +61,14 @@ func (pr *printer) module() {
 		if c.Extends != nil {
 			pr.printf(" extends %s", pr.typeRef(c.Extends))
 		}
+		for i, t := range c.Implements {
+			if i == 0 {
+				pr.printf(" implements ")
+			} else {
+				pr.printf(", ")
+			}
+			pr.printf("%s", pr.typeRef(t))
+		}
 		pr.printf("\n{\n")
 		for _, f := range c.Fields {
 			pr.field(f, "  ")

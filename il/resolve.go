@@ -109,6 +109,9 @@ func (r *resolver) classes() {
 	m := r.m
 	obj := m.classes[ObjectClass]
 	for _, c := range m.Classes {
+		if c.Interface {
+			continue // no base class
+		}
 		if c.Extends == nil || c.Extends.Kind == KObject {
 			c.Base = obj
 			continue
@@ -117,6 +120,8 @@ func (r *resolver) classes() {
 		switch {
 		case b == nil:
 			r.errorf(c.Pos, "class %s extends unknown class %s", c.Name, c.Extends.Name)
+		case b.Interface:
+			r.errorf(c.Pos, "class %s cannot extend interface %s; list it after implements", c.Name, b.Name)
 		case b.Name == StringClass || b.Name == ConsoleClass || hasAttr(b.Attrs, "sealed"):
 			r.errorf(c.Pos, "class %s cannot extend sealed class %s", c.Name, b.Name)
 		default:
@@ -160,6 +165,149 @@ func (r *resolver) classes() {
 	for _, c := range order {
 		r.layout(c)
 	}
+	if len(r.errs.list) == 0 {
+		r.interfaces(order)
+	}
+}
+
+// interfaces resolves what each class implements and each interface
+// extends (transitively), numbers the interfaces and maps each class's
+// interface slots to the methods that implement them.
+func (r *resolver) interfaces(order []*Class) {
+	m := r.m
+	n := 0
+	for _, c := range m.Classes {
+		if c.Interface {
+			c.IfaceIndex = n
+			n++
+		}
+	}
+	m.NumInterfaces = n
+	// Interfaces first: what they extend, with a cycle check.
+	state := map[*Class]int{}
+	var extend func(c *Class) bool
+	extend = func(c *Class) bool {
+		switch state[c] {
+		case 1:
+			r.errorf(c.Pos, "interface %s extends itself", c.Name)
+			return false
+		case 2:
+			return true
+		}
+		state[c] = 1
+		ok := true
+		c.Interfaces = nil
+		for _, t := range c.Implements {
+			i := r.iface(c, t)
+			if i == nil {
+				ok = false
+				continue
+			}
+			if !extend(i) {
+				return false
+			}
+			c.Interfaces = addIfaces(c.Interfaces, i)
+		}
+		state[c] = 2
+		return ok
+	}
+	for _, c := range m.Classes {
+		if c.Interface && !extend(c) {
+			return
+		}
+	}
+	for _, c := range order {
+		if c.Interface || c.Builtin {
+			continue
+		}
+		var own []*Class // written after implements, with what they extend
+		for _, t := range c.Implements {
+			if i := r.iface(c, t); i != nil {
+				own = addIfaces(own, i)
+			}
+		}
+		c.Interfaces = append([]*Class(nil), c.Base.Interfaces...)
+		for _, i := range own {
+			c.Interfaces = addIfaces(c.Interfaces, i)
+		}
+		c.IMap = make(map[*Class][]*Method, len(c.Interfaces))
+		for _, i := range c.Interfaces {
+			impl := make([]*Method, len(i.VTable))
+			inherited := c.Base.IMap[i]
+			for k, im := range i.VTable {
+				if inherited != nil && !slicesContains(own, i) {
+					// Through the base class's slot, so an override in c
+					// still implements it.
+					impl[k] = c.VTable[inherited[k].Slot]
+					continue
+				}
+				impl[k] = r.implementation(c, im)
+				if impl[k] == nil {
+					r.errorf(c.Pos, "class %s does not implement interface method %s", c.Name, im.Signature())
+				}
+			}
+			c.IMap[i] = impl
+		}
+		if !c.IsAbstract() {
+			for _, md := range c.VTable {
+				if md.Abstract {
+					r.errorf(c.Pos, "class %s must be declared abstract: it does not implement abstract method %s", c.Name, md.FullName())
+					break
+				}
+			}
+		}
+	}
+}
+
+// iface returns the interface that c lists as t (nil, reported, if t is
+// not an interface).
+func (r *resolver) iface(c *Class, t *Type) *Class {
+	i := r.m.classes[t.Name]
+	switch {
+	case t.Kind != KClass || i == nil:
+		r.errorf(c.Pos, "%s implements unknown interface %s", c.Name, t.CLRName())
+		return nil
+	case !i.Interface:
+		r.errorf(c.Pos, "%s cannot implement class %s: only interfaces follow implements", c.Name, i.Name)
+		return nil
+	}
+	t.Class = i
+	return i
+}
+
+// addIfaces adds interface i and those it extends to list, once each.
+func addIfaces(list []*Class, i *Class) []*Class {
+	for _, x := range append([]*Class{i}, i.Interfaces...) {
+		if !slicesContains(list, x) {
+			list = append(list, x)
+		}
+	}
+	return list
+}
+
+func slicesContains(list []*Class, c *Class) bool {
+	for _, x := range list {
+		if x == c {
+			return true
+		}
+	}
+	return false
+}
+
+// implementation returns the virtual method of class c that implements
+// interface method im: the public virtual method with its name and
+// signature in the most derived class that declares one.
+func (r *resolver) implementation(c *Class, im *Method) *Method {
+	var best *Method
+	for _, md := range c.VTable {
+		if md.Name != im.Name || !sameSig(md, im) || md.Static {
+			continue
+		}
+		if best == nil || md.Owner.Depth > best.Owner.Depth || md.Owner.Depth == best.Owner.Depth && md.Slot > best.Slot {
+			best = md
+		}
+	}
+	return best
 }
 
 func hasAttr(attrs []string, a string) bool {
@@ -180,6 +328,10 @@ func (r *resolver) layout(c *Class) {
 		vt = append(vt, c.Base.VTable...)
 		c.Depth = c.Base.Depth + 1
 	}
+	if c.Interface {
+		r.layoutInterface(c)
+		return
+	}
 	seen := map[string]*Field{}
 	for _, f := range c.Fields {
 		if old, ok := seen[f.Name]; ok {
@@ -194,6 +346,13 @@ func (r *resolver) layout(c *Class) {
 	c.NumFields = n
 	var slots map[string][]int // vtable slots by method name, made on first use
 	for _, md := range c.Methods {
+		if md.Abstract && (!md.Virtual || md.Static) {
+			r.errorf(md.Pos, "abstract method %s must be a virtual instance method", md.FullName())
+			continue
+		}
+		if md.Abstract && !c.IsAbstract() {
+			r.errorf(md.Pos, "abstract method %s is in class %s, which is not abstract", md.FullName(), c.Name)
+		}
 		if !md.Virtual {
 			continue
 		}
@@ -225,6 +384,32 @@ func (r *resolver) layout(c *Class) {
 			vt = append(vt, md)
 			slots[md.Name] = append(slots[md.Name], md.Slot)
 		}
+	}
+	c.VTable = vt
+}
+
+// layoutInterface numbers an interface's methods: its slots, which the
+// classes implementing it map to their own methods (Class.IMap).
+func (r *resolver) layoutInterface(c *Class) {
+	for _, f := range c.Fields {
+		if !f.Static {
+			r.errorf(f.Pos, "interface %s cannot have instance field %s", c.Name, f.Name)
+		}
+	}
+	var vt []*Method
+	for _, md := range c.Methods {
+		switch {
+		case md.Static:
+			if md.Abstract {
+				r.errorf(md.Pos, "static method %s cannot be abstract", md.FullName())
+			}
+			continue
+		case !md.Abstract || !md.Virtual:
+			r.errorf(md.Pos, "interface method %s must be abstract virtual (default interface methods are not supported)", md.FullName())
+			continue
+		}
+		md.Slot = len(vt)
+		vt = append(vt, md)
 	}
 	c.VTable = vt
 }

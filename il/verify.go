@@ -163,7 +163,7 @@ func (v *verifier) errorf(p Pos, format string, args ...any) {
 
 func (v *verifier) run() {
 	md := v.md
-	if md.Builtin {
+	if md.Builtin || md.Abstract {
 		return
 	}
 	if len(md.Code) == 0 {
@@ -784,6 +784,9 @@ func (v *verifier) refAssignable(from, to *Type) bool {
 		from, to = from.Elem, to.Elem
 	}
 	cf, ct := v.classOf(from), v.classOf(to)
+	if cf != nil && ct != nil && ct.Interface {
+		return cf.ImplementsIface(ct)
+	}
 	return cf != nil && ct != nil && cf.IsSubclassOf(ct)
 }
 
@@ -1284,6 +1287,10 @@ func (v *verifier) call(in *Instr, st []vtype, need func(int) bool, pop func() v
 		return fail("strings cannot be created with newobj in mini MSIL")
 	case c == Callvirt && callee.Static:
 		return fail("%s is static; use call", callee.FullName())
+	case c == Newobj && callee.Owner.IsAbstract():
+		return fail("cannot create an instance of abstract class %s", callee.Owner.Name)
+	case c == Call && callee.Abstract:
+		return fail("%s is abstract: call it with callvirt", callee.FullName())
 	case c != Newobj && callee.Name == ".ctor" && v.md.Name != ".ctor":
 		return fail("a constructor can only be called with newobj, or with call from another constructor")
 	}
@@ -1304,6 +1311,9 @@ func (v *verifier) call(in *Instr, st []vtype, need func(int) bool, pop func() v
 		x := pop()
 		owner := callee.Owner.Type()
 		if x.k != vNull && (x.k != vRef || !v.refAssignable(x.t, owner)) {
+			if callee.Owner.Interface {
+				return fail("%s needs an object implementing interface %s as this, found %s", callee.FullName(), callee.Owner.Name, x)
+			}
 			return fail("%s needs an object of class %s as this, found %s", callee.FullName(), callee.Owner.Name, x)
 		}
 	}

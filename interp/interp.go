@@ -281,7 +281,7 @@ func (s *state) setup() error {
 	s.statics = make([]value, len(m.StaticFields()))
 	for _, meth := range m.AllMethods() {
 		dm := s.method(meth)
-		if dm.bi == il.BuiltinNone && !dm.decoded {
+		if dm.bi == il.BuiltinNone && !dm.decoded && !meth.Abstract {
 			if err := s.decode(dm); err != nil {
 				return fmt.Errorf("interp: %w", err)
 			}
@@ -354,6 +354,16 @@ func (s *state) rtc(c *il.Class) *rtClass {
 	rc.vtable = make([]*dmethod, len(vt))
 	for i, vm := range vt {
 		rc.vtable[i] = s.method(vm)
+	}
+	if len(c.IMap) > 0 {
+		rc.itab = make([][]*dmethod, s.mod.NumInterfaces)
+		for iface, impl := range c.IMap {
+			ms := make([]*dmethod, len(impl))
+			for k, im := range impl {
+				ms[k] = s.method(im)
+			}
+			rc.itab[iface.IfaceIndex] = ms
+		}
 	}
 	return rc
 }
@@ -1009,7 +1019,11 @@ outer:
 					exc = s.newExc("System.NullReferenceException")
 					goto throw
 				case *managedObject:
-					callee = this.cls.vtable[callee.il.Slot]
+					if o := callee.il.Owner; o != nil && o.Interface {
+						callee = this.cls.itab[o.IfaceIndex][callee.il.Slot]
+					} else {
+						callee = this.cls.vtable[callee.il.Slot]
+					}
 				}
 				goto call
 			case oNewobj:

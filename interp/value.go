@@ -60,6 +60,9 @@ type rtClass struct {
 	name   string
 	vtable []*dmethod
 	nf     int
+	// itab holds, by interface index, the methods implementing each of
+	// that interface's slots (nil: not implemented).
+	itab [][]*dmethod
 }
 
 func newString(s string) *managedString {
@@ -212,6 +215,9 @@ func isInstance(r any, t *il.Type) bool {
 			return ok
 		}
 		o, ok := r.(*managedObject)
+		if ok && t.Class.Interface {
+			return o.cls.c.ImplementsIface(t.Class)
+		}
 		return ok && o.cls.c.IsSubclassOf(t.Class)
 	case il.KArray:
 		a, ok := r.(*managedArray)
@@ -239,7 +245,13 @@ func arrayElemAssignable(from, to *il.Type) bool {
 			if to.Class != nil && to.Class.Name == il.StringClass {
 				return from.Kind == il.KString
 			}
-			return from.Kind == il.KClass && from.Class != nil && to.Class != nil && from.Class.IsSubclassOf(to.Class)
+			if from.Kind != il.KClass || from.Class == nil || to.Class == nil {
+				return false
+			}
+			if to.Class.Interface {
+				return from.Class.ImplementsIface(to.Class)
+			}
+			return from.Class.IsSubclassOf(to.Class)
 		case il.KArray:
 			return from.Kind == il.KArray && arrayElemAssignable(from.Elem, to.Elem)
 		}

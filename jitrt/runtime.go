@@ -390,11 +390,11 @@ func metaReserve(mod *il.Module) int {
 	n := 8 * (len(mod.StaticFields()) + 1)
 	for _, name := range il.BaseLibraryClasses() {
 		if c := mod.Class(name); c != nil {
-			n += metaClass(c)
+			n += metaClass(c, mod.NumInterfaces)
 		}
 	}
 	for _, c := range mod.Classes {
-		n += metaClass(c)
+		n += metaClass(c, mod.NumInterfaces)
 	}
 	// Each distinct array or box type: a method table per array nesting
 	// level (arrays of arrays get their element's too) and its name.
@@ -427,9 +427,17 @@ func metaReserve(mod *il.Module) int {
 }
 
 // metaClass is what a class costs in the metadata arena: its method table,
-// its name and the default message naming it.
-func metaClass(c *il.Class) int {
-	return abi.MTVTable + abi.MTSlotSize*len(c.VTable) + 2*int(il.StringSize(len(c.Name)+48)) + 2*int(il.ObjectSize(c.NumFields))
+// its interface table (ifaces words and a block per interface), its name
+// and the default message naming it.
+func metaClass(c *il.Class, ifaces int) int {
+	n := abi.MTVTable + abi.MTSlotSize*len(c.VTable) + 2*int(il.StringSize(len(c.Name)+48)) + 2*int(il.ObjectSize(c.NumFields))
+	if len(c.IMap) > 0 {
+		n += abi.MTSlotSize * ifaces
+		for _, impl := range c.IMap {
+			n += abi.MTSlotSize * len(impl)
+		}
+	}
+	return n
 }
 
 // init maps the runtime's memory and lays out its types.
@@ -556,10 +564,45 @@ func (rt *Runtime) newType(t *rtType, vtable []*il.Method, base *il.Class) (*rtT
 			rt.vtableRefs[m] = append(rt.vtableRefs[m], slot)
 		}
 	}
+	if t.kind == tkClass && len(t.class.IMap) > 0 {
+		if err := rt.newITab(mt, t.class); err != nil {
+			return nil, err
+		}
+	}
 	if t.kind == tkClass || t.kind == tkString {
 		rt.classMT[t.class] = t
 	}
 	return t, nil
+}
+
+// newITab allocates and fills class c's interface table, whose address
+// goes in the method table at mt. Its code addresses are patched, as
+// vtable slots are, when a method is compiled.
+func (rt *Runtime) newITab(mt uintptr, c *il.Class) error {
+	itab, err := rt.meta.alloc(int64(abi.MTSlotSize * rt.mod.NumInterfaces))
+	if err != nil {
+		return err
+	}
+	rt.setU64(mt+abi.MTITab, uint64(itab))
+	for iface, impl := range c.IMap {
+		block, err := rt.meta.alloc(int64(abi.MTSlotSize * len(impl)))
+		if err != nil {
+			return err
+		}
+		rt.setU64(itab+uintptr(abi.MTSlotSize*iface.IfaceIndex), uint64(block))
+		for k, m := range impl {
+			slot := block + uintptr(abi.MTSlotSize*k)
+			addr, err := rt.entryPoint(m)
+			if err != nil {
+				return err
+			}
+			rt.setU64(slot, uint64(addr))
+			if !m.Builtin {
+				rt.vtableRefs[m] = append(rt.vtableRefs[m], slot)
+			}
+		}
+	}
+	return nil
 }
 
 // entryPoint returns the current code address of a method: its compiled
@@ -945,6 +988,9 @@ func (rt *Runtime) isInstance(obj uintptr, t *rtType) bool {
 		if t.class.Name == il.ObjectClass {
 			return true
 		}
+		if t.class.Interface {
+			return o.kind == tkClass && o.class.ImplementsIface(t.class)
+		}
 		return o.kind == tkClass && o.class.IsSubclassOf(t.class)
 	case tkArray:
 		return o.kind == tkArray && arrayElemAssignable(o.elem, t.elem)
@@ -963,6 +1009,9 @@ func arrayElemAssignable(from, to *il.Type) bool {
 		case il.KString:
 			return from.Kind == il.KString
 		case il.KClass:
+			if to.Class.Interface {
+				return from.Kind == il.KClass && from.Class.ImplementsIface(to.Class)
+			}
 			return from.Kind == il.KClass && from.Class.IsSubclassOf(to.Class)
 		case il.KArray:
 			return from.Kind == il.KArray && arrayElemAssignable(from.Elem, to.Elem)
