@@ -128,12 +128,13 @@ func (s *state) quickExcString(o *managedObject) (str *managedString, ok bool, e
 // excToStringNative runs the builtin Exception.ToString of o in a native
 // frame, which calls the managed get_Message or inner ToString it needs;
 // a chain of inner exceptions too long to follow is a stack overflow.
-func (s *state) excToStringNative(o *managedObject) (value, bstatus) {
+// nested: another native frame asks, with no managed frame in between.
+func (s *state) excToStringNative(o *managedObject, nested bool) (value, bstatus) {
 	if innerTooDeep(o) {
 		s.deferred = &StackOverflowError{}
 		return value{}, stErr
 	}
-	n := &native{op: natExcToString, vals: [2]any{o}, n: 1}
+	n := &native{op: natExcToString, vals: [2]any{o}, n: 1, nested: nested}
 	if in := innerOf(o); in != nil {
 		n.vals[1], n.n = in, 2
 	}
@@ -323,7 +324,7 @@ func (s *state) builtin(dm *dmethod, args []value) (value, bstatus) {
 		if str, ok, exc := s.quickExcString(o); ok || exc != nil {
 			return s.strResult(str, exc)
 		}
-		return s.excToStringNative(o)
+		return s.excToStringNative(o, false)
 	}
 	if dm.bi.IsExceptionCtor() {
 		return s.excCtor(dm, args)
@@ -523,17 +524,25 @@ const (
 // get_Message override): a frame on the frame stack that collects the
 // strings vals[0:n] turn into, then finishes.
 type native struct {
-	op   natOp
-	nl   bool
-	vals [2]any
-	strs [2]*managedString
-	n, i int
+	op     natOp
+	nl     bool
+	nested bool // pushed by another native frame (see pushNative)
+	vals   [2]any
+	strs   [2]*managedString
+	n, i   int
 }
 
 // pushNative pushes a native frame and starts it; it always waits for at
-// least one managed call.
+// least one managed call. Callbacks are counted as the JIT counts the
+// managed calls its runtime makes from Go: a native frame that another
+// one pushes (an Exception.ToString that Console.Write or an outer
+// ToString needs) adds no level, as the JIT's Go code calls it without
+// a managed call in between.
 func (s *state) pushNative(n *native) (value, bstatus) {
-	callbacks := s.topCallbacks() + 1
+	callbacks := s.topCallbacks()
+	if !n.nested {
+		callbacks++
+	}
 	if callbacks > il.MaxCallbackDepth {
 		s.deferred = &StackOverflowError{}
 		return value{}, stErr
@@ -575,7 +584,7 @@ func (s *state) natRun() error {
 			o := v.(*managedObject)
 			t := o.cls.vtable[s.toStringSlot]
 			if t.bi == il.ExceptionToString {
-				if _, st := s.excToStringNative(o); st == stErr {
+				if _, st := s.excToStringNative(o, true); st == stErr {
 					err := s.deferred
 					s.deferred = nil
 					return err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -257,5 +258,164 @@ func TestInnerExceptionLimits(t *testing.T) {
 				t.Fatalf("exit %d, error %v, output %q; want a stack overflow after two lines", code, err, out)
 			}
 		})
+	}
+}
+
+// callbackProgram calls Exception.ToString with managed code under it in
+// three ways: recursing through ToString and an overridden get_Message,
+// the same through Console.WriteLine(object), and down a chain of inner
+// exceptions whose get_Message is overridden.
+const callbackProgram = `
+.assembly extern mscorlib {}
+.assembly callbacks {}
+.class public auto ansi RecMsg extends [mscorlib]System.Exception
+{
+  .field public int32 n
+  .field public bool write
+  .method public specialname rtspecialname instance void .ctor(int32 n, bool write) cil managed
+  {
+    .maxstack 2
+    ldarg.0
+    call instance void [mscorlib]System.Exception::.ctor()
+    ldarg.0
+    ldarg.1
+    stfld int32 RecMsg::n
+    ldarg.0
+    ldarg.2
+    stfld bool RecMsg::write
+    ret
+  }
+  .method public hidebysig virtual instance string get_Message() cil managed
+  {
+    .maxstack 3
+    ldarg.0
+    ldfld int32 RecMsg::n
+    brtrue.s R
+    ldstr "."
+    ret
+  R:
+    ldarg.0
+    ldfld int32 RecMsg::n
+    ldc.i4.1
+    sub
+    ldarg.0
+    ldfld bool RecMsg::write
+    newobj instance void RecMsg::.ctor(int32, bool)
+    ldarg.0
+    ldfld bool RecMsg::write
+    brtrue.s W
+    callvirt instance string [mscorlib]System.Object::ToString()
+    ret
+  W:
+    call void [mscorlib]System.Console::WriteLine(object)
+    ldstr "w"
+    ret
+  }
+}
+.class public auto ansi Plain extends [mscorlib]System.Exception
+{
+  .method public specialname rtspecialname instance void .ctor(class [mscorlib]System.Exception inner) cil managed
+  {
+    .maxstack 3
+    ldarg.0
+    ldnull
+    ldarg.1
+    call instance void [mscorlib]System.Exception::.ctor(string, class [mscorlib]System.Exception)
+    ret
+  }
+  .method public hidebysig virtual instance string get_Message() cil managed
+  {
+    ldstr "p"
+    ret
+  }
+}
+.method public static int32 viaToString(int32 n) cil managed
+{
+  .maxstack 2
+  ldarg.0
+  ldc.i4.0
+  newobj instance void RecMsg::.ctor(int32, bool)
+  callvirt instance string [mscorlib]System.Object::ToString()
+  callvirt instance int32 [mscorlib]System.String::get_Length()
+  ret
+}
+.method public static int32 viaWriteLine(int32 n) cil managed
+{
+  .maxstack 2
+  ldarg.0
+  ldc.i4.1
+  newobj instance void RecMsg::.ctor(int32, bool)
+  call void [mscorlib]System.Console::WriteLine(object)
+  ldc.i4.0
+  ret
+}
+.method public static int32 chain(int32 n) cil managed
+{
+  .maxstack 2
+  .locals init (class [mscorlib]System.Exception e)
+  br.s T
+L:
+  ldloc.0
+  newobj instance void Plain::.ctor(class [mscorlib]System.Exception)
+  stloc.0
+  ldarg.0
+  ldc.i4.1
+  sub
+  starg.s n
+T:
+  ldarg.0
+  brtrue.s L
+  ldloc.0
+  newobj instance void Plain::.ctor(class [mscorlib]System.Exception)
+  call void [mscorlib]System.Console::WriteLine(object)
+  ldc.i4.0
+  ret
+}
+.method public static void main() cil managed { .entrypoint ret }
+`
+
+// TestExceptionToStringCallbacks checks that both engines count the
+// managed calls under Exception.ToString alike against
+// il.MaxCallbackDepth: one level per managed get_Message under it, none
+// for the Go code between them (Console.WriteLine calling ToString, an
+// inner exception's ToString).
+func TestExceptionToStringCallbacks(t *testing.T) {
+	p, err := miniil.Load("callbacks.il", []byte(callbackProgram))
+	if err != nil {
+		t.Fatal(err)
+	}
+	max := il.MaxCallbackDepth
+	for _, tt := range []struct {
+		method string
+		ns     []int
+	}{
+		{"viaToString", []int{max - 2, max - 1, max, max + 1}},
+		{"viaWriteLine", []int{max - 2, max - 1, max, max + 1}},
+		// Each level's ToString copies the text below it: deep chains run
+		// out of heap long before they could nest max native frames.
+		{"chain", []int{1000}},
+	} {
+		for _, n := range tt.ns {
+			var res [2]string
+			for i, eng := range engines {
+				r, err := p.Call(context.Background(), miniil.Config{Engine: eng}, tt.method, int32(n))
+				var so *miniil.StackOverflowError
+				switch {
+				case errors.As(err, &so):
+					res[i] = "stack overflow"
+				case err != nil:
+					t.Fatalf("%s(%d) on %s: %v", tt.method, n, eng, err)
+				default:
+					res[i] = fmt.Sprint(r)
+				}
+			}
+			if res[0] != res[1] {
+				t.Errorf("%s(%d): %s on %s, %s on %s", tt.method, n, res[0], engines[0], res[1], engines[1])
+			}
+			if tt.method == "chain" && res[0] == "stack overflow" {
+				t.Errorf("chain(%d): a stack overflow; the inner exceptions' get_Message calls do not nest", n)
+			}
+			t.Logf("%s(%d): %s", tt.method, n, res[0])
+		}
 	}
 }
