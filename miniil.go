@@ -162,8 +162,10 @@ const (
 )
 
 // ManagedException is an exception that no handler caught. Its Error
-// text is CoreCLR's report: "Unhandled exception. TYPE: MESSAGE" and one
-// "   at METHOD" line per frame, innermost first.
+// text is CoreCLR's report: "Unhandled exception. TYPE: MESSAGE" (just
+// TYPE for an empty message), for an inner exception "\n ---> " and its
+// own text then "\n   --- End of inner exception stack trace ---", and
+// one "   at METHOD" line per frame, innermost first.
 type ManagedException struct {
 	Type       string   // full class name, e.g. System.InvalidOperationException
 	Message    string   // the exception's Message
@@ -172,16 +174,35 @@ type ManagedException struct {
 	// frame's throw or call site, as the JIT records it (-1: unknown; nil
 	// from the interpreter, which records methods only).
 	ILOffsets []int
+	// InnerException is the exception's InnerException (nil: none),
+	// with its Type, Message and own InnerException; its StackTrace is
+	// not recorded (nil).
+	InnerException *ManagedException
 }
 
 func (e *ManagedException) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Unhandled exception. %s: %s", e.Type, e.Message)
+	b.WriteString("Unhandled exception. ")
+	e.write(&b)
+	return b.String()
+}
+
+// write writes what Exception.ToString returns.
+func (e *ManagedException) write(b *strings.Builder) {
+	b.WriteString(e.Type)
+	if e.Message != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Message)
+	}
+	if e.InnerException != nil {
+		b.WriteString("\n ---> ")
+		e.InnerException.write(b)
+		b.WriteString("\n   --- End of inner exception stack trace ---")
+	}
 	for _, f := range e.StackTrace {
 		b.WriteString("\n   at ")
 		b.WriteString(f)
 	}
-	return b.String()
 }
 
 // StackOverflowError reports recursion deeper than the configured limit.
@@ -366,9 +387,17 @@ func convertError(err error) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &ue):
-		return &ManagedException{Type: ue.Type, Message: ue.Message, StackTrace: ue.Trace}
+		me := &ManagedException{Type: ue.Type, Message: ue.Message, StackTrace: ue.Trace}
+		for at, in := me, ue.Inner; in != nil; at, in = at.InnerException, in.Inner {
+			at.InnerException = &ManagedException{Type: in.Type, Message: in.Message, StackTrace: in.Trace}
+		}
+		return me
 	case errors.As(err, &jue):
-		return &ManagedException{Type: jue.Type, Message: jue.Message, StackTrace: jue.Trace, ILOffsets: jue.ILOffsets}
+		me := &ManagedException{Type: jue.Type, Message: jue.Message, StackTrace: jue.Trace, ILOffsets: jue.ILOffsets}
+		for at, in := me, jue.Inner; in != nil; at, in = at.InnerException, in.Inner {
+			at.InnerException = &ManagedException{Type: in.Type, Message: in.Message, StackTrace: in.Trace, ILOffsets: in.ILOffsets}
+		}
+		return me
 	case errors.As(err, &so), errors.As(err, &jso):
 		return &StackOverflowError{}
 	}

@@ -58,13 +58,13 @@ func outArgSlots(f *ir.Func) int {
 
 // inlineExcCtor reports whether a method of kind k is a base library
 // exception constructor whose work (storing the message) the generated
-// code does itself.
+// code does itself: .ctor() and .ctor(string message).
 func inlineExcCtor(k il.BuiltinKind) bool {
 	switch k {
 	case il.ArgumentNullExceptionCtorString, il.ArgumentOutOfRangeExceptionCtorString:
 		return false // the argument is a parameter name
 	}
-	return k.IsExceptionCtor()
+	return k.IsExceptionCtor() && k.NumParams() <= 1
 }
 
 // call emits OpCall and OpCallVirt.

@@ -32,7 +32,16 @@ var exceptionClasses = []struct {
 	{"System.FormatException", "System.SystemException", "One of the identified items was in an invalid format."},
 	{"System.ApplicationException", "System.Exception", "Error in the application."},
 	{"System.OutOfMemoryException", "System.SystemException", "Insufficient memory to continue the execution of the program."},
+	{"System.InvalidProgramException", "System.SystemException", "Common Language Runtime detected an invalid program."},
+	// TypeInitializationException has no public constructor but
+	// .ctor(string fullTypeName, Exception innerException); its default
+	// message is the one CoreCLR's private parameterless constructor sets.
+	{TypeInitializationClass, "System.SystemException", "Type constructor threw an exception."},
 }
+
+// sealedExceptions are the exception classes of exceptionClasses that
+// .NET declares sealed: programs cannot extend them.
+var sealedExceptions = map[string]bool{"System.InvalidProgramException": true, TypeInitializationClass: true}
 
 // BaseLibraryClasses returns the full names of the base library's classes,
 // every base before its subclasses.
@@ -73,7 +82,30 @@ const (
 	// MessageField is the hidden instance field of System.Exception that
 	// holds the message (null: use the default).
 	MessageField = "_message"
+	// InnerExceptionField is the hidden instance field of System.Exception
+	// that holds InnerException (slot 1, after MessageField).
+	InnerExceptionField = "_innerException"
+	// TypeInitializationClass is the exception whose two-argument
+	// constructor takes a type name, not a message.
+	TypeInitializationClass = "System.TypeInitializationException"
 )
+
+// Messages of Exception.ToString and TypeInitializationException.
+const (
+	// InnerExceptionPrefix starts an inner exception in ToString, after a
+	// line break.
+	InnerExceptionPrefix = " ---> "
+	// EndOfInnerExceptionStack closes it, on a line of its own after
+	// three spaces.
+	EndOfInnerExceptionStack = "--- End of inner exception stack trace ---"
+)
+
+// TypeInitializationMessage is the Message of a
+// TypeInitializationException for the type named fullTypeName (a null
+// name prints as empty).
+func TypeInitializationMessage(fullTypeName string) string {
+	return "The type initializer for '" + fullTypeName + "' threw an exception."
+}
 
 // BuiltinKind identifies a base library method: one kind per method
 // (class, name and signature), declared together with it in builtinDecls.
@@ -97,6 +129,19 @@ const (
 	StringConcatObjectObject       // System.String::Concat(object, object)
 	StringGetLength                // System.String::get_Length()
 	StringOpEquality               // System.String::op_Equality(string, string)
+
+	StringGetChars                       // System.String::get_Chars(int32)
+	StringSubstringInt32                 // System.String::Substring(int32)
+	StringSubstringInt32Int32            // System.String::Substring(int32, int32)
+	StringIndexOfChar                    // System.String::IndexOf(char)
+	StringIndexOfString                  // System.String::IndexOf(string)
+	StringEqualsString                   // System.String::Equals(string)
+	StringCompareOrdinal                 // System.String::CompareOrdinal(string, string)
+	StringConcatStringStringStringString // System.String::Concat(string, string, string, string)
+	StringConcatStringArray              // System.String::Concat(string[])
+	StringToUpperInvariant               // System.String::ToUpperInvariant()
+	StringToLowerInvariant               // System.String::ToLowerInvariant()
+	StringCtorCharInt32                  // System.String::.ctor(char, int32), called by newobj (see Method.NewobjCall)
 
 	ConsoleWriteLine        // System.Console::WriteLine()
 	ConsoleWriteLineString  // System.Console::WriteLine(string)
@@ -164,6 +209,33 @@ const (
 	OutOfMemoryExceptionCtor
 	OutOfMemoryExceptionCtorString
 
+	// Inner exceptions: .ctor(string message, Exception innerException)
+	// of System.Exception and of every base library exception class, and
+	// InnerException.
+	ExceptionCtorStringException
+	ExceptionGetInnerException // System.Exception::get_InnerException()
+	SystemExceptionCtorStringException
+	ArithmeticExceptionCtorStringException
+	DivideByZeroExceptionCtorStringException
+	OverflowExceptionCtorStringException
+	NullReferenceExceptionCtorStringException
+	IndexOutOfRangeExceptionCtorStringException
+	InvalidCastExceptionCtorStringException
+	ArrayTypeMismatchExceptionCtorStringException
+	ArgumentExceptionCtorStringException
+	ArgumentOutOfRangeExceptionCtorStringException // .ctor(string message, Exception)
+	ArgumentNullExceptionCtorStringException       // .ctor(string message, Exception)
+	InvalidOperationExceptionCtorStringException
+	NotSupportedExceptionCtorStringException
+	NotImplementedExceptionCtorStringException
+	FormatExceptionCtorStringException
+	ApplicationExceptionCtorStringException
+	OutOfMemoryExceptionCtorStringException
+	InvalidProgramExceptionCtor
+	InvalidProgramExceptionCtorString
+	InvalidProgramExceptionCtorStringException
+	TypeInitializationExceptionCtorStringException // .ctor(string fullTypeName, Exception)
+
 	numBuiltinKinds
 )
 
@@ -214,6 +286,19 @@ var builtinDecls = [numBuiltinKinds]builtinDecl{
 	StringConcatObjectObject:       staticMethod(StringClass, "Concat", String, Object, Object),
 	StringGetLength:                instanceMethod(StringClass, "get_Length", Int32),
 	StringOpEquality:               staticMethod(StringClass, "op_Equality", Bool, String, String),
+
+	StringGetChars:                       instanceMethod(StringClass, "get_Chars", Char, Int32),
+	StringSubstringInt32:                 instanceMethod(StringClass, "Substring", String, Int32),
+	StringSubstringInt32Int32:            instanceMethod(StringClass, "Substring", String, Int32, Int32),
+	StringIndexOfChar:                    instanceMethod(StringClass, "IndexOf", Int32, Char),
+	StringIndexOfString:                  instanceMethod(StringClass, "IndexOf", Int32, String),
+	StringEqualsString:                   instanceMethod(StringClass, "Equals", Bool, String),
+	StringCompareOrdinal:                 staticMethod(StringClass, "CompareOrdinal", Int32, String, String),
+	StringConcatStringStringStringString: staticMethod(StringClass, "Concat", String, String, String, String, String),
+	StringConcatStringArray:              staticMethod(StringClass, "Concat", String, ArrayOf(String)),
+	StringToUpperInvariant:               instanceMethod(StringClass, "ToUpperInvariant", String),
+	StringToLowerInvariant:               instanceMethod(StringClass, "ToLowerInvariant", String),
+	StringCtorCharInt32:                  instanceMethod(StringClass, ".ctor", Void, Char, Int32),
 
 	ConsoleWriteLine:        staticMethod(ConsoleClass, "WriteLine", Void),
 	ConsoleWriteLineString:  staticMethod(ConsoleClass, "WriteLine", Void, String),
@@ -276,7 +361,36 @@ var builtinDecls = [numBuiltinKinds]builtinDecl{
 	ApplicationExceptionCtorString:        exceptionCtor("System.ApplicationException", String),
 	OutOfMemoryExceptionCtor:              exceptionCtor(OutOfMemoryClass),
 	OutOfMemoryExceptionCtorString:        exceptionCtor(OutOfMemoryClass, String),
+
+	ExceptionCtorStringException:                   exceptionCtor(ExceptionClass, String, excType),
+	ExceptionGetInnerException:                     instanceMethod(ExceptionClass, "get_InnerException", excType),
+	SystemExceptionCtorStringException:             exceptionCtor("System.SystemException", String, excType),
+	ArithmeticExceptionCtorStringException:         exceptionCtor("System.ArithmeticException", String, excType),
+	DivideByZeroExceptionCtorStringException:       exceptionCtor("System.DivideByZeroException", String, excType),
+	OverflowExceptionCtorStringException:           exceptionCtor("System.OverflowException", String, excType),
+	NullReferenceExceptionCtorStringException:      exceptionCtor("System.NullReferenceException", String, excType),
+	IndexOutOfRangeExceptionCtorStringException:    exceptionCtor("System.IndexOutOfRangeException", String, excType),
+	InvalidCastExceptionCtorStringException:        exceptionCtor("System.InvalidCastException", String, excType),
+	ArrayTypeMismatchExceptionCtorStringException:  exceptionCtor("System.ArrayTypeMismatchException", String, excType),
+	ArgumentExceptionCtorStringException:           exceptionCtor("System.ArgumentException", String, excType),
+	ArgumentOutOfRangeExceptionCtorStringException: exceptionCtor("System.ArgumentOutOfRangeException", String, excType),
+	ArgumentNullExceptionCtorStringException:       exceptionCtor("System.ArgumentNullException", String, excType),
+	InvalidOperationExceptionCtorStringException:   exceptionCtor("System.InvalidOperationException", String, excType),
+	NotSupportedExceptionCtorStringException:       exceptionCtor("System.NotSupportedException", String, excType),
+	NotImplementedExceptionCtorStringException:     exceptionCtor("System.NotImplementedException", String, excType),
+	FormatExceptionCtorStringException:             exceptionCtor("System.FormatException", String, excType),
+	ApplicationExceptionCtorStringException:        exceptionCtor("System.ApplicationException", String, excType),
+	OutOfMemoryExceptionCtorStringException:        exceptionCtor(OutOfMemoryClass, String, excType),
+	InvalidProgramExceptionCtor:                    exceptionCtor("System.InvalidProgramException"),
+	InvalidProgramExceptionCtorString:              exceptionCtor("System.InvalidProgramException", String),
+	InvalidProgramExceptionCtorStringException:     exceptionCtor("System.InvalidProgramException", String, excType),
+	TypeInitializationExceptionCtorStringException: exceptionCtor(TypeInitializationClass, String, excType),
 }
+
+// excType is the parameter and result type class System.Exception in
+// builtinDecls: a template that newBaseLibrary copies for each module
+// (with the module's class), never resolved itself.
+var excType = ClassType(ExceptionClass)
 
 // BuiltinKinds returns every base library method kind (BuiltinNone
 // excluded), in order.
@@ -318,6 +432,15 @@ func (k BuiltinKind) String() string {
 // or of one of the base library's exception classes.
 func (k BuiltinKind) IsExceptionCtor() bool {
 	return k < numBuiltinKinds && builtinDecls[k].excCtor
+}
+
+// NumParams returns the number of parameters (this excluded) of the
+// method of kind k (0 for an unknown kind).
+func (k BuiltinKind) NumParams() int {
+	if k >= numBuiltinKinds {
+		return 0
+	}
+	return len(builtinDecls[k].params)
 }
 
 // BuiltinMethods returns the module's base library methods indexed by
@@ -363,15 +486,29 @@ func newBaseLibrary() map[string]*Class {
 	add(StringClass, lib[ObjectClass])
 	add(ConsoleClass, lib[ObjectClass])
 	add(ExceptionClass, lib[ObjectClass])
-	lib[ExceptionClass].Fields = []*Field{{Name: MessageField, Type: String, Owner: lib[ExceptionClass], Attrs: []string{"private"}}}
+	exc := lib[ExceptionClass]
+	exc.Fields = []*Field{
+		{Name: MessageField, Type: String, Owner: exc, Attrs: []string{"private"}},
+		{Name: InnerExceptionField, Type: exc.Type(), Owner: exc, Attrs: []string{"private"}},
+	}
 	for _, e := range exceptionClasses {
 		add(e.name, lib[e.base])
+		if sealedExceptions[e.name] {
+			lib[e.name].Attrs = append(lib[e.name].Attrs, "sealed")
+		}
+	}
+	// The module's own copy of a class type in a signature.
+	typ := func(t *Type) *Type {
+		if t.Kind == KClass {
+			return lib[t.Name].Type()
+		}
+		return t
 	}
 	for k := BuiltinNone + 1; k < numBuiltinKinds; k++ {
 		d := &builtinDecls[k]
 		c := lib[d.class]
 		m := &Method{Name: d.name, Owner: c, Static: d.call == callStatic, Virtual: d.call == callVirtual,
-			Ret: d.ret, Builtin: true, BuiltinKind: k, Slot: -1}
+			Ret: typ(d.ret), Builtin: true, BuiltinKind: k, Slot: -1}
 		m.Attrs = []string{"public"}
 		if m.Static {
 			m.Attrs = append(m.Attrs, "static")
@@ -380,7 +517,11 @@ func newBaseLibrary() map[string]*Class {
 			m.Attrs = append(m.Attrs, "virtual")
 		}
 		for _, p := range d.params {
-			m.Params = append(m.Params, &Param{Type: p})
+			m.Params = append(m.Params, &Param{Type: typ(p)})
+		}
+		if c.Name == StringClass && m.Name == ".ctor" {
+			m.NewobjCall = &Method{Name: "Ctor", Owner: c, Static: true, Ret: String, Params: m.Params,
+				Builtin: true, BuiltinKind: k, Slot: -1, Attrs: []string{"private", "static"}}
 		}
 		c.Methods = append(c.Methods, m)
 	}
@@ -400,6 +541,13 @@ const DefaultMaxCallDepth = 1_000_000
 // engines: the JIT serves each such call with a Go frame of a few KiB.
 // Deeper nesting ends the run with a stack overflow.
 const MaxCallbackDepth = 10_000
+
+// MaxInnerExceptions is the longest chain of inner exceptions that
+// Exception.ToString follows, on both engines: ToString of an exception
+// with a longer chain (or a cycle, which a constructor can make) is a
+// stack overflow, as the recursion through ToString is on CoreCLR. The
+// report of an unhandled exception lists at most this many.
+const MaxInnerExceptions = MaxCallbackDepth
 
 // The managed heap's object sizes. Both engines charge every allocation
 // against the heap limit (Config.MaxHeap) with these formulas, which are

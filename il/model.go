@@ -412,6 +412,12 @@ type Method struct {
 	EndPos      Pos // position of the closing brace
 	Slot        int // vtable slot for virtual methods, -1 otherwise
 	Index       int // index in the module's method list (see Module.AllMethods)
+	// NewobjCall is, for a constructor of System.String, the method that
+	// newobj calls instead of allocating an object and running the
+	// constructor: a static base library method of the same kind and
+	// parameters that returns the new string (CoreCLR's String.Ctor). It
+	// belongs to no class's method list, so no program can name it.
+	NewobjCall *Method
 }
 
 // HasThis reports whether the method takes an implicit this argument.

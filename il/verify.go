@@ -1283,8 +1283,8 @@ func (v *verifier) call(in *Instr, st []vtype, need func(int) bool, pop func() v
 	switch {
 	case c == Newobj && (callee.Name != ".ctor" || callee.Static):
 		return fail("%s is not a constructor", callee.FullName())
-	case c == Newobj && callee.Owner.Name == StringClass:
-		return fail("strings cannot be created with newobj in mini MSIL")
+	case c != Newobj && callee.NewobjCall != nil:
+		return fail("%s can only be called with newobj", callee.FullName())
 	case c == Callvirt && callee.Static:
 		return fail("%s is static; use call", callee.FullName())
 	case c == Newobj && callee.Owner.IsAbstract():

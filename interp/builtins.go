@@ -62,16 +62,83 @@ func (s *state) excMessage(o *managedObject) *managedString {
 	return newString(il.ExceptionDefaultMessage(o.cls.name))
 }
 
-// excToString is System.Exception's ToString given the Message: "TYPE:
-// MESSAGE" (a new string), or the type name (as the JIT, an interned
-// string, not charged) for an empty message. exc is the
-// OutOfMemoryException to throw instead when the string does not fit.
-func (s *state) excToString(o *managedObject, msg *managedString) (str *managedString, exc *managedObject) {
+// excToString is System.Exception's ToString given the Message and, for
+// an exception with an inner exception (hasInner), the inner exception's
+// ToString: "TYPE: MESSAGE" (": MESSAGE" only for a message that is not
+// empty), then for the inner exception "\n ---> INNER\n   --- End of inner
+// exception stack trace ---", as one new string; just the type name (as
+// the JIT, an interned string, not charged) when there is neither. exc is
+// the OutOfMemoryException to throw instead when the string does not fit.
+func (s *state) excToString(o *managedObject, msg, inner *managedString, hasInner bool) (str *managedString, exc *managedObject) {
 	name := newString(o.cls.name)
-	if msg == nil || len(msg.u) == 0 {
+	hasMsg := msg != nil && len(msg.u) > 0
+	if !hasMsg && !hasInner {
 		return name, nil
 	}
-	return s.concat(name, newString(": "), msg)
+	parts := []*managedString{name}
+	if hasMsg {
+		parts = append(parts, newString(": "), msg)
+	}
+	if hasInner {
+		parts = append(parts, newString("\n"+il.InnerExceptionPrefix), inner, newString("\n   "+il.EndOfInnerExceptionStack))
+	}
+	return s.concat(parts...)
+}
+
+// innerOf returns an exception's InnerException (nil: none).
+func innerOf(o *managedObject) *managedObject {
+	in, _ := o.f[1].r.(*managedObject)
+	return in
+}
+
+// innerTooDeep reports whether o's chain of inner exceptions is longer
+// than il.MaxInnerExceptions (or a cycle): its ToString is then a stack
+// overflow, at the same call on both engines.
+func innerTooDeep(o *managedObject) bool {
+	n := 0
+	for in := innerOf(o); in != nil; in = innerOf(in) {
+		if n++; n > il.MaxInnerExceptions {
+			return true
+		}
+	}
+	return false
+}
+
+// quickExcString is the builtin Exception.ToString of o when no managed
+// code is involved: its Message and those of its inner exceptions are
+// the builtin get_Message, and their ToStrings builtin (ok false
+// otherwise, and for a chain of inner exceptions too long to follow,
+// which the slow path reports). New strings are charged to the heap; exc
+// is the OutOfMemoryException to throw when they do not fit.
+func (s *state) quickExcString(o *managedObject) (str *managedString, ok bool, exc *managedObject) {
+	if o.cls.vtable[s.msgSlot].bi != il.ExceptionGetMessage || innerTooDeep(o) {
+		return nil, false, nil
+	}
+	var inner *managedString
+	in := innerOf(o)
+	if in != nil {
+		if inner, ok, exc = s.quickString(in); !ok || exc != nil {
+			return nil, ok, exc
+		}
+	}
+	str, exc = s.excToString(o, s.excMessage(o), inner, in != nil)
+	return str, true, exc
+}
+
+// excToStringNative runs the builtin Exception.ToString of o in a native
+// frame, which calls the managed get_Message or inner ToString it needs;
+// a chain of inner exceptions too long to follow is a stack overflow.
+// nested: another native frame asks, with no managed frame in between.
+func (s *state) excToStringNative(o *managedObject, nested bool) (value, bstatus) {
+	if innerTooDeep(o) {
+		s.deferred = &StackOverflowError{}
+		return value{}, stErr
+	}
+	n := &native{op: natExcToString, vals: [2]any{o}, n: 1, nested: nested}
+	if in := innerOf(o); in != nil {
+		n.vals[1], n.n = in, 2
+	}
+	return s.pushNative(n)
 }
 
 // quickString returns the virtual ToString of r when no managed code is
@@ -98,10 +165,7 @@ func (s *state) quickString(r any) (str *managedString, ok bool, exc *managedObj
 		case il.ObjectToString:
 			return newString(o.cls.name), true, nil
 		case il.ExceptionToString:
-			if o.cls.vtable[s.msgSlot].bi == il.ExceptionGetMessage {
-				str, exc := s.excToString(o, s.excMessage(o))
-				return str, true, exc
-			}
+			return s.quickExcString(o)
 		}
 	}
 	return nil, false, nil
@@ -140,12 +204,12 @@ func (s *state) builtin(dm *dmethod, args []value) (value, bstatus) {
 	case il.StringConcatStringString:
 		a, _ := args[0].r.(*managedString)
 		b, _ := args[1].r.(*managedString)
-		return s.strResult(s.concat(a, b))
+		return s.strResult(s.concatOf(a, b))
 	case il.StringConcatStringStringString:
 		a, _ := args[0].r.(*managedString)
 		b, _ := args[1].r.(*managedString)
 		c, _ := args[2].r.(*managedString)
-		return s.strResult(s.concat(a, b, c))
+		return s.strResult(s.concatOf(a, b, c))
 	case il.StringConcatObjectObject:
 		// In order, as the JIT: each ToString, then the concatenation.
 		n := &native{op: natConcat, vals: [2]any{args[0].r, args[1].r}, n: 2}
@@ -159,7 +223,7 @@ func (s *state) builtin(dm *dmethod, args []value) (value, bstatus) {
 			}
 			n.strs[n.i] = str
 		}
-		return s.strResult(s.concat(n.strs[0], n.strs[1]))
+		return s.strResult(s.concatOf(n.strs[0], n.strs[1]))
 	case il.StringGetLength:
 		str, ok := args[0].r.(*managedString)
 		if !ok {
@@ -170,6 +234,69 @@ func (s *state) builtin(dm *dmethod, args []value) (value, bstatus) {
 		a, _ := args[0].r.(*managedString)
 		b, _ := args[1].r.(*managedString)
 		return value{n: b2i(stringsEqual(a, b))}, stOK
+	case il.StringGetChars, il.StringSubstringInt32, il.StringSubstringInt32Int32,
+		il.StringIndexOfChar, il.StringIndexOfString, il.StringEqualsString,
+		il.StringToUpperInvariant, il.StringToLowerInvariant:
+		return s.stringMethod(k, args)
+	case il.StringCompareOrdinal:
+		a, _ := args[0].r.(*managedString)
+		b, _ := args[1].r.(*managedString)
+		switch {
+		case a == b:
+			return value{n: 0}, stOK
+		case a == nil:
+			return value{n: -1}, stOK
+		case b == nil:
+			return value{n: 1}, stOK
+		}
+		return value{n: int64(il.CompareOrdinal(a.u, b.u))}, stOK
+	case il.StringConcatStringStringStringString:
+		var parts [4]*managedString
+		for i := range parts {
+			parts[i], _ = args[i].r.(*managedString)
+		}
+		return s.strResult(s.concatOf(parts[:]...))
+	case il.StringConcatStringArray:
+		arr, ok := args[0].r.(*managedArray)
+		if !ok {
+			return s.throwing(s.newExcMsg(il.ArgumentNullClass, il.ArgumentNullMessage("values")))
+		}
+		if len(arr.r) <= 1 {
+			// CoreCLR: the element itself (String.Empty for none or null).
+			if len(arr.r) == 1 {
+				if str, _ := arr.r[0].(*managedString); str != nil {
+					return value{r: str}, stOK
+				}
+			}
+			return value{r: s.empty}, stOK
+		}
+		parts := make([]*managedString, len(arr.r))
+		n := 0
+		for i, r := range arr.r {
+			parts[i], _ = r.(*managedString)
+			n += len(parts[i].orEmpty())
+		}
+		if n == 0 {
+			return value{r: s.empty}, stOK
+		}
+		return s.strResult(s.concat(parts...))
+	case il.StringCtorCharInt32:
+		// newobj, through Method.NewobjCall: (char, count), no this.
+		c, count := uint16(args[0].n), int32(args[1].n)
+		switch {
+		case count < 0:
+			return s.throwing(s.newExcMsg(il.ArgumentOutOfRangeClass, il.ParamMessage(il.MsgCountNegative, "count")))
+		case count == 0:
+			return value{r: s.empty}, stOK
+		}
+		if !s.charge(il.StringSize(int(count))) {
+			return s.throwing(s.outOfMemory())
+		}
+		u := make([]uint16, count)
+		for i := range u {
+			u[i] = c
+		}
+		return value{r: &managedString{u: u}}, stOK
 	case il.ConsoleWriteLine,
 		il.ConsoleWriteLineString, il.ConsoleWriteLineBoolean, il.ConsoleWriteLineChar,
 		il.ConsoleWriteLineInt32, il.ConsoleWriteLineUInt32, il.ConsoleWriteLineInt64,
@@ -180,6 +307,12 @@ func (s *state) builtin(dm *dmethod, args []value) (value, bstatus) {
 		il.ConsoleWriteUInt64, il.ConsoleWriteDouble, il.ConsoleWriteSingle,
 		il.ConsoleWriteObject:
 		return s.write(dm, args)
+	case il.ExceptionGetInnerException:
+		o, ok := args[0].r.(*managedObject)
+		if !ok {
+			return s.nre()
+		}
+		return value{r: o.f[1].r}, stOK
 	case il.ExceptionGetMessage, il.ExceptionToString:
 		o, ok := args[0].r.(*managedObject)
 		if !ok {
@@ -188,16 +321,107 @@ func (s *state) builtin(dm *dmethod, args []value) (value, bstatus) {
 		if k == il.ExceptionGetMessage {
 			return value{r: s.excMessage(o)}, stOK
 		}
-		mt := o.cls.vtable[s.msgSlot]
-		if mt.bi == il.ExceptionGetMessage {
-			return s.strResult(s.excToString(o, s.excMessage(o)))
+		if str, ok, exc := s.quickExcString(o); ok || exc != nil {
+			return s.strResult(str, exc)
 		}
-		return s.pushNative(&native{op: natExcToString, vals: [2]any{o}, n: 1})
+		return s.excToStringNative(o, false)
 	}
 	if dm.bi.IsExceptionCtor() {
 		return s.excCtor(dm, args)
 	}
 	return value{}, s.fail(dm)
+}
+
+// stringMethod runs the instance methods of System.String on args (this
+// first): a null this is a NullReferenceException, as CoreCLR's call of
+// an instance method on null.
+func (s *state) stringMethod(k il.BuiltinKind, args []value) (value, bstatus) {
+	str, ok := args[0].r.(*managedString)
+	if !ok {
+		return s.nre()
+	}
+	u := str.u
+	switch k {
+	case il.StringGetChars:
+		i := int32(args[1].n)
+		if uint32(i) >= uint32(len(u)) {
+			return s.throwing(s.newExc("System.IndexOutOfRangeException"))
+		}
+		return value{n: int64(u[i])}, stOK
+	case il.StringSubstringInt32, il.StringSubstringInt32Int32:
+		n, start := int32(len(u)), int32(args[1].n)
+		one := k == il.StringSubstringInt32
+		length := n - start
+		if !one {
+			length = int32(args[2].n)
+		}
+		switch out, msg := il.Substring(n, start, length, one); out {
+		case il.SubstringSame:
+			return value{r: str}, stOK
+		case il.SubstringEmpty:
+			return value{r: s.empty}, stOK
+		case il.SubstringThrow:
+			return s.throwing(s.newExcMsg(il.ArgumentOutOfRangeClass, msg))
+		}
+		return s.strResult(s.newStr(u[start : start+length]))
+	case il.StringIndexOfChar:
+		return value{n: int64(il.IndexOfChar(u, uint16(args[1].n)))}, stOK
+	case il.StringIndexOfString:
+		v, ok := args[1].r.(*managedString)
+		if !ok {
+			return s.throwing(s.newExcMsg(il.ArgumentNullClass, il.ArgumentNullMessage("value")))
+		}
+		return value{n: int64(il.IndexOfString(u, v.u))}, stOK
+	case il.StringEqualsString:
+		v, _ := args[1].r.(*managedString)
+		return value{n: b2i(v != nil && (v == str || il.EqualUnits(u, v.u)))}, stOK
+	case il.StringToUpperInvariant, il.StringToLowerInvariant:
+		if len(u) == 0 {
+			return value{r: s.empty}, stOK
+		}
+		f := il.ToUpperInvariant
+		if k == il.StringToLowerInvariant {
+			f = il.ToLowerInvariant
+		}
+		out, changed := f(u)
+		if !changed {
+			return value{r: str}, stOK
+		}
+		return s.strResult(s.newStr(out))
+	}
+	return value{}, s.fail(s.method(s.mod.BuiltinMethod(k)))
+}
+
+// newStr makes a new string of units u (which it keeps: strings are
+// immutable) charged to the heap, or returns the OutOfMemoryException to
+// throw.
+func (s *state) newStr(u []uint16) (*managedString, *managedObject) {
+	if !s.charge(il.StringSize(len(u))) {
+		return nil, s.outOfMemory()
+	}
+	return &managedString{u: u}, nil
+}
+
+// concatOf is String.Concat of 2 to 4 strings (null counts as empty) as
+// CoreCLR returns it: String.Empty when every part is empty, the one
+// part that is not when there is one, else a new string charged to the
+// heap (exc: the OutOfMemoryException to throw when it does not fit).
+func (s *state) concatOf(parts ...*managedString) (str *managedString, exc *managedObject) {
+	var one *managedString
+	n := 0
+	for _, p := range parts {
+		if p != nil && len(p.u) > 0 {
+			one = p
+			n++
+		}
+	}
+	switch n {
+	case 0:
+		return s.empty, nil
+	case 1:
+		return one, nil
+	}
+	return s.concat(parts...)
 }
 
 // excCtor runs dm, a constructor of System.Exception or of a base library
@@ -217,6 +441,16 @@ func (s *state) excCtor(dm *dmethod, args []value) (value, bstatus) {
 			}
 			o.f[0].r = msg
 		}
+	case dm.bi == il.TypeInitializationExceptionCtorStringException:
+		// .ctor(string fullTypeName, Exception innerException)
+		name, _ := args[1].r.(*managedString)
+		msg, exc := s.concat(newString("The type initializer for '"), name, newString("' threw an exception."))
+		if exc != nil {
+			return s.throwing(exc)
+		}
+		o.f[0].r, o.f[1].r = msg, args[2].r
+	case len(args) == 3: // .ctor(string message, Exception innerException)
+		o.f[0].r, o.f[1].r = args[1].r, args[2].r
 	case len(args) == 2: // .ctor(string message)
 		o.f[0].r = args[1].r
 	case dm.bmsg != nil:
@@ -283,24 +517,32 @@ type natOp uint8
 const (
 	natWrite       natOp = iota // Console.Write(object)/WriteLine(object)
 	natConcat                   // String.Concat(object, object)
-	natExcToString              // Exception.ToString with a managed Message
+	natExcToString              // Exception.ToString with a managed Message or inner ToString
 )
 
 // native is a base library method that calls managed code (a ToString or
 // get_Message override): a frame on the frame stack that collects the
 // strings vals[0:n] turn into, then finishes.
 type native struct {
-	op   natOp
-	nl   bool
-	vals [2]any
-	strs [2]*managedString
-	n, i int
+	op     natOp
+	nl     bool
+	nested bool // pushed by another native frame (see pushNative)
+	vals   [2]any
+	strs   [2]*managedString
+	n, i   int
 }
 
 // pushNative pushes a native frame and starts it; it always waits for at
-// least one managed call.
+// least one managed call. Callbacks are counted as the JIT counts the
+// managed calls its runtime makes from Go: a native frame that another
+// one pushes (an Exception.ToString that Console.Write or an outer
+// ToString needs) adds no level, as the JIT's Go code calls it without
+// a managed call in between.
 func (s *state) pushNative(n *native) (value, bstatus) {
-	callbacks := s.topCallbacks() + 1
+	callbacks := s.topCallbacks()
+	if !n.nested {
+		callbacks++
+	}
 	if callbacks > il.MaxCallbackDepth {
 		s.deferred = &StackOverflowError{}
 		return value{}, stErr
@@ -327,7 +569,7 @@ func (s *state) natRun() error {
 	n := s.frames[len(s.frames)-1].nat
 	for n.i < n.n {
 		v := n.vals[n.i]
-		if n.op == natExcToString {
+		if n.op == natExcToString && n.i == 0 { // the Message; then the inner exception's ToString
 			o := v.(*managedObject)
 			mt := o.cls.vtable[s.msgSlot]
 			if mt.bi != il.ExceptionGetMessage {
@@ -342,7 +584,7 @@ func (s *state) natRun() error {
 			o := v.(*managedObject)
 			t := o.cls.vtable[s.toStringSlot]
 			if t.bi == il.ExceptionToString {
-				if _, st := s.pushNative(&native{op: natExcToString, vals: [2]any{o}, n: 1}); st == stErr {
+				if _, st := s.excToStringNative(o, true); st == stErr {
 					err := s.deferred
 					s.deferred = nil
 					return err
@@ -363,13 +605,13 @@ func (s *state) natRun() error {
 		}
 		has = false
 	case natConcat:
-		str, exc := s.concat(n.strs[0], n.strs[1])
+		str, exc := s.concatOf(n.strs[0], n.strs[1])
 		if exc != nil {
 			return s.throw(exc, false)
 		}
 		res.r = str
 	case natExcToString:
-		str, exc := s.excToString(n.vals[0].(*managedObject), n.strs[0])
+		str, exc := s.excToString(n.vals[0].(*managedObject), n.strs[0], n.strs[1], n.n == 2)
 		if exc != nil {
 			return s.throw(exc, false)
 		}

@@ -15,9 +15,11 @@ import (
 const builtinOutput = "\ns\nTrue\nA\n7\n7\n7\n7\n1.5\n1.5\nSystem.Object\nsTrueA77771.51.5System.Object"
 
 // builtinArg makes an argument of type t for a base library method: a
-// new instance for this and objects, "s" for strings, 'A' for a char, 1
-// for a bool, 7 for an integer, 1.5 for a float.
-func builtinArg(t *testing.T, s *state, typ *il.Type) value {
+// new instance for this and objects, "s" for strings, {"s", "t"} for a
+// string array, 'A' for a char, 1 for a bool, 7 for an integer (0 for
+// String's methods, whose indexes and counts must fit "s"), 1.5 for a
+// float.
+func builtinArg(t *testing.T, s *state, meth *il.Method, typ *il.Type) value {
 	t.Helper()
 	switch typ.Kind {
 	case il.KBool:
@@ -25,6 +27,9 @@ func builtinArg(t *testing.T, s *state, typ *il.Type) value {
 	case il.KChar:
 		return value{n: 'A'}
 	case il.KI4, il.KU4, il.KI8, il.KU8:
+		if meth.Owner.Name == il.StringClass {
+			return value{n: 0}
+		}
 		return value{n: 7}
 	case il.KR4, il.KR8:
 		return value{n: fbits(1.5)}
@@ -35,6 +40,10 @@ func builtinArg(t *testing.T, s *state, typ *il.Type) value {
 	case il.KClass:
 		rc := s.rtc(typ.Class)
 		return value{r: &managedObject{cls: rc, f: make([]value, rc.nf)}}
+	case il.KArray:
+		if typ.Elem.Kind == il.KString {
+			return value{r: &managedArray{elem: typ.Elem, r: []any{newString("s"), newString("t")}}}
+		}
 	}
 	t.Fatalf("no test argument of type %v", typ)
 	return value{}
@@ -56,9 +65,12 @@ func TestBuiltinDispatch(t *testing.T) {
 	}
 	for _, k := range il.BuiltinKinds() {
 		meth := mod.BuiltinMethod(k)
+		if meth.NewobjCall != nil {
+			meth = meth.NewobjCall // what newobj calls
+		}
 		var args []value
 		for i := range meth.NumArgs() {
-			args = append(args, builtinArg(t, s, meth.ArgType(i)))
+			args = append(args, builtinArg(t, s, meth, meth.ArgType(i)))
 		}
 		res, st := s.builtin(s.method(meth), args)
 		if st != stOK {

@@ -696,6 +696,10 @@ func (d *decoder) step(i int, emit bool) ([]styp, error) {
 			return nil, d.errf(i, "unresolved method")
 		}
 		callee := in.Method().Method
+		if op == il.Newobj && callee.NewobjCall != nil {
+			// A string's constructor: a static call that returns the string.
+			callee, op = callee.NewobjCall, il.Call
+		}
 		cdm := d.s.method(callee)
 		np := len(callee.Params)
 		types := make([]styp, np)

@@ -189,9 +189,9 @@ func (s *state) transfer(d *dispatch) *dispatch {
 	return nil
 }
 
-// report builds the UnhandledException for exc. A Message overridden in
-// managed code runs on a fresh stack; if it fails the stored message is
-// used.
+// report builds the UnhandledException for exc, with its chain of inner
+// exceptions. A Message overridden in managed code runs on a fresh stack;
+// if it fails the stored message is used.
 func (s *state) report(exc any) error {
 	u := &UnhandledException{}
 	for _, m := range s.trace(exc) {
@@ -203,26 +203,46 @@ func (s *state) report(exc any) error {
 		u.Message = "An object that does not derive from System.Exception has been wrapped in a RuntimeWrappedException."
 		return u
 	}
-	u.Type = o.cls.name
-	u.Message = s.excMessage(o).goString()
-	if mt := o.cls.vtable[s.msgSlot]; mt.bi == il.BuiltinNone {
-		for len(s.frames) > 0 {
-			s.popFrame()
-		}
-		s.recs = s.recs[:0]
-		s.hasResult = false
-		err := s.callFromGo(mt, value{r: o})
-		if err == nil {
-			err = s.run()
-		}
-		if err == nil && s.hasResult {
-			str, _ := s.result.r.(*managedString)
-			u.Message = str.goString()
-		} else if err != nil && !errors.As(err, new(*unhandledSignal)) && !errors.As(err, new(*StackOverflowError)) {
+	at := u
+	for n := 0; ; n++ {
+		at.Type = o.cls.name
+		msg, err := s.reportMessage(o)
+		if err != nil {
 			return err
 		}
+		at.Message = msg
+		if o = innerOf(o); o == nil || n == il.MaxInnerExceptions {
+			return u
+		}
+		at.Inner = &UnhandledException{}
+		at = at.Inner
 	}
-	return u
+}
+
+// reportMessage returns the Message of exception o for the report of an
+// unhandled exception, running a managed get_Message on a fresh stack.
+func (s *state) reportMessage(o *managedObject) (string, error) {
+	msg := s.excMessage(o).goString()
+	mt := o.cls.vtable[s.msgSlot]
+	if mt.bi != il.BuiltinNone {
+		return msg, nil
+	}
+	for len(s.frames) > 0 {
+		s.popFrame()
+	}
+	s.recs = s.recs[:0]
+	s.hasResult = false
+	err := s.callFromGo(mt, value{r: o})
+	if err == nil {
+		err = s.run()
+	}
+	if err == nil && s.hasResult {
+		str, _ := s.result.r.(*managedString)
+		return str.goString(), nil
+	} else if err != nil && !errors.As(err, new(*unhandledSignal)) && !errors.As(err, new(*StackOverflowError)) {
+		return "", err
+	}
+	return msg, nil
 }
 
 // trace returns the stack trace recorded for a thrown object. Objects keep

@@ -62,21 +62,35 @@ type UnhandledException struct {
 	Type    string   // CLR name of the exception's runtime type
 	Message string   // its Message
 	Trace   []string // frames as il.Method.TraceName prints them, innermost first
+	// Inner is the InnerException (nil: none), with no Trace: the
+	// interpreter records the frames of the unhandled exception only.
+	Inner *UnhandledException
 }
 
+// Error renders CoreCLR's report: "Unhandled exception. " and what
+// Exception.ToString returns, with the inner exceptions.
 func (e *UnhandledException) Error() string {
 	var b strings.Builder
 	b.WriteString("Unhandled exception. ")
+	e.write(&b)
+	return b.String()
+}
+
+func (e *UnhandledException) write(b *strings.Builder) {
 	b.WriteString(e.Type)
 	if e.Message != "" {
 		b.WriteString(": ")
 		b.WriteString(e.Message)
 	}
+	if e.Inner != nil {
+		b.WriteString("\n" + il.InnerExceptionPrefix)
+		e.Inner.write(b)
+		b.WriteString("\n   " + il.EndOfInnerExceptionStack)
+	}
 	for _, t := range e.Trace {
 		b.WriteString("\n   at ")
 		b.WriteString(t)
 	}
-	return b.String()
 }
 
 // StackOverflowError is the error Run returns when the call depth exceeds
@@ -272,6 +286,7 @@ func (s *state) setup() error {
 	if s.toStringSlot < 0 || s.msgSlot < 0 {
 		return errors.New("interp: base library vtables are missing")
 	}
+	s.empty = s.strs[s.intern("")] // String.Empty is the literal ""
 	oom := m.Class(il.OutOfMemoryClass)
 	if oom == nil {
 		return errors.New("interp: module lacks System.OutOfMemoryException")
@@ -418,6 +433,18 @@ func (s *state) newExc(name string) *managedObject {
 	if msg, ok := il.DefaultMessage(name); ok {
 		o.f[0].r = newString(msg)
 	}
+	return o
+}
+
+// newExcMsg creates an exception of a base library class with message
+// msg (not charged: CoreCLR's messages are literals), or the
+// OutOfMemoryException when the exception does not fit.
+func (s *state) newExcMsg(name, msg string) *managedObject {
+	o, ok := s.allocExc(name)
+	if !ok {
+		return s.outOfMemory()
+	}
+	o.f[0].r = newString(msg)
 	return o
 }
 

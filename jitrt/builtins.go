@@ -67,22 +67,24 @@ func (rt *Runtime) builtin(m *Machine, k il.BuiltinKind) error {
 			return ret(rt.StringAddr(t.name), nil)
 		}
 		return ret(rt.toStringOf(uintptr(a[0])))
-	case il.StringConcatStringString, il.StringConcatStringStringString:
-		var parts [][]uint16
-		for _, s := range a {
-			parts = append(parts, rt.str(uintptr(s)))
+	case il.StringConcatStringString, il.StringConcatStringStringString, il.StringConcatStringStringStringString:
+		strs := make([]uintptr, len(a))
+		for i, s := range a {
+			strs[i] = uintptr(s)
 		}
-		return ret(rt.concat(parts...))
+		return ret(rt.concatOf(strs...))
 	case il.StringConcatObjectObject:
-		var parts [][]uint16
-		for _, o := range a {
+		var strs [2]uintptr
+		for i, o := range a {
 			s, err := rt.toStringOf(uintptr(o))
 			if err != nil {
 				return err
 			}
-			parts = append(parts, rt.str(s))
+			strs[i] = s
 		}
-		return ret(rt.concat(parts...))
+		return ret(rt.concatOf(strs[:]...))
+	case il.StringConcatStringArray:
+		return rt.concatArray(m, uintptr(a[0]))
 	case il.StringGetLength:
 		if a[0] == 0 {
 			return rt.throwNewAt(m, "System.NullReferenceException")
@@ -92,6 +94,42 @@ func (rt *Runtime) builtin(m *Machine, k il.BuiltinKind) error {
 		x, y := uintptr(a[0]), uintptr(a[1])
 		eq := x == y || x != 0 && y != 0 && equalUnits(rt.str(x), rt.str(y))
 		return ret(b2u(eq), nil)
+	case il.StringGetChars, il.StringSubstringInt32, il.StringSubstringInt32Int32,
+		il.StringIndexOfChar, il.StringIndexOfString, il.StringEqualsString,
+		il.StringToUpperInvariant, il.StringToLowerInvariant:
+		return rt.stringMethod(m, k, a)
+	case il.StringCompareOrdinal:
+		x, y := uintptr(a[0]), uintptr(a[1])
+		var r int32
+		switch {
+		case x == y:
+		case x == 0:
+			r = -1
+		case y == 0:
+			r = 1
+		default:
+			r = il.CompareOrdinal(rt.str(x), rt.str(y))
+		}
+		return ret(uintptr(uint32(r)), nil)
+	case il.StringCtorCharInt32:
+		// newobj, through Method.NewobjCall: (char, count), no this.
+		c, count := uint16(a[0]), int32(a[1])
+		switch {
+		case count < 0:
+			return rt.throwNew(m, il.ArgumentOutOfRangeClass, il.ParamMessage(il.MsgCountNegative, "count"))
+		case count == 0:
+			return ret(rt.StringAddr(""), nil)
+		}
+		p, err := rt.alloc(rt.classMT[rt.mod.Class(il.StringClass)], il.StringSize(int(count)))
+		if err != nil {
+			return err
+		}
+		rt.setU64(p+abi.StrLen, uint64(count))
+		u := unsafe.Slice((*uint16)(unsafe.Pointer(&rt.bytes(p+abi.StrData, 2*int(count))[0])), count)
+		for i := range u {
+			u[i] = c
+		}
+		return ret(p, nil)
 	case il.ConsoleWriteLine:
 		rt.out.ascii(newline)
 		return nil
@@ -109,13 +147,16 @@ func (rt *Runtime) builtin(m *Machine, k il.BuiltinKind) error {
 		il.ConsoleWriteUInt64, il.ConsoleWriteDouble, il.ConsoleWriteSingle,
 		il.ConsoleWriteObject:
 		return rt.write(meth.Params[0].Type.Kind, a[0])
-	case il.ExceptionGetMessage, il.ExceptionToString:
+	case il.ExceptionGetMessage, il.ExceptionToString, il.ExceptionGetInnerException:
 		this := uintptr(a[0])
 		if this == 0 {
 			return rt.throwNewAt(m, "System.NullReferenceException")
 		}
-		if k == il.ExceptionGetMessage {
+		switch k {
+		case il.ExceptionGetMessage:
 			return ret(rt.excMessage(this))
+		case il.ExceptionGetInnerException:
+			return ret(rt.innerOf(this), nil)
 		}
 		return ret(rt.excToString(this))
 	}
@@ -144,15 +185,160 @@ func (rt *Runtime) excCtor(m *Machine, meth *il.Method, a []uint64) error {
 				return err
 			}
 		}
+	case il.TypeInitializationExceptionCtorStringException:
+		// .ctor(string fullTypeName, Exception innerException)
+		var err error
+		if msg, err = rt.concat(utf16Of("The type initializer for '"), rt.str(uintptr(a[1])), utf16Of("' threw an exception.")); err != nil {
+			return err
+		}
+		rt.setU64(this+excInner, a[2])
 	default:
-		if len(a) == 2 { // .ctor(string message)
+		switch len(a) {
+		case 3: // .ctor(string message, Exception innerException)
 			msg = uintptr(a[1])
-		} else if s, ok := il.DefaultMessage(meth.Owner.Name); ok {
-			msg = rt.StringAddr(s)
+			rt.setU64(this+excInner, a[2])
+		case 2: // .ctor(string message)
+			msg = uintptr(a[1])
+		default:
+			if s, ok := il.DefaultMessage(meth.Owner.Name); ok {
+				msg = rt.StringAddr(s)
+			}
 		}
 	}
 	rt.setU64(this+abi.ObjFields, uint64(msg))
 	return nil
+}
+
+// excInner is the offset of System.Exception's _innerException, the
+// field after _message.
+const excInner = abi.ObjFields + 8
+
+// innerOf returns an exception's InnerException (0: none).
+func (rt *Runtime) innerOf(exc uintptr) uintptr { return uintptr(rt.u64(exc + excInner)) }
+
+// innerTooDeep reports whether exc's chain of inner exceptions is longer
+// than il.MaxInnerExceptions (or a cycle): its ToString is then a stack
+// overflow, at the same call on both engines.
+func (rt *Runtime) innerTooDeep(exc uintptr) bool {
+	n := 0
+	for in := rt.innerOf(exc); in != 0; in = rt.innerOf(in) {
+		if n++; n > il.MaxInnerExceptions {
+			return true
+		}
+	}
+	return false
+}
+
+// stringMethod runs the instance methods of System.String on arguments
+// a (this first): a null this is a NullReferenceException, as CoreCLR's
+// call of an instance method on null.
+func (rt *Runtime) stringMethod(m *Machine, k il.BuiltinKind, a []uint64) error {
+	this := uintptr(a[0])
+	if this == 0 {
+		return rt.throwNewAt(m, "System.NullReferenceException")
+	}
+	u := rt.str(this)
+	switch k {
+	case il.StringGetChars:
+		i := int32(a[1])
+		if uint32(i) >= uint32(len(u)) {
+			return rt.throwNewAt(m, "System.IndexOutOfRangeException")
+		}
+		return rt.result(uintptr(u[i]), nil)
+	case il.StringSubstringInt32, il.StringSubstringInt32Int32:
+		n, start := int32(len(u)), int32(a[1])
+		one := k == il.StringSubstringInt32
+		length := n - start
+		if !one {
+			length = int32(a[2])
+		}
+		switch out, msg := il.Substring(n, start, length, one); out {
+		case il.SubstringSame:
+			return rt.result(this, nil)
+		case il.SubstringEmpty:
+			return rt.result(rt.StringAddr(""), nil)
+		case il.SubstringThrow:
+			return rt.throwNew(m, il.ArgumentOutOfRangeClass, msg)
+		}
+		return rt.result(rt.concat(u[start : start+length]))
+	case il.StringIndexOfChar:
+		return rt.result(uintptr(uint32(il.IndexOfChar(u, uint16(a[1])))), nil)
+	case il.StringIndexOfString:
+		if a[1] == 0 {
+			return rt.throwNew(m, il.ArgumentNullClass, il.ArgumentNullMessage("value"))
+		}
+		return rt.result(uintptr(uint32(il.IndexOfString(u, rt.str(uintptr(a[1]))))), nil)
+	case il.StringEqualsString:
+		v := uintptr(a[1])
+		return rt.result(b2u(v != 0 && (v == this || il.EqualUnits(u, rt.str(v)))), nil)
+	case il.StringToUpperInvariant, il.StringToLowerInvariant:
+		if len(u) == 0 {
+			return rt.result(rt.StringAddr(""), nil)
+		}
+		f := il.ToUpperInvariant
+		if k == il.StringToLowerInvariant {
+			f = il.ToLowerInvariant
+		}
+		out, changed := f(u)
+		if !changed {
+			return rt.result(this, nil)
+		}
+		return rt.result(rt.concat(out))
+	}
+	return fmt.Errorf("jitrt: base library method %v is not implemented", k)
+}
+
+// concatOf is String.Concat of 2 to 4 strings (0 for null, which counts
+// as empty) as CoreCLR returns it: String.Empty when every part is
+// empty, the one part that is not when there is one, else a new string.
+func (rt *Runtime) concatOf(strs ...uintptr) (uintptr, error) {
+	var one uintptr
+	n := 0
+	parts := make([][]uint16, len(strs))
+	for i, p := range strs {
+		if parts[i] = rt.str(p); len(parts[i]) > 0 {
+			one = p
+			n++
+		}
+	}
+	switch n {
+	case 0:
+		return rt.StringAddr(""), nil
+	case 1:
+		return one, nil
+	}
+	return rt.concat(parts...)
+}
+
+// concatArray is String.Concat(string[]): ArgumentNullException for a
+// null array; for no element String.Empty, for one the element itself
+// (String.Empty for null); else String.Empty if every element is null or
+// empty, or a new string.
+func (rt *Runtime) concatArray(m *Machine, arr uintptr) error {
+	if arr == 0 {
+		return rt.throwNew(m, il.ArgumentNullClass, il.ArgumentNullMessage("values"))
+	}
+	n := int(rt.u64(arr + abi.ArrLen))
+	elem := func(i int) uintptr { return uintptr(rt.u64(arr + abi.ArrData + uintptr(8*i))) }
+	switch n {
+	case 0:
+		return rt.result(rt.StringAddr(""), nil)
+	case 1:
+		if s := elem(0); s != 0 {
+			return rt.result(s, nil)
+		}
+		return rt.result(rt.StringAddr(""), nil)
+	}
+	parts := make([][]uint16, n)
+	total := 0
+	for i := range parts {
+		parts[i] = rt.str(elem(i))
+		total += len(parts[i])
+	}
+	if total == 0 {
+		return rt.result(rt.StringAddr(""), nil)
+	}
+	return rt.result(rt.concat(parts...))
 }
 
 // excMessage is System.Exception's get_Message.
@@ -163,9 +349,16 @@ func (rt *Runtime) excMessage(exc uintptr) (uintptr, error) {
 	return rt.StringAddr(il.ExceptionDefaultMessage(rt.typeOf(exc).name)), nil
 }
 
-// excToString is System.Exception's ToString: "TYPE: MESSAGE", or "TYPE"
-// for an empty message, with the virtual Message.
+// excToString is System.Exception's ToString: "TYPE: MESSAGE" (": MESSAGE"
+// only for a message that is not empty) with the virtual Message, then
+// for an inner exception "\n ---> INNER\n   --- End of inner exception
+// stack trace ---" with INNER its virtual ToString; "TYPE" alone is
+// interned. A chain of inner exceptions too long to follow is a stack
+// overflow.
 func (rt *Runtime) excToString(exc uintptr) (uintptr, error) {
+	if rt.innerTooDeep(exc) {
+		return 0, &StackOverflowError{PC: rt.mach.PC(), SP: rt.mach.SP()}
+	}
 	t := rt.typeOf(exc)
 	var msg uintptr
 	var err error
@@ -177,10 +370,22 @@ func (rt *Runtime) excToString(exc uintptr) (uintptr, error) {
 	if err != nil {
 		return 0, err
 	}
-	if len(rt.str(msg)) == 0 {
+	inner := rt.innerOf(exc)
+	if len(rt.str(msg)) == 0 && inner == 0 {
 		return rt.StringAddr(t.name), nil
 	}
-	return rt.concat(utf16Of(t.name+": "), rt.str(msg))
+	parts := [][]uint16{utf16Of(t.name)}
+	if m := rt.str(msg); len(m) > 0 {
+		parts = append(parts, utf16Of(": "), m)
+	}
+	if inner != 0 {
+		s, err := rt.toStringOf(inner)
+		if err != nil {
+			return 0, err
+		}
+		parts = append(parts, utf16Of("\n"+il.InnerExceptionPrefix), rt.str(s), utf16Of("\n   "+il.EndOfInnerExceptionStack))
+	}
+	return rt.concat(parts...)
 }
 
 // toStringOf is the virtual ToString of obj ("" for null).

@@ -17,9 +17,11 @@ import (
 const builtinOutput = "\ns\nTrue\nA\n7\n7\n7\n7\n1.5\n1.5\nSystem.Object\nsTrueA77771.51.5System.Object"
 
 // builtinArg makes an argument of type t for a base library method: a
-// new instance for this and objects, "s" for strings, 'A' for a char, 1
-// for a bool, 7 for an integer, 1.5 for a float (in its register form).
-func builtinArg(t *testing.T, rt *Runtime, typ *il.Type) uint64 {
+// new instance for this and objects, "s" for strings, {"s", "t"} for a
+// string array, 'A' for a char, 1 for a bool, 7 for an integer (0 for
+// String's methods, whose indexes and counts must fit "s"), 1.5 for a
+// float (in its register form).
+func builtinArg(t *testing.T, rt *Runtime, meth *il.Method, typ *il.Type) uint64 {
 	t.Helper()
 	var p uintptr
 	var err error
@@ -29,6 +31,9 @@ func builtinArg(t *testing.T, rt *Runtime, typ *il.Type) uint64 {
 	case il.KChar:
 		return 'A'
 	case il.KI4, il.KU4, il.KI8, il.KU8:
+		if meth.Owner.Name == il.StringClass {
+			return 0
+		}
 		return 7
 	case il.KR8:
 		return math.Float64bits(1.5)
@@ -40,6 +45,21 @@ func builtinArg(t *testing.T, rt *Runtime, typ *il.Type) uint64 {
 		p, err = rt.newObject(rt.mod.Class(il.ObjectClass))
 	case il.KClass:
 		p, err = rt.newObject(typ.Class)
+	case il.KArray:
+		if typ.Elem.Kind != il.KString {
+			t.Fatalf("no test argument of type %v", typ)
+		}
+		at, err := rt.typeFor(typ)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p, err = rt.alloc(at, il.ArraySize(typ.Elem, 2)); err != nil {
+			t.Fatal(err)
+		}
+		rt.setU64(p+abi.ArrLen, 2)
+		for i, str := range []string{"s", "t"} {
+			rt.setU64(p+abi.ArrData+uintptr(8*i), uint64(rt.StringAddr(str)))
+		}
 	default:
 		t.Fatalf("no test argument of type %v", typ)
 	}
@@ -67,14 +87,17 @@ func TestBuiltinDispatch(t *testing.T) {
 	m := rt.mach
 	for _, k := range il.BuiltinKinds() {
 		meth := mod.BuiltinMethod(k)
+		if meth.NewobjCall != nil {
+			meth = meth.NewobjCall // what newobj calls
+		}
 		ni, nf := 0, 0
 		for i := range meth.NumArgs() {
 			typ := meth.ArgType(i)
 			if typ.Kind == il.KR4 || typ.Kind == il.KR8 {
-				m.SetReg(floatArgSlots[nf], builtinArg(t, rt, typ))
+				m.SetReg(floatArgSlots[nf], builtinArg(t, rt, meth, typ))
 				nf++
 			} else {
-				m.SetReg(intArgSlots[ni], builtinArg(t, rt, typ))
+				m.SetReg(intArgSlots[ni], builtinArg(t, rt, meth, typ))
 				ni++
 			}
 		}

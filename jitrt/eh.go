@@ -248,22 +248,35 @@ func (rt *Runtime) noHandler(m *Machine, t *tracker) error {
 	}
 	rt.pop(t)
 	// Unhandled: no second pass runs (CoreCLR on Linux).
-	typ := rt.typeOf(t.exc).name
-	msg, err := rt.message(t.exc)
-	if err != nil {
-		return err
-	}
+	u := &UnhandledException{}
 	if et := rt.typeOf(t.exc); et.kind != tkClass || !et.class.IsSubclassOf(rt.mod.Class(il.ExceptionClass)) {
 		// CoreCLR wraps objects that are not exceptions.
-		typ = "System.Runtime.CompilerServices.RuntimeWrappedException"
-		msg = "An object that does not derive from System.Exception has been wrapped in a RuntimeWrappedException."
+		u.Type = "System.Runtime.CompilerServices.RuntimeWrappedException"
+		u.Message = "An object that does not derive from System.Exception has been wrapped in a RuntimeWrappedException."
+	} else {
+		// The exception and its inner exceptions, each with its Message.
+		at, exc := u, t.exc
+		for n := 0; ; n++ {
+			at.Type = rt.typeOf(exc).name
+			msg, err := rt.message(exc)
+			if err != nil {
+				return err
+			}
+			at.Message = msg
+			if exc = rt.innerOf(exc); exc == 0 || n == il.MaxInnerExceptions {
+				break
+			}
+			at.Inner = &UnhandledException{}
+			at = at.Inner
+		}
 	}
 	rt.trackers, rt.freeTrackers = nil, nil
-	trace := make([]string, len(t.trace))
+	u.Trace = make([]string, len(t.trace))
 	for i, m := range t.trace {
-		trace[i] = m.TraceName()
+		u.Trace[i] = m.TraceName()
 	}
-	return &UnhandledException{Type: typ, Message: msg, Trace: trace, ILOffsets: append([]int(nil), t.ilOffs...)}
+	u.ILOffsets = append([]int(nil), t.ilOffs...)
+	return u
 }
 
 // startSecondPass records the handler (hc -1: none, run every finally of

@@ -63,16 +63,35 @@ type UnhandledException struct {
 	Type, Message string
 	Trace         []string // methods from the throw point outward
 	ILOffsets     []int    // IL offset of each frame's throw or call site (-1: unknown)
+	// Inner is the InnerException (nil: none), with no Trace: the
+	// runtime records the frames of the unhandled exception only.
+	Inner *UnhandledException
 }
 
+// Error renders CoreCLR's report: "Unhandled exception. " and what
+// Exception.ToString returns, with the inner exceptions.
 func (e *UnhandledException) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Unhandled exception. %s: %s", e.Type, e.Message)
+	b.WriteString("Unhandled exception. ")
+	e.write(&b)
+	return b.String()
+}
+
+func (e *UnhandledException) write(b *strings.Builder) {
+	b.WriteString(e.Type)
+	if e.Message != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Message)
+	}
+	if e.Inner != nil {
+		b.WriteString("\n" + il.InnerExceptionPrefix)
+		e.Inner.write(b)
+		b.WriteString("\n   " + il.EndOfInnerExceptionStack)
+	}
 	for _, t := range e.Trace {
 		b.WriteString("\n   at ")
 		b.WriteString(t)
 	}
-	return b.String()
 }
 
 // typeKind says what a runtime type describes.
@@ -335,6 +354,11 @@ func NewRuntime(mod *il.Module, opts Options) (*Runtime, error) {
 		mod: mod, opts: opts, out: newOutWriter(opts.Stdout, opts.FlushLines), maxDepth: opts.MaxCallDepth,
 		classMT: map[*il.Class]*rtType{}, typeMT: map[string]*rtType{}, strs: map[string]uintptr{},
 		vtableRefs: map[*il.Method][]uintptr{}, builtins: mod.BuiltinMethods(), stubs: map[*il.Method]uintptr{},
+	}
+	for k, m := range rt.builtins {
+		if m != nil && m.NewobjCall != nil {
+			rt.builtins[k] = m.NewobjCall // what newobj calls: its arguments, no this
+		}
 	}
 	if err := rt.init(); err != nil {
 		rt.Close()

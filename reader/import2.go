@@ -171,6 +171,13 @@ func (r *reader) call(c il.Op, callee *il.Method) {
 	for i, p := range callee.Params {
 		args[i] = r.coerce(args[i], p.Type)
 	}
+	if c == il.Newobj && callee.NewobjCall != nil {
+		// A string's constructor: a static call that returns the string.
+		dst := r.f.NewValue(ir.Ref)
+		r.emit(ir.OpCall, 0, dst, args, ir.Aux{Method: callee.NewobjCall})
+		r.push(dst)
+		return
+	}
 	if c == il.Newobj {
 		obj := r.value(ir.OpAlloc, ir.Ref, ir.Aux{Class: callee.Owner})
 		r.emit(ir.OpCall, 0, ir.NoValue, append([]ir.Value{obj}, args...), ir.Aux{Method: callee})
