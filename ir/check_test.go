@@ -199,6 +199,9 @@ func importF(t *testing.T, name string) (*il.Module, *ir.Func) {
 		t.Fatal(err)
 	}
 	for _, m := range mod.AllMethods() {
+		if m.Abstract {
+			continue // no body
+		}
 		if m.Name == name {
 			f, err := reader.Import(mod, m)
 			if err != nil {
