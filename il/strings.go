@@ -1,6 +1,7 @@
 package il
 
 import (
+	"slices"
 	"unicode"
 	"unicode/utf16"
 )
@@ -140,28 +141,12 @@ func IndexOfString(s, v []uint16) int32 {
 		return 0
 	}
 	for i := 0; i+len(v) <= len(s); i++ {
-		if s[i] == v[0] && equalUnits(s[i:i+len(v)], v) {
+		if s[i] == v[0] && slices.Equal(s[i:i+len(v)], v) {
 			return int32(i)
 		}
 	}
 	return -1
 }
-
-func equalUnits(a, b []uint16) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// EqualUnits reports whether two strings have the same units (ordinal
-// equality).
-func EqualUnits(a, b []uint16) bool { return equalUnits(a, b) }
 
 // ToUpperInvariant and ToLowerInvariant map s as CoreCLR's invariant
 // casing does with InvariantGlobalization (.NET 8 and later): each code

@@ -374,7 +374,7 @@ func (s *state) stringMethod(k il.BuiltinKind, args []value) (value, bstatus) {
 		return value{n: int64(il.IndexOfString(u, v.u))}, stOK
 	case il.StringEqualsString:
 		v, _ := args[1].r.(*managedString)
-		return value{n: b2i(v != nil && (v == str || il.EqualUnits(u, v.u)))}, stOK
+		return value{n: b2i(v != nil && (v == str || slices.Equal(u, v.u)))}, stOK
 	case il.StringToUpperInvariant, il.StringToLowerInvariant:
 		if len(u) == 0 {
 			return value{r: s.empty}, stOK

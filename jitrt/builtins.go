@@ -92,7 +92,7 @@ func (rt *Runtime) builtin(m *Machine, k il.BuiltinKind) error {
 		return ret(uintptr(rt.u64(uintptr(a[0])+abi.StrLen)), nil)
 	case il.StringOpEquality:
 		x, y := uintptr(a[0]), uintptr(a[1])
-		eq := x == y || x != 0 && y != 0 && equalUnits(rt.str(x), rt.str(y))
+		eq := x == y || x != 0 && y != 0 && slices.Equal(rt.str(x), rt.str(y))
 		return ret(b2u(eq), nil)
 	case il.StringGetChars, il.StringSubstringInt32, il.StringSubstringInt32Int32,
 		il.StringIndexOfChar, il.StringIndexOfString, il.StringEqualsString,
@@ -270,7 +270,7 @@ func (rt *Runtime) stringMethod(m *Machine, k il.BuiltinKind, a []uint64) error 
 		return rt.result(uintptr(uint32(il.IndexOfString(u, rt.str(uintptr(a[1]))))), nil)
 	case il.StringEqualsString:
 		v := uintptr(a[1])
-		return rt.result(b2u(v != 0 && (v == this || il.EqualUnits(u, rt.str(v)))), nil)
+		return rt.result(b2u(v != 0 && (v == this || slices.Equal(u, rt.str(v)))), nil)
 	case il.StringToUpperInvariant, il.StringToLowerInvariant:
 		if len(u) == 0 {
 			return rt.result(rt.StringAddr(""), nil)
@@ -483,18 +483,6 @@ func (rt *Runtime) concat(parts ...[]uint16) (uintptr, error) {
 		}
 	}
 	return s, nil
-}
-
-func equalUnits(a, b []uint16) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func utf16Of(s string) []uint16 { return utf16.Encode([]rune(s)) }
