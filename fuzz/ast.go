@@ -25,6 +25,13 @@
 // counts in [0, 31]: Mono 6.8 folds those shifts (of constants, also
 // ones it propagates from locals) masking the count by 63, not 31.
 //
+// Arrays: a static int32[5] arr, and a static jagged int32[][] jag whose
+// rows start as an int32[4], null and arr (aliased; an int32[2] when
+// the program does not use arr), and which the
+// program reads and writes through rows that may be null or too short
+// and replaces by null, new rows, arr or a string the store check
+// refuses (ArrayTypeMismatchException).
+//
 // Every binary operator (arithmetic, bitwise, shifts, division,
 // comparisons, compare-and-branch, checked arithmetic) gets constant
 // operands on either side, often edge values (0, 1, -1, the minimum and
@@ -157,6 +164,22 @@ type ArrLoad struct {
 // ArrLen is ldlen of the static array.
 type ArrLen struct{}
 
+// JagLoad reads jag[Row & 3][Col & 7] from the static jagged array
+// int32[][] jag. Its rows start as an int32[4], null and an int32[2] (the
+// static arr when the program uses it, so that stores through either are
+// seen through both) until SetRow replaces them, and row 3 is outside
+// jag: a load may throw NullReferenceException or
+// IndexOutOfRangeException. Token reads with ldelem int32[] and ldelem
+// int32 instead of ldelem.ref and ldelem.i4.
+type JagLoad struct {
+	Row, Col Expr
+	Token    bool
+}
+
+// JagLen is the length of jag[Row & 3] (NullReferenceException for a null
+// row, IndexOutOfRangeException for row 3).
+type JagLen struct{ Row Expr }
+
 // BoxField reads bx.v (NullReferenceException when bx is null).
 type BoxField struct{}
 
@@ -176,6 +199,8 @@ func (e *Cmp) Type() Type       { return I4 }
 func (e *CallExpr) Type() Type  { return I4 }
 func (e *ArrLoad) Type() Type   { return I4 }
 func (e *ArrLen) Type() Type    { return I4 }
+func (e *JagLoad) Type() Type   { return I4 }
+func (e *JagLen) Type() Type    { return I4 }
 func (e *BoxField) Type() Type  { return I4 }
 func (e *CastField) Type() Type { return I4 }
 func (e *Unbox) Type() Type     { return I4 }
@@ -270,6 +295,32 @@ type StoreElem struct {
 // StoreField stores bx.v = E.
 type StoreField struct{ E Expr }
 
+// JagStore stores jag[Row & 3][Col & 7] = E (see JagLoad), with stelem
+// int32[] and stelem int32 when Token.
+type JagStore struct {
+	Row, Col, E Expr
+	Token       bool
+}
+
+// SetRow stores a row into jag[Row & 3] with stelem.ref: null, a new
+// int32[Len], the static arr, or a string, which the array store check
+// refuses (ArrayTypeMismatchException).
+type SetRow struct {
+	Row Expr
+	Val RowVal
+	Len int
+}
+
+// RowVal is what SetRow stores.
+type RowVal uint8
+
+const (
+	RowNull   RowVal = iota // null
+	RowNew                  // a new int32[Len]
+	RowArr                  // the static int32[] arr
+	RowString               // a string: ArrayTypeMismatchException
+)
+
 // BumpCode adds Delta to the code field of the exception last stored in
 // the method's ex local when it is a user exception (inside handlers).
 type BumpCode struct{ Delta int32 }
@@ -346,6 +397,8 @@ func (*SetBox) stmt()     {}
 func (*SetObj) stmt()     {}
 func (*StoreElem) stmt()  {}
 func (*StoreField) stmt() {}
+func (*JagStore) stmt()   {}
+func (*SetRow) stmt()     {}
 func (*BumpCode) stmt()   {}
 func (*Try) stmt()        {}
 func (*Resume) stmt()     {}
@@ -407,6 +460,10 @@ func cloneExpr(e Expr) Expr {
 		return &ArrLoad{Idx: cloneExpr(e.Idx), Safe: e.Safe}
 	case *ArrLen:
 		return &ArrLen{}
+	case *JagLoad:
+		return &JagLoad{Row: cloneExpr(e.Row), Col: cloneExpr(e.Col), Token: e.Token}
+	case *JagLen:
+		return &JagLen{Row: cloneExpr(e.Row)}
 	case *BoxField:
 		return &BoxField{}
 	case *CastField:
@@ -472,6 +529,10 @@ func cloneStmt(s Stmt) Stmt {
 		return &StoreElem{Idx: cloneExpr(s.Idx), E: cloneExpr(s.E), Safe: s.Safe}
 	case *StoreField:
 		return &StoreField{E: cloneExpr(s.E)}
+	case *JagStore:
+		return &JagStore{Row: cloneExpr(s.Row), Col: cloneExpr(s.Col), E: cloneExpr(s.E), Token: s.Token}
+	case *SetRow:
+		return &SetRow{Row: cloneExpr(s.Row), Val: s.Val, Len: s.Len}
 	case *BumpCode:
 		c := *s
 		return &c

@@ -140,7 +140,7 @@ func TestMonoSafeFilters(t *testing.T) {
 					return
 				}
 				switch s.(type) {
-				case *Throw, *ThrowNull, *Rethrow, *Try, *StoreField:
+				case *Throw, *ThrowNull, *Rethrow, *Try, *StoreField, *JagStore, *SetRow:
 					t.Fatalf("seed %d m%d: %T in a filter", seed, mi, s)
 				}
 			})

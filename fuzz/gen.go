@@ -76,6 +76,7 @@ var classes = []exClass{
 	{"System.OverflowException", 4, false},
 	{"System.DivideByZeroException", 4, false},
 	{"System.ArgumentOutOfRangeException", 4, false},
+	{"System.ArrayTypeMismatchException", 3, false},
 }
 
 func classDepth(name string) int {
@@ -366,6 +367,11 @@ func (g *gen) stmt(budget *int, depth int) Stmt {
 			choice{1, func() Stmt { g.may(nre); return &StoreField{E: g.expr(I4, 1, budget, safe)} }},
 			choice{g.throwWeight(), func() Stmt { return g.maybeIf(budget, g.throwStmt(budget)) }},
 			choice{1, func() Stmt { g.may(nre); return g.maybeIf(budget, &ThrowNull{}) }},
+			choice{2, func() Stmt {
+				g.may(nre, "System.IndexOutOfRangeException")
+				return &JagStore{Row: g.expr(I4, 1, budget, safe), Col: g.expr(I4, 1, budget, safe), E: g.expr(I4, 1, budget, safe), Token: g.chance(30)}
+			}},
+			choice{1, func() Stmt { return g.setRow(budget) }},
 		)
 		if g.canRethrow() {
 			cs = append(cs, choice{3, func() Stmt { g.may("System.Exception"); return g.maybeIf(budget, &Rethrow{}) }})
@@ -399,6 +405,24 @@ func (g *gen) stmt(budget *int, depth int) Stmt {
 		}
 	}
 	return g.pick(cs)
+}
+
+// setRow replaces a row of the jagged static jag.
+func (g *gen) setRow(budget *int) Stmt {
+	g.may("System.IndexOutOfRangeException")
+	s := &SetRow{Row: g.expr(I4, 1, budget, false)}
+	switch k := g.r.IntN(100); {
+	case k < 25:
+		s.Val = RowNull
+	case k < 75:
+		s.Val, s.Len = RowNew, g.r.IntN(9)
+	case k < 90:
+		s.Val = RowArr
+	default:
+		s.Val = RowString
+		g.may("System.ArrayTypeMismatchException")
+	}
+	return s
 }
 
 // throwWeight makes throws likelier directly in a try body.
@@ -910,14 +934,21 @@ func (g *gen) expr(t Type, depth int, budget *int, safe bool) Expr {
 // risky returns an expression node that may throw: checked arithmetic
 // and conversions, unguarded division, an index that may be out of
 // range, field access through a reference that may be null, a cast or
-// unbox that may fail.
+// unbox that may fail, an element or the length of a row of the jagged
+// static that may be null or too short.
 func (g *gen) risky(t Type, depth int, budget *int) Expr {
 	d := depth + 1
-	k := g.r.IntN(100)
+	k := g.r.IntN(100 + jagRisk)
 	if t == I8 && k >= 60 {
 		k %= 60
 	}
 	switch {
+	case k >= 100:
+		g.may(nre, "System.IndexOutOfRangeException")
+		if k >= 100+jagRisk*3/4 {
+			return &JagLen{Row: g.leaf(I4, budget, false)}
+		}
+		return &JagLoad{Row: g.leaf(I4, budget, false), Col: g.leaf(I4, budget, false), Token: g.chance(30)}
 	case k < 25:
 		g.may(ovf)
 		op := g.oneOf(checkedOps)
@@ -955,6 +986,10 @@ func (g *gen) risky(t Type, depth int, budget *int) Expr {
 	}
 }
 
+// jagRisk is the weight of the jagged array's loads among risky int32
+// expressions, beside 100 for the others.
+const jagRisk = 12
+
 func (g *gen) leaf(t Type, budget *int, safe bool) Expr {
 	k := g.r.IntN(100)
 	switch {
@@ -974,6 +1009,10 @@ func (g *gen) leaf(t Type, budget *int, safe bool) Expr {
 				return &CallExpr{Callee: j, Args: g.args(j, budget, safe)}
 			}
 		case k < 96:
+			if !safe && g.chance(25) {
+				g.may(nre, "System.IndexOutOfRangeException")
+				return &JagLoad{Row: g.leaf(I4, budget, safe), Col: g.leaf(I4, budget, safe), Token: g.chance(30)}
+			}
 			return &ArrLoad{Idx: g.leaf(I4, budget, safe), Safe: true}
 		default:
 			return &ArrLen{}

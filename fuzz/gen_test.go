@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"miniil/il"
 )
 
 // binary is one binary operator node of a generated program: a Bin, a Cmp
@@ -359,6 +361,131 @@ func TestEHShapeRates(t *testing.T) {
 	for _, c := range checks {
 		if c.got < c.lo || c.got > c.hi {
 			t.Errorf("%s: %.3f, want within [%.2f, %.2f]", c.what, c.got, c.lo, c.hi)
+		}
+	}
+}
+
+// TestJaggedLowering lowers and runs statements over the jagged static
+// jag on both engines: a new row is stored into and read back, its length
+// read; a null row and row 3 throw; arr's row is the static arr itself;
+// and the store check refuses a string row (what the catch-all prints
+// names the exception).
+func TestJaggedLowering(t *testing.T) {
+	c := func(v int64) Expr { return &Const{T: I4, V: v} }
+	print := func(e Expr) Stmt { return &Mix{E: e, Print: true} }
+	tests := []struct {
+		name string
+		body []Stmt
+		want string // the first line of output (the catch-all prints "caught TYPE")
+	}{
+		{"new row", []Stmt{&SetRow{Row: c(1), Val: RowNew, Len: 3}, &JagStore{Row: c(1), Col: c(2), E: c(42)},
+			print(&JagLoad{Row: c(1), Col: c(2), Token: true})}, "42"},
+		{"row length", []Stmt{&SetRow{Row: c(5), Val: RowNew, Len: 6}, print(&JagLen{Row: c(1)})}, "6"},
+		{"initial rows", []Stmt{print(&JagLen{Row: c(0)})}, "4"},
+		{"null row", []Stmt{print(&JagLoad{Row: c(1), Col: c(0)})}, "caught System.NullReferenceException"},
+		{"row 3", []Stmt{&JagStore{Row: c(3), Col: c(0), E: c(1)}}, "caught System.IndexOutOfRangeException"},
+		{"column out of range", []Stmt{&JagStore{Row: c(0), Col: c(4), E: c(1), Token: true}}, "caught System.IndexOutOfRangeException"},
+		{"arr aliased", []Stmt{&StoreElem{Idx: c(1), E: c(7), Safe: true}, print(&JagLoad{Row: c(2), Col: c(1)})}, "7"},
+		{"arr stored as a row", []Stmt{&SetRow{Row: c(0), Val: RowArr}, &JagStore{Row: c(0), Col: c(4), E: c(9)},
+			print(&ArrLoad{Idx: c(4)})}, "9"},
+		{"null stored as a row", []Stmt{&SetRow{Row: c(0), Val: RowNull}, print(&JagLen{Row: c(0)})}, "caught System.NullReferenceException"},
+		{"store check", []Stmt{&SetRow{Row: c(2), Val: RowString}}, "caught System.ArrayTypeMismatchException"},
+	}
+	r := &Runner{}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := &Program{Methods: []*Method{{NI4: 1, Body: tt.body}}}
+			src := p.IL()
+			outs, err := r.Run(src)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, src)
+			}
+			for _, o := range outs {
+				if firstLine(o.Stdout) != tt.want || o.Err != "" {
+					t.Errorf("%s: got %q (%s), want the first line %q\n%s", o.Engine, o.Stdout, o.Err, tt.want, src)
+				}
+			}
+		})
+	}
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// TestJaggedRates checks that generated programs use the jagged static in
+// every shape (loads and stores in both instruction forms, lengths, each
+// kind of row stored), also inside try bodies and handlers, and that
+// what they make loads.
+func TestJaggedRates(t *testing.T) {
+	o, _ := SizeOptions("medium")
+	n := map[string]int{}
+	programs := 0
+	for seed := uint64(1); seed <= 300; seed++ {
+		p := Generate(seed, o)
+		uses := false
+		var expr func(e Expr, where string)
+		expr = func(e Expr, where string) {
+			switch e := e.(type) {
+			case *JagLoad:
+				n[fmt.Sprintf("load token=%v", e.Token)]++
+				n["jag in "+where]++
+			case *JagLen:
+				n["len"]++
+			}
+			if e != nil {
+				for _, s := range subexprs(e) {
+					expr(*s, where)
+				}
+			}
+		}
+		var walk func(ss []Stmt, where string)
+		walk = func(ss []Stmt, where string) {
+			for _, s := range ss {
+				switch s := s.(type) {
+				case *JagStore:
+					n[fmt.Sprintf("store token=%v", s.Token)]++
+					n["jag in "+where]++
+					uses = true
+				case *SetRow:
+					n[fmt.Sprintf("row %d", s.Val)]++
+					uses = true
+				case *Try:
+					walk(s.Body, "try")
+					for _, h := range s.Handlers {
+						walk(h.FilterBody, "filter")
+						walk(h.Body, "handler")
+					}
+					continue
+				}
+				for _, x := range stmtExprs(s) {
+					expr(*x, where)
+				}
+				for _, c := range children(s) {
+					walk(c, where)
+				}
+			}
+		}
+		for _, m := range p.Methods {
+			walk(m.Body, "method")
+			expr(m.RetExpr, "method")
+		}
+		if uses {
+			programs++
+			if _, err := il.Load("jag.il", []byte(p.IL())); err != nil {
+				t.Fatalf("seed %d does not load: %v", seed, err)
+			}
+		}
+	}
+	t.Logf("%d programs of 300 store through jag; %v", programs, n)
+	if programs < 150 {
+		t.Errorf("%d programs of 300 store through the jagged static, want at least half", programs)
+	}
+	for _, k := range []string{"load token=false", "load token=true", "store token=false", "store token=true", "len",
+		"row 0", "row 1", "row 2", "row 3", "jag in method", "jag in try", "jag in handler", "jag in filter"} {
+		if n[k] < 5 {
+			t.Errorf("%s: %d times in 300 programs, want at least 5", k, n[k])
 		}
 	}
 }

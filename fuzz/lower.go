@@ -278,6 +278,18 @@ func (l *lowerer) expr(e Expr) {
 		l.emit("ldsfld int32[] arr")
 		l.emit("ldlen")
 		l.emit("conv.i4")
+	case *JagLoad:
+		l.jagRow(e.Row, e.Token)
+		l.jagCol(e.Col)
+		if e.Token {
+			l.emit("ldelem [mscorlib]System.Int32")
+		} else {
+			l.emit("ldelem.i4")
+		}
+	case *JagLen:
+		l.jagRow(e.Row, false)
+		l.emit("ldlen")
+		l.emit("conv.i4")
 	case *BoxField:
 		l.used["bx"] = true
 		l.produced["System.NullReferenceException"] = true
@@ -328,6 +340,35 @@ func (l *lowerer) arrIndex(idx Expr, safe bool) {
 		l.produced["System.IndexOutOfRangeException"] = true
 		l.emit("ldc.i4 7")
 	}
+	l.emit("and")
+}
+
+// jagIndex pushes jag and the index Row & 3 (3 is out of range).
+func (l *lowerer) jagIndex(row Expr) {
+	l.used["jag"] = true
+	l.produced["System.IndexOutOfRangeException"] = true
+	l.emit("ldsfld int32[][] jag")
+	l.expr(row)
+	l.emit("ldc.i4 3")
+	l.emit("and")
+}
+
+// jagRow pushes the row jag[row & 3], which may be null.
+func (l *lowerer) jagRow(row Expr, token bool) {
+	l.jagIndex(row)
+	l.produced["System.NullReferenceException"] = true
+	if token {
+		l.emit("ldelem int32[]")
+	} else {
+		l.emit("ldelem.ref")
+	}
+}
+
+// jagCol pushes the column index col & 7 (past the end of every row but
+// arr's).
+func (l *lowerer) jagCol(col Expr) {
+	l.expr(col)
+	l.emit("ldc.i4 7")
 	l.emit("and")
 }
 
@@ -543,6 +584,31 @@ func (l *lowerer) stmt(s Stmt) {
 		l.emit("ldsfld class Box bx")
 		l.expr(s.E)
 		l.emit("stfld int32 Box::v")
+	case *JagStore:
+		l.jagRow(s.Row, s.Token)
+		l.jagCol(s.Col)
+		l.expr(s.E)
+		if s.Token {
+			l.emit("stelem [mscorlib]System.Int32")
+		} else {
+			l.emit("stelem.i4")
+		}
+	case *SetRow:
+		l.jagIndex(s.Row)
+		switch s.Val {
+		case RowNull:
+			l.emit("ldnull")
+		case RowNew:
+			l.emit("ldc.i4 %d", s.Len)
+			l.emit("newarr [mscorlib]System.Int32")
+		case RowArr:
+			l.used["arr"] = true
+			l.emit("ldsfld int32[] arr")
+		case RowString:
+			l.produced["System.ArrayTypeMismatchException"] = true
+			l.emit(`ldstr "row"`)
+		}
+		l.emit("stelem.ref")
 	case *BumpCode:
 		l.bumpCode(s.Delta)
 	case *Try:
@@ -942,6 +1008,26 @@ func (l *lowerer) entry(body, locals string) string {
 		l.emit("newarr [mscorlib]System.Int32")
 		l.emit("stsfld int32[] arr")
 	}
+	if l.used["jag"] {
+		// rows: an int32[4], null, and arr (or an int32[2])
+		l.emit("ldc.i4 3")
+		l.emit("newarr int32[]")
+		l.emit("stsfld int32[][] jag")
+		l.emit("ldsfld int32[][] jag")
+		l.emit("ldc.i4 0")
+		l.emit("ldc.i4 4")
+		l.emit("newarr [mscorlib]System.Int32")
+		l.emit("stelem.ref")
+		l.emit("ldsfld int32[][] jag")
+		l.emit("ldc.i4 2")
+		if l.used["arr"] {
+			l.emit("ldsfld int32[] arr")
+		} else {
+			l.emit("ldc.i4 2")
+			l.emit("newarr [mscorlib]System.Int32")
+		}
+		l.emit("stelem.ref")
+	}
 	if l.used["bx"] {
 		l.emit("ldc.i4 7")
 		l.emit("newobj instance void Box::.ctor(int32)")
@@ -1014,6 +1100,9 @@ func (l *lowerer) declarations() string {
 	}
 	if l.used["arr"] {
 		b.WriteString(".field public static int32[] arr\n")
+	}
+	if l.used["jag"] {
+		b.WriteString(".field public static int32[][] jag\n")
 	}
 	if l.used["bx"] {
 		b.WriteString(".field public static class Box bx\n")

@@ -393,6 +393,12 @@ func stmtExprs(s Stmt) []*Expr {
 		add(&s.E)
 	case *StoreField:
 		add(&s.E)
+	case *JagStore:
+		add(&s.Row)
+		add(&s.Col)
+		add(&s.E)
+	case *SetRow:
+		add(&s.Row)
 	case *Try:
 		for _, h := range s.Handlers {
 			add(&h.FilterCond)
@@ -525,6 +531,18 @@ func (e *editor) stmt(s Stmt) {
 		e.expr(&s.E)
 	case *StoreField:
 		e.expr(&s.E)
+	case *JagStore:
+		if s.Token && e.hit() {
+			s.Token = false
+		}
+		e.expr(&s.Row)
+		e.expr(&s.Col)
+		e.expr(&s.E)
+	case *SetRow:
+		if s.Val != RowNull && e.hit() {
+			s.Val = RowNull
+		}
+		e.expr(&s.Row)
 	case *Try:
 		if len(s.Handlers) > 1 {
 			for i := range s.Handlers {
@@ -582,6 +600,10 @@ func subexprs(x Expr) []*Expr {
 		return ps
 	case *ArrLoad:
 		return []*Expr{&x.Idx}
+	case *JagLoad:
+		return []*Expr{&x.Row, &x.Col}
+	case *JagLen:
+		return []*Expr{&x.Row}
 	}
 	return nil
 }
@@ -630,6 +652,10 @@ func (e *editor) expr(p *Expr) {
 	case *ArrLoad:
 		if !x.Safe && e.hit() {
 			x.Safe = true
+		}
+	case *JagLoad:
+		if x.Token && e.hit() {
+			x.Token = false
 		}
 	}
 	for _, s := range subexprs(x) {

@@ -429,10 +429,13 @@ func sameSig(a, b *Method) bool {
 }
 
 // resolveType links class types inside t and reports unknown classes.
+// Arrays are unwrapped in a loop: a jagged array type may nest as deep
+// as the source's size allows.
 func (r *resolver) resolveType(t *Type, p Pos) bool {
+	for t.Kind == KArray {
+		t = t.Elem
+	}
 	switch t.Kind {
-	case KArray:
-		return r.resolveType(t.Elem, p)
 	case KClass:
 		c := r.m.classes[t.Name]
 		if c == nil {

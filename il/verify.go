@@ -754,6 +754,25 @@ func (v *verifier) lub(a, b *Type) *Type {
 	if v.refAssignable(a, b) {
 		return b
 	}
+	// Arrays of references merge element-wise, as CoreCLR merges array
+	// types: string[][] and int32[][] meet at object[] (their rows,
+	// string[] and int32[], meet at object), Dog[][] and Cat[][] at
+	// Animal[][]. The element types are walked in a loop, so deep
+	// nesting costs no Go stack.
+	depth := 0
+	for a.Kind == KArray && b.Kind == KArray && a.Elem.IsRef() && b.Elem.IsRef() {
+		a, b, depth = a.Elem, b.Elem, depth+1
+		if v.refAssignable(b, a) || v.refAssignable(a, b) {
+			break
+		}
+	}
+	if depth > 0 {
+		elem := v.lub(a, b) // a and b are no longer both arrays of references
+		for range depth {
+			elem = ArrayOf(elem)
+		}
+		return elem
+	}
 	ca, cb := v.classOf(a), v.classOf(b)
 	if ca != nil && cb != nil {
 		for k := ca; k != nil; k = k.Base {

@@ -154,27 +154,40 @@ var primKindByName = map[string]il.Kind{
 }
 
 // canonType maps class types that name a primitive (System.Int32) or one
-// of the two primitive-named classes to the primitive type.
+// of the two primitive-named classes to the primitive type, also as the
+// innermost element type of (jagged) arrays.
 func canonType(t *il.Type) *il.Type {
 	if t == nil {
 		return nil
 	}
-	switch t.Kind {
-	case il.KClass:
-		switch t.Name {
-		case il.ObjectClass:
-			return il.Object
-		case il.StringClass:
-			return il.String
-		}
-		if t.Class == nil {
-			if k, ok := primKindByName[t.Name]; ok {
-				return il.PrimitiveType(k)
-			}
-		}
-	case il.KArray:
-		if e := canonType(t.Elem); e != t.Elem {
-			return il.ArrayOf(e)
+	elem, depth := t, 0
+	for elem.Kind == il.KArray {
+		elem, depth = elem.Elem, depth+1
+	}
+	c := canonElem(elem)
+	if c == elem {
+		return t
+	}
+	for range depth {
+		c = il.ArrayOf(c)
+	}
+	return c
+}
+
+// canonElem is canonType of a type that is no array.
+func canonElem(t *il.Type) *il.Type {
+	if t.Kind != il.KClass {
+		return t
+	}
+	switch t.Name {
+	case il.ObjectClass:
+		return il.Object
+	case il.StringClass:
+		return il.String
+	}
+	if t.Class == nil {
+		if k, ok := primKindByName[t.Name]; ok {
+			return il.PrimitiveType(k)
 		}
 	}
 	return t
@@ -230,8 +243,12 @@ func isInstance(r any, t *il.Type) bool {
 
 // arrayElemAssignable reports whether an array with element type from can
 // be cast to an array with element type to: same type, reference covariance,
-// or integer types of the same size that differ only in signedness.
+// or integer types of the same size that differ only in signedness. The
+// element types of jagged arrays are compared level by level, in a loop.
 func arrayElemAssignable(from, to *il.Type) bool {
+	for from.Kind == il.KArray && to.Kind == il.KArray {
+		from, to = from.Elem, to.Elem
+	}
 	if from.IsRef() && to.IsRef() {
 		switch to.Kind {
 		case il.KObject:
@@ -252,10 +269,8 @@ func arrayElemAssignable(from, to *il.Type) bool {
 				return from.Class.ImplementsIface(to.Class)
 			}
 			return from.Class.IsSubclassOf(to.Class)
-		case il.KArray:
-			return from.Kind == il.KArray && arrayElemAssignable(from.Elem, to.Elem)
 		}
-		return false
+		return false // to is an array, from is not
 	}
 	if from.IsRef() || to.IsRef() {
 		return false

@@ -409,7 +409,7 @@ func codeReserve(mod *il.Module) int {
 // metaReserve sizes the type metadata arena: the method tables of the
 // classes and of the array and box types instructions name, the statics,
 // and the interned strings (literals, type names, default messages),
-// doubled.
+// doubled, up to 1 GiB.
 func metaReserve(mod *il.Module) int {
 	n := 8 * (len(mod.StaticFields()) + 1)
 	for _, name := range il.BaseLibraryClasses() {
@@ -447,7 +447,10 @@ func metaReserve(mod *il.Module) int {
 			}
 		}
 	}
-	return roundUp(2*n+64<<10, pageSize)
+	// The names of every level of a deeply nested array type grow with
+	// the square of its depth, though a program interns only the names
+	// it prints: like the code heap, the arena stays at most 1 GiB.
+	return min(roundUp(2*n+64<<10, pageSize), 1<<30)
 }
 
 // metaClass is what a class costs in the metadata arena: its method table,
@@ -1025,7 +1028,12 @@ func (rt *Runtime) isInstance(obj uintptr, t *rtType) bool {
 // arrayElemAssignable reports whether an array of from may be used as an
 // array of to: reference covariance, and integer types of the same size
 // and signedness-insensitive kind (int32[] as uint32[]), as the CLR allows.
+// The element types of jagged arrays are compared level by level, in a
+// loop.
 func arrayElemAssignable(from, to *il.Type) bool {
+	for from.Kind == il.KArray && to.Kind == il.KArray {
+		from, to = from.Elem, to.Elem
+	}
 	if from.IsRef() && to.IsRef() {
 		switch to.Kind {
 		case il.KObject:
@@ -1037,10 +1045,8 @@ func arrayElemAssignable(from, to *il.Type) bool {
 				return from.Kind == il.KClass && from.Class.ImplementsIface(to.Class)
 			}
 			return from.Kind == il.KClass && from.Class.IsSubclassOf(to.Class)
-		case il.KArray:
-			return from.Kind == il.KArray && arrayElemAssignable(from.Elem, to.Elem)
 		}
-		return false
+		return false // to is an array, from is not
 	}
 	if from.IsRef() || to.IsRef() {
 		return false
