@@ -21,6 +21,9 @@ func Import(mod *il.Module, m *il.Method) (f *ir.Func, err error) {
 	if m.Builtin {
 		return nil, fmt.Errorf("%s is a base library method; it has no IL", m.FullName())
 	}
+	if m.Abstract {
+		return nil, fmt.Errorf("%s is abstract; it has no IL", m.FullName())
+	}
 	// A float64 reaching a block whose entry stack was first seen holding
 	// a float32 at the same depth forces that entry to float64; the method
 	// is then imported again. Each round forces at least one more entry,
