@@ -220,14 +220,18 @@ func (r *resolver) interfaces(order []*Class) {
 		if c.Interface || c.Builtin {
 			continue
 		}
-		var own []*Class // written after implements, with what they extend
+		// direct: the interfaces written after implements, which c
+		// (re-)implements with its own methods. Those they extend, and
+		// those of the base class, keep the base's implementation unless
+		// it has none, as CoreCLR does.
+		var direct []*Class
 		for _, t := range c.Implements {
 			if i := r.iface(c, t); i != nil {
-				own = addIfaces(own, i)
+				direct = append(direct, i)
 			}
 		}
 		c.Interfaces = append([]*Class(nil), c.Base.Interfaces...)
-		for _, i := range own {
+		for _, i := range direct {
 			c.Interfaces = addIfaces(c.Interfaces, i)
 		}
 		c.IMap = make(map[*Class][]*Method, len(c.Interfaces))
@@ -235,15 +239,19 @@ func (r *resolver) interfaces(order []*Class) {
 			impl := make([]*Method, len(i.VTable))
 			inherited := c.Base.IMap[i]
 			for k, im := range i.VTable {
-				if inherited != nil && !slicesContains(own, i) {
+				if slicesContains(direct, i) {
+					impl[k] = ownImplementation(c, im)
+				}
+				if impl[k] == nil && inherited != nil && inherited[k] != nil {
 					// Through the base class's slot, so an override in c
 					// still implements it.
 					impl[k] = c.VTable[inherited[k].Slot]
-					continue
 				}
-				impl[k] = r.implementation(c, im)
 				if impl[k] == nil {
-					r.errorf(c.Pos, "class %s does not implement interface method %s", c.Name, im.Signature())
+					impl[k] = implementation(c, im)
+				}
+				if impl[k] == nil && !c.IsAbstract() {
+					r.errorf(c.Pos, "class %s does not implement interface method %s%s", c.Name, im.Signature(), notImplementing(c, im))
 				}
 			}
 			c.IMap[i] = impl
@@ -294,13 +302,33 @@ func slicesContains(list []*Class, c *Class) bool {
 	return false
 }
 
+// implements reports whether method md can implement interface method im:
+// a public virtual instance method with its name and signature.
+func implements(md, im *Method) bool {
+	return md.Name == im.Name && !md.Static && md.Virtual && hasAttr(md.Attrs, "public") && sameSig(md, im)
+}
+
+// ownImplementation returns the method declared in class c that implements
+// interface method im, if any: for an interface c lists after implements,
+// such a method takes the slot even from the base class's implementation
+// (ECMA-335 II.12.2).
+func ownImplementation(c *Class, im *Method) *Method {
+	for _, md := range c.Methods {
+		if implements(md, im) {
+			return md
+		}
+	}
+	return nil
+}
+
 // implementation returns the virtual method of class c that implements
-// interface method im: the public virtual method with its name and
-// signature in the most derived class that declares one.
-func (r *resolver) implementation(c *Class, im *Method) *Method {
+// interface method im when neither c nor its base class provides one: the
+// public virtual method with its name and signature in the most derived
+// class that declares one.
+func implementation(c *Class, im *Method) *Method {
 	var best *Method
 	for _, md := range c.VTable {
-		if md.Name != im.Name || !sameSig(md, im) || md.Static {
+		if !implements(md, im) {
 			continue
 		}
 		if best == nil || md.Owner.Depth > best.Owner.Depth || md.Owner.Depth == best.Owner.Depth && md.Slot > best.Slot {
@@ -308,6 +336,27 @@ func (r *resolver) implementation(c *Class, im *Method) *Method {
 		}
 	}
 	return best
+}
+
+// notImplementing explains why a method of c (or of a base class) with
+// the name and signature of interface method im does not implement it.
+func notImplementing(c *Class, im *Method) string {
+	for k := c; k != nil; k = k.Base {
+		for _, md := range k.Methods {
+			if md.Name != im.Name || !sameSig(md, im) {
+				continue
+			}
+			switch {
+			case md.Static:
+				return fmt.Sprintf(" (%s is static; an implementation must be a public virtual instance method)", md.FullName())
+			case !md.Virtual:
+				return fmt.Sprintf(" (%s is not virtual; an implementation must be a public virtual instance method)", md.FullName())
+			case !hasAttr(md.Attrs, "public"):
+				return fmt.Sprintf(" (%s is not public; an implementation must be a public virtual instance method)", md.FullName())
+			}
+		}
+	}
+	return ""
 }
 
 func hasAttr(attrs []string, a string) bool {
