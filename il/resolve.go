@@ -185,16 +185,27 @@ func (r *resolver) interfaces(order []*Class) {
 	m.NumInterfaces = n
 	// Interfaces first: what they extend, with a cycle check.
 	state := map[*Class]int{}
+	var path []*Class // the interfaces being extended, outermost first
 	var extend func(c *Class) bool
 	extend = func(c *Class) bool {
 		switch state[c] {
 		case 1:
-			r.errorf(c.Pos, "interface %s extends itself", c.Name)
+			chain := c.Name
+			for k := len(path) - 1; k >= 0 && path[k] != c; k-- {
+				chain = path[k].Name + " -> " + chain
+			}
+			if len(chain) > len(c.Name) {
+				r.errorf(c.Pos, "interface %s extends itself: %s -> %s", c.Name, c.Name, chain)
+			} else {
+				r.errorf(c.Pos, "interface %s extends itself", c.Name)
+			}
 			return false
 		case 2:
 			return true
 		}
 		state[c] = 1
+		path = append(path, c)
+		defer func() { path = path[:len(path)-1] }()
 		ok := true
 		c.Interfaces = nil
 		for _, t := range c.Implements {
@@ -452,6 +463,9 @@ func (r *resolver) layoutInterface(c *Class) {
 			if md.Abstract {
 				r.errorf(md.Pos, "static method %s cannot be abstract", md.FullName())
 			}
+			continue
+		case md.Name == ".ctor":
+			r.errorf(md.Pos, "interface %s cannot have a constructor", c.Name)
 			continue
 		case !md.Abstract || !md.Virtual:
 			r.errorf(md.Pos, "interface method %s must be abstract virtual (default interface methods are not supported)", md.FullName())
@@ -747,6 +761,19 @@ func (r *resolver) methodRef(in *Instr) {
 	}
 	if len(near) > 0 {
 		msg += "; candidates: " + strings.Join(near, ", ")
+	}
+	if ref.Class != nil && ref.Class.Class != nil && ref.Class.Class.Interface {
+		c := ref.Class.Class
+		if ref.Name == ".ctor" {
+			msg += fmt.Sprintf(" (%s is an interface: create an object of a class that implements it)", c.Name)
+		}
+		for _, i := range c.Interfaces {
+			for _, md := range r.methodsNamed(i, ref.Name) {
+				if match(md) {
+					msg += fmt.Sprintf(" (it is declared in %s, which %s extends: call %s::%s)", i.Name, c.Name, i.Name, md.Name)
+				}
+			}
+		}
 	}
 	for _, md := range cands {
 		if md.Name == ref.Name && md.Static == ref.Instance && sameRefSig(md, ref) {
