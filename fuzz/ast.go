@@ -33,6 +33,15 @@
 // wider or not at all; a guarded division by a constant that cannot
 // throw keeps it, so the JIT sees constant divisors too.
 //
+// Interface calls: a fixed interface IOp { int32 Apply(int32) }
+// implemented by OpAdd, by OpMul through its base class OpAdd (an
+// override) and by OpDiv (which divides by zero for some arguments), with
+// objects in a static IOp[] whose slot 3 starts null; expressions call
+// Apply through the interface on slots that cannot throw, and, among the
+// risky nodes, on any slot (NullReferenceException, or a
+// DivideByZeroException thrown inside Apply); statements store new
+// objects or null into the slots that may throw.
+//
 // API: Generate(seed, Options) builds the AST, Program.IL lowers it;
 // Runner runs one program on every engine and Mismatch compares the
 // outcomes; Campaign runs many seeds; Reducer shrinks a mismatch.
@@ -167,6 +176,19 @@ type CastField struct{}
 // Unbox reads (int32)obj (InvalidCastException when obj holds a Box).
 type Unbox struct{}
 
+// IfaceCall calls ops[Idx & mask].Apply(Arg) through the interface IOp
+// (callvirt instance int32 IOp::Apply(int32)). The static IOp[4] array
+// ops holds an OpAdd (x + k) in slot 0, an OpMul (x * k: a subclass of
+// OpAdd that overrides its implementation) in slot 1, and, until SetOp
+// changes them, an OpDiv (1000 / (x & k): DivideByZeroException when
+// that is 0) in slot 2 and null in slot 3 (NullReferenceException).
+// Safe uses mask 1: slots 0 and 1 never change and never throw; otherwise
+// mask 3.
+type IfaceCall struct {
+	Idx, Arg Expr
+	Safe     bool
+}
+
 func (e *Const) Type() Type     { return e.T }
 func (e *Load) Type() Type      { return e.V.T }
 func (e *Bin) Type() Type       { return e.T }
@@ -179,6 +201,7 @@ func (e *ArrLen) Type() Type    { return I4 }
 func (e *BoxField) Type() Type  { return I4 }
 func (e *CastField) Type() Type { return I4 }
 func (e *Unbox) Type() Type     { return I4 }
+func (e *IfaceCall) Type() Type { return I4 }
 
 // Stmt is a stack-neutral statement.
 type Stmt interface{ stmt() }
@@ -270,6 +293,24 @@ type StoreElem struct {
 // StoreField stores bx.v = E.
 type StoreField struct{ E Expr }
 
+// OpKind is the class of an object SetOp stores in ops.
+type OpKind uint8
+
+const (
+	OpNull OpKind = iota // null
+	OpAdd                // OpAdd: implements IOp
+	OpMul                // OpMul: implements IOp through its base class OpAdd
+	OpDiv                // OpDiv: implements IOp, may throw
+)
+
+// SetOp stores in ops[Slot] (2 or 3) a new object of class Kind with
+// field k = E, or null.
+type SetOp struct {
+	Slot int
+	Kind OpKind
+	E    Expr
+}
+
 // BumpCode adds Delta to the code field of the exception last stored in
 // the method's ex local when it is a user exception (inside handlers).
 type BumpCode struct{ Delta int32 }
@@ -346,6 +387,7 @@ func (*SetBox) stmt()     {}
 func (*SetObj) stmt()     {}
 func (*StoreElem) stmt()  {}
 func (*StoreField) stmt() {}
+func (*SetOp) stmt()      {}
 func (*BumpCode) stmt()   {}
 func (*Try) stmt()        {}
 func (*Resume) stmt()     {}
@@ -413,6 +455,8 @@ func cloneExpr(e Expr) Expr {
 		return &CastField{}
 	case *Unbox:
 		return &Unbox{}
+	case *IfaceCall:
+		return &IfaceCall{Idx: cloneExpr(e.Idx), Arg: cloneExpr(e.Arg), Safe: e.Safe}
 	}
 	panic("fuzz: unknown expression")
 }
@@ -472,6 +516,8 @@ func cloneStmt(s Stmt) Stmt {
 		return &StoreElem{Idx: cloneExpr(s.Idx), E: cloneExpr(s.E), Safe: s.Safe}
 	case *StoreField:
 		return &StoreField{E: cloneExpr(s.E)}
+	case *SetOp:
+		return &SetOp{Slot: s.Slot, Kind: s.Kind, E: cloneExpr(s.E)}
 	case *BumpCode:
 		c := *s
 		return &c

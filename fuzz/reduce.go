@@ -393,6 +393,8 @@ func stmtExprs(s Stmt) []*Expr {
 		add(&s.E)
 	case *StoreField:
 		add(&s.E)
+	case *SetOp:
+		add(&s.E)
 	case *Try:
 		for _, h := range s.Handlers {
 			add(&h.FilterCond)
@@ -525,6 +527,14 @@ func (e *editor) stmt(s Stmt) {
 		e.expr(&s.E)
 	case *StoreField:
 		e.expr(&s.E)
+	case *SetOp:
+		if s.Kind != OpNull && e.hit() {
+			s.Kind, s.E = OpNull, nil
+			return
+		}
+		if s.E != nil {
+			e.expr(&s.E)
+		}
 	case *Try:
 		if len(s.Handlers) > 1 {
 			for i := range s.Handlers {
@@ -582,6 +592,8 @@ func subexprs(x Expr) []*Expr {
 		return ps
 	case *ArrLoad:
 		return []*Expr{&x.Idx}
+	case *IfaceCall:
+		return []*Expr{&x.Idx, &x.Arg}
 	}
 	return nil
 }
@@ -628,6 +640,10 @@ func (e *editor) expr(p *Expr) {
 			x.Op = strings.TrimSuffix(strings.TrimSuffix(x.Op, ".un"), ".ovf")
 		}
 	case *ArrLoad:
+		if !x.Safe && e.hit() {
+			x.Safe = true
+		}
+	case *IfaceCall:
 		if !x.Safe && e.hit() {
 			x.Safe = true
 		}
