@@ -433,6 +433,10 @@ func (r *resolver) layout(c *Class) {
 			named := slots[md.Name]
 			for k := len(named) - 1; k >= 0; k-- {
 				if i := named[k]; sameSig(vt[i], md) {
+					if hasAttr(vt[i].Attrs, "final") {
+						// CoreCLR: TypeLoadException.
+						r.errorf(md.Pos, "method %s cannot override %s, which is final (declare it newslot to start a new slot)", md.FullName(), vt[i].FullName())
+					}
 					md.Slot = i
 					vt[i] = md
 					break
