@@ -293,7 +293,7 @@ func (p *Program) dump(w io.Writer, method, last string, print func(io.Writer, *
 	cfg.Env = jit.NewDumpEnv()
 	c := jit.New(cfg)
 	for i, m := range methods {
-		if m.Builtin {
+		if m.Builtin || m.Abstract && method == "" {
 			continue
 		}
 		if i > 0 {

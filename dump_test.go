@@ -98,3 +98,26 @@ func TestPerfMap(t *testing.T) {
 		}
 	}
 }
+
+// TestDumpAbstract: a dump of every method skips abstract methods, which
+// have no IL; naming one says so.
+func TestDumpAbstract(t *testing.T) {
+	p, err := miniil.LoadFile(filepath.Join("tests", "corpus", "iface_basic_shapes.il"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all bytes.Buffer
+	if err := p.Dump(&all, miniil.StageIR, ""); err != nil {
+		t.Fatal(err)
+	}
+	if s := all.String(); strings.Contains(s, "IShape::Area") && strings.Contains(s, "failed") || !strings.Contains(s, "func void Show(class IShape)") {
+		t.Errorf("dump of every method:\n%s", s)
+	}
+	var one bytes.Buffer
+	if err := p.Dump(&one, miniil.StageIR, "IShape::Area"); err != nil {
+		t.Fatal(err)
+	}
+	if s := one.String(); !strings.Contains(s, "IShape::Area is abstract; it has no IL") {
+		t.Errorf("dump of IShape::Area: %q", s)
+	}
+}

@@ -481,7 +481,7 @@ func TestHomesCorpus(t *testing.T) {
 		}
 		for _, m := range mod.AllMethods() {
 			if m.Abstract {
-				continue // no body
+				continue // no IL
 			}
 			f, err := reader.Import(mod, m)
 			if err != nil {

@@ -88,7 +88,7 @@ func TestAllocCheckerLiveness(t *testing.T) {
 		}
 		for _, m := range mod.AllMethods() {
 			if m.Abstract {
-				continue // no body
+				continue // no IL
 			}
 			f, err := reader.Import(mod, m)
 			if err != nil {

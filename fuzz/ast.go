@@ -40,6 +40,15 @@
 // wider or not at all; a guarded division by a constant that cannot
 // throw keeps it, so the JIT sees constant divisors too.
 //
+// Interface calls: a fixed interface IOp { int32 Apply(int32) }
+// implemented by OpAdd, by OpMul through its base class OpAdd (an
+// override) and by OpDiv (which divides by zero for some arguments), with
+// objects in a static IOp[] whose slot 3 starts null; expressions call
+// Apply through the interface on slots that cannot throw, and, among the
+// risky nodes, on any slot (NullReferenceException, or a
+// DivideByZeroException thrown inside Apply); statements store new
+// objects or null into the slots that may throw.
+//
 // API: Generate(seed, Options) builds the AST, Program.IL lowers it;
 // Runner runs one program on every engine and Mismatch compares the
 // outcomes; Campaign runs many seeds; Reducer shrinks a mismatch.
@@ -190,6 +199,19 @@ type CastField struct{}
 // Unbox reads (int32)obj (InvalidCastException when obj holds a Box).
 type Unbox struct{}
 
+// IfaceCall calls ops[Idx & mask].Apply(Arg) through the interface IOp
+// (callvirt instance int32 IOp::Apply(int32)). The static IOp[4] array
+// ops holds an OpAdd (x + k) in slot 0, an OpMul (x * k: a subclass of
+// OpAdd that overrides its implementation) in slot 1, and, until SetOp
+// changes them, an OpDiv (1000 / (x & k): DivideByZeroException when
+// that is 0) in slot 2 and null in slot 3 (NullReferenceException).
+// Safe uses mask 1: slots 0 and 1 never change and never throw; otherwise
+// mask 3.
+type IfaceCall struct {
+	Idx, Arg Expr
+	Safe     bool
+}
+
 func (e *Const) Type() Type     { return e.T }
 func (e *Load) Type() Type      { return e.V.T }
 func (e *Bin) Type() Type       { return e.T }
@@ -204,6 +226,7 @@ func (e *JagLen) Type() Type    { return I4 }
 func (e *BoxField) Type() Type  { return I4 }
 func (e *CastField) Type() Type { return I4 }
 func (e *Unbox) Type() Type     { return I4 }
+func (e *IfaceCall) Type() Type { return I4 }
 
 // Stmt is a stack-neutral statement.
 type Stmt interface{ stmt() }
@@ -321,6 +344,24 @@ const (
 	RowString               // a string: ArrayTypeMismatchException
 )
 
+// OpKind is the class of an object SetOp stores in ops.
+type OpKind uint8
+
+const (
+	OpNull OpKind = iota // null
+	OpAdd                // OpAdd: implements IOp
+	OpMul                // OpMul: implements IOp through its base class OpAdd
+	OpDiv                // OpDiv: implements IOp, may throw
+)
+
+// SetOp stores in ops[Slot] (2 or 3) a new object of class Kind with
+// field k = E, or null.
+type SetOp struct {
+	Slot int
+	Kind OpKind
+	E    Expr
+}
+
 // BumpCode adds Delta to the code field of the exception last stored in
 // the method's ex local when it is a user exception (inside handlers).
 type BumpCode struct{ Delta int32 }
@@ -399,6 +440,7 @@ func (*StoreElem) stmt()  {}
 func (*StoreField) stmt() {}
 func (*JagStore) stmt()   {}
 func (*SetRow) stmt()     {}
+func (*SetOp) stmt()      {}
 func (*BumpCode) stmt()   {}
 func (*Try) stmt()        {}
 func (*Resume) stmt()     {}
@@ -470,6 +512,8 @@ func cloneExpr(e Expr) Expr {
 		return &CastField{}
 	case *Unbox:
 		return &Unbox{}
+	case *IfaceCall:
+		return &IfaceCall{Idx: cloneExpr(e.Idx), Arg: cloneExpr(e.Arg), Safe: e.Safe}
 	}
 	panic("fuzz: unknown expression")
 }
@@ -533,6 +577,8 @@ func cloneStmt(s Stmt) Stmt {
 		return &JagStore{Row: cloneExpr(s.Row), Col: cloneExpr(s.Col), E: cloneExpr(s.E), Token: s.Token}
 	case *SetRow:
 		return &SetRow{Row: cloneExpr(s.Row), Val: s.Val, Len: s.Len}
+	case *SetOp:
+		return &SetOp{Slot: s.Slot, Kind: s.Kind, E: cloneExpr(s.E)}
 	case *BumpCode:
 		c := *s
 		return &c

@@ -354,6 +354,7 @@ func (g *gen) stmt(budget *int, depth int) Stmt {
 		{3, func() Stmt { return &Trace{ID: g.id()} }},
 		{3, func() Stmt { return &SetBox{Null: g.chance(20), E: g.expr(I4, 1, budget, safe)} }},
 		{3, func() Stmt { return &SetObj{FromBox: g.chance(50), E: g.expr(I4, 1, budget, safe)} }},
+		{1, func() Stmt { return g.setOp(budget, safe) }},
 		{3, func() Stmt {
 			st := &StoreElem{Idx: g.expr(I4, 1, budget, safe), E: g.expr(I4, 1, budget, safe), Safe: safe || g.chance(70)}
 			if !st.Safe {
@@ -421,6 +422,17 @@ func (g *gen) setRow(budget *int) Stmt {
 	default:
 		s.Val = RowString
 		g.may("System.ArrayTypeMismatchException")
+	}
+	return s
+}
+
+// setOp stores a new OpAdd, OpMul or OpDiv, or null, in slot 2 or 3 of
+// ops (slots 0 and 1 stay as they are, for the calls that must not
+// throw).
+func (g *gen) setOp(budget *int, safe bool) Stmt {
+	s := &SetOp{Slot: 2 + g.r.IntN(2), Kind: OpKind(g.r.IntN(4))}
+	if s.Kind != OpNull {
+		s.E = g.expr(I4, 1, budget, safe)
 	}
 	return s
 }
@@ -938,6 +950,12 @@ func (g *gen) expr(t Type, depth int, budget *int, safe bool) Expr {
 // static that may be null or too short.
 func (g *gen) risky(t Type, depth int, budget *int) Expr {
 	d := depth + 1
+	if t == I4 && g.chance(20) {
+		// An interface call on any slot of ops: null, or an OpDiv that
+		// divides by zero, throw.
+		g.may(nre, "System.DivideByZeroException")
+		return &IfaceCall{Idx: g.leaf(I4, budget, false), Arg: g.expr(I4, d, budget, false)}
+	}
 	k := g.r.IntN(100 + jagRisk)
 	if t == I8 && k >= 60 {
 		k %= 60
@@ -995,6 +1013,12 @@ func (g *gen) leaf(t Type, budget *int, safe bool) Expr {
 	switch {
 	case k < 35:
 		return g.constant(t)
+	case k < 79:
+		vs := g.vars(t)
+		return &Load{V: vs[g.r.IntN(len(vs))]}
+	case t == I4 && k < 82:
+		// An interface call that cannot throw (slots 0 and 1 of ops).
+		return &IfaceCall{Idx: g.leaf(I4, budget, safe), Arg: g.leaf(I4, budget, safe), Safe: true}
 	case k < 82:
 		vs := g.vars(t)
 		return &Load{V: vs[g.r.IntN(len(vs))]}

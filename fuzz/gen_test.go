@@ -489,3 +489,99 @@ func TestJaggedRates(t *testing.T) {
 		}
 	}
 }
+
+// TestIfaceCallRates checks that generated programs call IOp::Apply at a
+// modest rate, some on slots that may throw, and store into ops, and that
+// MonoSafe filters only make calls that cannot throw.
+func TestIfaceCallRates(t *testing.T) {
+	const programs = 300
+	for _, mono := range []bool{false, true} {
+		o, _ := SizeOptions("medium")
+		o.MonoSafe = mono
+		withCalls, safe, unsafe, sets := 0, 0, 0, 0
+		for seed := uint64(1); seed <= programs; seed++ {
+			p := Generate(seed, o)
+			calls := 0
+			for _, m := range p.Methods {
+				walkStmts(m.Body, false, func(s Stmt, inFilter bool) {
+					if _, ok := s.(*SetOp); ok {
+						sets++
+					}
+					var expr func(e Expr)
+					expr = func(e Expr) {
+						if c, ok := e.(*IfaceCall); ok {
+							calls++
+							if c.Safe {
+								safe++
+							} else {
+								unsafe++
+								if inFilter && mono {
+									t.Errorf("seed %d: MonoSafe filter calls IOp::Apply on a slot that may throw", seed)
+								}
+							}
+						}
+						if e != nil {
+							for _, x := range subexprs(e) {
+								expr(*x)
+							}
+						}
+					}
+					for _, x := range stmtExprs(s) {
+						expr(*x)
+					}
+				})
+			}
+			if calls > 0 {
+				withCalls++
+			}
+		}
+		t.Logf("mono=%v: %d/%d programs call IOp::Apply; %d safe calls, %d that may throw, %d SetOp", mono, withCalls, programs, safe, unsafe, sets)
+		if withCalls < programs/3 || safe < programs || unsafe < programs/10 || sets < programs/10 {
+			t.Errorf("mono=%v: too few interface calls or stores", mono)
+		}
+	}
+}
+
+// TestIfaceCalls runs interface calls on every slot of ops on both
+// engines: the two classes of slots 0 and 1 (one implementing IOp through
+// its base class), OpDiv dividing by zero in slot 2, null in slot 3, and
+// objects SetOp stores.
+func TestIfaceCalls(t *testing.T) {
+	call := func(idx, arg int64, safe bool) Expr {
+		return &IfaceCall{Idx: &Const{T: I4, V: idx}, Arg: &Const{T: I4, V: arg}, Safe: safe}
+	}
+	mix := func(e Expr) Stmt { return &Mix{E: e, Print: true} }
+	catchAll := func(body ...Stmt) Stmt {
+		return &Try{ID: 1, Body: body, Handlers: []*Handler{{Kind: Catch, ID: 2, Class: "System.Exception"}}}
+	}
+	p := &Program{Methods: []*Method{{NI4: 1, Body: []Stmt{
+		mix(call(0, 10, true)), // 10 + 3
+		mix(call(5, 10, true)), // slot 1: 10 * 5
+		mix(call(2, 9, false)), // 1000 / (9 & 7)
+		catchAll(mix(call(2, 8, false))),
+		catchAll(mix(call(7, 8, false))),
+		&SetOp{Slot: 3, Kind: OpMul, E: &Const{T: I4, V: -2}},
+		mix(call(3, 21, false)),
+		&SetOp{Slot: 2, Kind: OpNull},
+		catchAll(mix(call(6, 1, false))),
+		&SetOp{Slot: 2, Kind: OpAdd, E: call(1, 4, true)},
+		mix(call(2, 1, false)), // 1 + 20
+	}}}}
+	src := p.IL()
+	outs, err := (&Runner{}).Run(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"13", "50", "1000", "h2 System.DivideByZeroException", "h2 System.NullReferenceException", "-42", "h2 System.NullReferenceException", "21"}
+	for _, o := range outs {
+		var got []string
+		for _, line := range strings.Split(o.Stdout, "\n") {
+			if f := strings.Fields(line); len(f) == 1 || len(f) >= 2 && f[0] == "h2" {
+				got = append(got, strings.Join(f[:min(len(f), 2)], " "))
+			}
+		}
+		if strings.Join(got, "|") != strings.Join(want, "|") || o.Err != "" {
+			t.Errorf("%s: got %q (%s), want %q\n%s", o.Engine, got, o.Err, want, src)
+		}
+	}
+}

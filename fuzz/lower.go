@@ -309,6 +309,21 @@ func (l *lowerer) expr(e Expr) {
 		l.produced["System.InvalidCastException"] = true
 		l.emit("ldsfld object obj")
 		l.emit("unbox.any [mscorlib]System.Int32")
+	case *IfaceCall:
+		l.used["ops"] = true
+		l.emit("ldsfld class IOp[] ops")
+		l.expr(e.Idx)
+		if e.Safe {
+			l.emit("ldc.i4 1")
+		} else {
+			l.produced["System.NullReferenceException"] = true
+			l.produced["System.DivideByZeroException"] = true
+			l.emit("ldc.i4 3")
+		}
+		l.emit("and")
+		l.emit("ldelem.ref")
+		l.expr(e.Arg)
+		l.emit("callvirt instance int32 IOp::Apply(int32)")
 	default:
 		panic(fmt.Sprintf("fuzz: cannot lower %T", e))
 	}
@@ -607,6 +622,17 @@ func (l *lowerer) stmt(s Stmt) {
 		case RowString:
 			l.produced["System.ArrayTypeMismatchException"] = true
 			l.emit(`ldstr "row"`)
+		}
+		l.emit("stelem.ref")
+	case *SetOp:
+		l.used["ops"] = true
+		l.emit("ldsfld class IOp[] ops")
+		l.emit("ldc.i4 %d", s.Slot)
+		if s.Kind == OpNull || s.E == nil {
+			l.emit("ldnull")
+		} else {
+			l.expr(s.E)
+			l.emit("newobj instance void %s::.ctor(int32)", opClass[s.Kind])
 		}
 		l.emit("stelem.ref")
 	case *BumpCode:
@@ -1033,6 +1059,21 @@ func (l *lowerer) entry(body, locals string) string {
 		l.emit("newobj instance void Box::.ctor(int32)")
 		l.emit("stsfld class Box bx")
 	}
+	if l.used["ops"] {
+		l.emit("ldc.i4 4")
+		l.emit("newarr IOp")
+		l.emit("stsfld class IOp[] ops")
+		for slot, c := range []struct {
+			kind OpKind
+			k    int
+		}{{OpAdd, 3}, {OpMul, 5}, {OpDiv, 7}} {
+			l.emit("ldsfld class IOp[] ops")
+			l.emit("ldc.i4 %d", slot)
+			l.emit("ldc.i4 %d", c.k)
+			l.emit("newobj instance void %s::.ctor(int32)", opClass[c.kind])
+			l.emit("stelem.ref")
+		}
+	}
 	if l.used["obj"] {
 		l.emit("ldc.i4 9")
 		l.emit("box [mscorlib]System.Int32")
@@ -1085,6 +1126,9 @@ func (l *lowerer) declarations() string {
 }
 `)
 	}
+	if l.used["ops"] {
+		b.WriteString(opDecls)
+	}
 	if l.used["mix"] || l.used["trace"] || l.used["enter"] || !l.p.NoEnd {
 		b.WriteString(".field public static int32 hash\n")
 	}
@@ -1112,6 +1156,81 @@ func (l *lowerer) declarations() string {
 	}
 	return b.String()
 }
+
+// opClass names the class of each OpKind.
+var opClass = [...]string{OpAdd: "OpAdd", OpMul: "OpMul", OpDiv: "OpDiv"}
+
+// opDecls declares the interface IOp, the classes implementing it (OpMul
+// through its base class OpAdd, whose implementation it overrides) and
+// the static array ops.
+const opDecls = `.class interface public abstract auto ansi IOp
+{
+  .method public hidebysig newslot abstract virtual instance int32 Apply(int32 x) cil managed {}
+}
+.class public auto ansi beforefieldinit OpAdd extends [mscorlib]System.Object implements IOp
+{
+  .field public int32 k
+  .method public hidebysig specialname rtspecialname instance void .ctor(int32 k) cil managed
+  {
+    ldarg.0
+    call instance void [mscorlib]System.Object::.ctor()
+    ldarg.0
+    ldarg.1
+    stfld int32 OpAdd::k
+    ret
+  }
+  .method public hidebysig newslot virtual instance int32 Apply(int32 x) cil managed
+  {
+    ldarg.1
+    ldarg.0
+    ldfld int32 OpAdd::k
+    add
+    ret
+  }
+}
+.class public auto ansi beforefieldinit OpMul extends OpAdd
+{
+  .method public hidebysig specialname rtspecialname instance void .ctor(int32 k) cil managed
+  {
+    ldarg.0
+    ldarg.1
+    call instance void OpAdd::.ctor(int32)
+    ret
+  }
+  .method public hidebysig virtual instance int32 Apply(int32 x) cil managed
+  {
+    ldarg.1
+    ldarg.0
+    ldfld int32 OpAdd::k
+    mul
+    ret
+  }
+}
+.class public auto ansi beforefieldinit OpDiv extends [mscorlib]System.Object implements IOp
+{
+  .field public int32 k
+  .method public hidebysig specialname rtspecialname instance void .ctor(int32 k) cil managed
+  {
+    ldarg.0
+    call instance void [mscorlib]System.Object::.ctor()
+    ldarg.0
+    ldarg.1
+    stfld int32 OpDiv::k
+    ret
+  }
+  .method public hidebysig newslot virtual instance int32 Apply(int32 x) cil managed
+  {
+    ldc.i4 1000
+    ldarg.1
+    ldarg.0
+    ldfld int32 OpDiv::k
+    and
+    div
+    ret
+  }
+}
+.field public static class IOp[] ops
+`
 
 func userClassDecl(name, base string) string {
 	return fmt.Sprintf(`.class public auto ansi beforefieldinit %[1]s extends %[2]s

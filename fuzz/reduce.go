@@ -399,6 +399,8 @@ func stmtExprs(s Stmt) []*Expr {
 		add(&s.E)
 	case *SetRow:
 		add(&s.Row)
+	case *SetOp:
+		add(&s.E)
 	case *Try:
 		for _, h := range s.Handlers {
 			add(&h.FilterCond)
@@ -543,6 +545,14 @@ func (e *editor) stmt(s Stmt) {
 			s.Val = RowNull
 		}
 		e.expr(&s.Row)
+	case *SetOp:
+		if s.Kind != OpNull && e.hit() {
+			s.Kind, s.E = OpNull, nil
+			return
+		}
+		if s.E != nil {
+			e.expr(&s.E)
+		}
 	case *Try:
 		if len(s.Handlers) > 1 {
 			for i := range s.Handlers {
@@ -604,6 +614,8 @@ func subexprs(x Expr) []*Expr {
 		return []*Expr{&x.Row, &x.Col}
 	case *JagLen:
 		return []*Expr{&x.Row}
+	case *IfaceCall:
+		return []*Expr{&x.Idx, &x.Arg}
 	}
 	return nil
 }
@@ -656,6 +668,10 @@ func (e *editor) expr(p *Expr) {
 	case *JagLoad:
 		if x.Token && e.hit() {
 			x.Token = false
+		}
+	case *IfaceCall:
+		if !x.Safe && e.hit() {
+			x.Safe = true
 		}
 	}
 	for _, s := range subexprs(x) {

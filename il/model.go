@@ -307,7 +307,8 @@ type Class struct {
 	// of its base classes, without repeats, filled in by resolution.
 	Interfaces []*Class
 	// IMap gives, for each interface in Interfaces, the method that
-	// implements each of its slots (a class only).
+	// implements each of its slots (a class only; nil where an abstract
+	// class leaves a slot for its subclasses to implement).
 	IMap map[*Class][]*Method
 	// IfaceIndex numbers the module's interfaces from 0 (-1: a class).
 	IfaceIndex int

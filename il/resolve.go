@@ -185,16 +185,27 @@ func (r *resolver) interfaces(order []*Class) {
 	m.NumInterfaces = n
 	// Interfaces first: what they extend, with a cycle check.
 	state := map[*Class]int{}
+	var path []*Class // the interfaces being extended, outermost first
 	var extend func(c *Class) bool
 	extend = func(c *Class) bool {
 		switch state[c] {
 		case 1:
-			r.errorf(c.Pos, "interface %s extends itself", c.Name)
+			chain := c.Name
+			for k := len(path) - 1; k >= 0 && path[k] != c; k-- {
+				chain = path[k].Name + " -> " + chain
+			}
+			if len(chain) > len(c.Name) {
+				r.errorf(c.Pos, "interface %s extends itself: %s -> %s", c.Name, c.Name, chain)
+			} else {
+				r.errorf(c.Pos, "interface %s extends itself", c.Name)
+			}
 			return false
 		case 2:
 			return true
 		}
 		state[c] = 1
+		path = append(path, c)
+		defer func() { path = path[:len(path)-1] }()
 		ok := true
 		c.Interfaces = nil
 		for _, t := range c.Implements {
@@ -220,14 +231,18 @@ func (r *resolver) interfaces(order []*Class) {
 		if c.Interface || c.Builtin {
 			continue
 		}
-		var own []*Class // written after implements, with what they extend
+		// direct: the interfaces written after implements, which c
+		// (re-)implements with its own methods. Those they extend, and
+		// those of the base class, keep the base's implementation unless
+		// it has none, as CoreCLR does.
+		var direct []*Class
 		for _, t := range c.Implements {
 			if i := r.iface(c, t); i != nil {
-				own = addIfaces(own, i)
+				direct = append(direct, i)
 			}
 		}
 		c.Interfaces = append([]*Class(nil), c.Base.Interfaces...)
-		for _, i := range own {
+		for _, i := range direct {
 			c.Interfaces = addIfaces(c.Interfaces, i)
 		}
 		c.IMap = make(map[*Class][]*Method, len(c.Interfaces))
@@ -235,15 +250,19 @@ func (r *resolver) interfaces(order []*Class) {
 			impl := make([]*Method, len(i.VTable))
 			inherited := c.Base.IMap[i]
 			for k, im := range i.VTable {
-				if inherited != nil && !slicesContains(own, i) {
+				if slicesContains(direct, i) {
+					impl[k] = ownImplementation(c, im)
+				}
+				if impl[k] == nil && inherited != nil && inherited[k] != nil {
 					// Through the base class's slot, so an override in c
 					// still implements it.
 					impl[k] = c.VTable[inherited[k].Slot]
-					continue
 				}
-				impl[k] = r.implementation(c, im)
 				if impl[k] == nil {
-					r.errorf(c.Pos, "class %s does not implement interface method %s", c.Name, im.Signature())
+					impl[k] = implementation(c, im)
+				}
+				if impl[k] == nil && !c.IsAbstract() {
+					r.errorf(c.Pos, "class %s does not implement interface method %s%s", c.Name, im.Signature(), notImplementing(c, im))
 				}
 			}
 			c.IMap[i] = impl
@@ -294,13 +313,33 @@ func slicesContains(list []*Class, c *Class) bool {
 	return false
 }
 
+// implements reports whether method md can implement interface method im:
+// a public virtual instance method with its name and signature.
+func implements(md, im *Method) bool {
+	return md.Name == im.Name && !md.Static && md.Virtual && hasAttr(md.Attrs, "public") && sameSig(md, im)
+}
+
+// ownImplementation returns the method declared in class c that implements
+// interface method im, if any: for an interface c lists after implements,
+// such a method takes the slot even from the base class's implementation
+// (ECMA-335 II.12.2).
+func ownImplementation(c *Class, im *Method) *Method {
+	for _, md := range c.Methods {
+		if implements(md, im) {
+			return md
+		}
+	}
+	return nil
+}
+
 // implementation returns the virtual method of class c that implements
-// interface method im: the public virtual method with its name and
-// signature in the most derived class that declares one.
-func (r *resolver) implementation(c *Class, im *Method) *Method {
+// interface method im when neither c nor its base class provides one: the
+// public virtual method with its name and signature in the most derived
+// class that declares one.
+func implementation(c *Class, im *Method) *Method {
 	var best *Method
 	for _, md := range c.VTable {
-		if md.Name != im.Name || !sameSig(md, im) || md.Static {
+		if !implements(md, im) {
 			continue
 		}
 		if best == nil || md.Owner.Depth > best.Owner.Depth || md.Owner.Depth == best.Owner.Depth && md.Slot > best.Slot {
@@ -308,6 +347,27 @@ func (r *resolver) implementation(c *Class, im *Method) *Method {
 		}
 	}
 	return best
+}
+
+// notImplementing explains why a method of c (or of a base class) with
+// the name and signature of interface method im does not implement it.
+func notImplementing(c *Class, im *Method) string {
+	for k := c; k != nil; k = k.Base {
+		for _, md := range k.Methods {
+			if md.Name != im.Name || !sameSig(md, im) {
+				continue
+			}
+			switch {
+			case md.Static:
+				return fmt.Sprintf(" (%s is static; an implementation must be a public virtual instance method)", md.FullName())
+			case !md.Virtual:
+				return fmt.Sprintf(" (%s is not virtual; an implementation must be a public virtual instance method)", md.FullName())
+			case !hasAttr(md.Attrs, "public"):
+				return fmt.Sprintf(" (%s is not public; an implementation must be a public virtual instance method)", md.FullName())
+			}
+		}
+	}
+	return ""
 }
 
 func hasAttr(attrs []string, a string) bool {
@@ -373,6 +433,10 @@ func (r *resolver) layout(c *Class) {
 			named := slots[md.Name]
 			for k := len(named) - 1; k >= 0; k-- {
 				if i := named[k]; sameSig(vt[i], md) {
+					if hasAttr(vt[i].Attrs, "final") {
+						// CoreCLR: TypeLoadException.
+						r.errorf(md.Pos, "method %s cannot override %s, which is final (declare it newslot to start a new slot)", md.FullName(), vt[i].FullName())
+					}
 					md.Slot = i
 					vt[i] = md
 					break
@@ -403,6 +467,9 @@ func (r *resolver) layoutInterface(c *Class) {
 			if md.Abstract {
 				r.errorf(md.Pos, "static method %s cannot be abstract", md.FullName())
 			}
+			continue
+		case md.Name == ".ctor":
+			r.errorf(md.Pos, "interface %s cannot have a constructor", c.Name)
 			continue
 		case !md.Abstract || !md.Virtual:
 			r.errorf(md.Pos, "interface method %s must be abstract virtual (default interface methods are not supported)", md.FullName())
@@ -701,6 +768,19 @@ func (r *resolver) methodRef(in *Instr) {
 	}
 	if len(near) > 0 {
 		msg += "; candidates: " + strings.Join(near, ", ")
+	}
+	if ref.Class != nil && ref.Class.Class != nil && ref.Class.Class.Interface {
+		c := ref.Class.Class
+		if ref.Name == ".ctor" {
+			msg += fmt.Sprintf(" (%s is an interface: create an object of a class that implements it)", c.Name)
+		}
+		for _, i := range c.Interfaces {
+			for _, md := range r.methodsNamed(i, ref.Name) {
+				if match(md) {
+					msg += fmt.Sprintf(" (it is declared in %s, which %s extends: call %s::%s)", i.Name, c.Name, i.Name, md.Name)
+				}
+			}
+		}
 	}
 	for _, md := range cands {
 		if md.Name == ref.Name && md.Static == ref.Instance && sameRefSig(md, ref) {

@@ -375,7 +375,9 @@ func (s *state) rtc(c *il.Class) *rtClass {
 		for iface, impl := range c.IMap {
 			ms := make([]*dmethod, len(impl))
 			for k, im := range impl {
-				ms[k] = s.method(im)
+				if im != nil { // nil: an abstract class's empty slot
+					ms[k] = s.method(im)
+				}
 			}
 			rc.itab[iface.IfaceIndex] = ms
 		}

@@ -618,6 +618,9 @@ func (rt *Runtime) newITab(mt uintptr, c *il.Class) error {
 		}
 		rt.setU64(itab+uintptr(abi.MTSlotSize*iface.IfaceIndex), uint64(block))
 		for k, m := range impl {
+			if m == nil {
+				continue // an abstract class's empty slot: never called
+			}
 			slot := block + uintptr(abi.MTSlotSize*k)
 			addr, err := rt.entryPoint(m)
 			if err != nil {

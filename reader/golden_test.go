@@ -97,7 +97,7 @@ func dump(t *testing.T, file string) string {
 	var out bytes.Buffer
 	for i, m := range mod.AllMethods() {
 		if m.Abstract {
-			continue // no body
+			continue // no IL
 		}
 		if i > 0 {
 			out.WriteString("\n")
