@@ -40,6 +40,7 @@ func TestVectorsFile(t *testing.T) {
 	}
 	n := make([]int, len(names))
 	bad := make([]int, len(names))
+	maxUlps := make([]int64, len(names))
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 		f := strings.Fields(line)
 		k, _ := strconv.Atoi(f[0])
@@ -51,6 +52,7 @@ func TestVectorsFile(t *testing.T) {
 		n[k]++
 		if got := fns[k](v[0], v[1]); !sameFloat(got, v[2]) {
 			bad[k]++
+			maxUlps[k] = max(maxUlps[k], ulpsApart(got, v[2]))
 			if bad[k] <= 3 && testing.Verbose() {
 				t.Logf("%s(%v, %v) = %v, CoreCLR %v", names[k], v[0], v[1], got, v[2])
 			}
@@ -58,7 +60,7 @@ func TestVectorsFile(t *testing.T) {
 	}
 	for k := range names {
 		if n[k] > 0 {
-			t.Logf("%-8s %7d arguments, %6d differ (%.4f%%)", names[k], n[k], bad[k], 100*float64(bad[k])/float64(n[k]))
+			t.Logf("%-8s %7d arguments, %6d differ (%.4f%%), by at most %d ulp", names[k], n[k], bad[k], 100*float64(bad[k])/float64(n[k]), maxUlps[k])
 		}
 	}
 }
@@ -145,4 +147,24 @@ func hexOf(f float64) string {
 		return "-Inf"
 	}
 	return strconv.FormatFloat(f, 'x', -1, 64)
+}
+
+// ulpsApart returns how many float64s lie between a and b, plus one
+// (NaNs and infinities: a large number).
+func ulpsApart(a, b float64) int64 {
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return math.MaxInt64
+	}
+	key := func(f float64) int64 {
+		i := int64(math.Float64bits(f))
+		if i < 0 {
+			i = math.MinInt64 - i
+		}
+		return i
+	}
+	d := key(a) - key(b)
+	if d < 0 {
+		d = -d
+	}
+	return d
 }
