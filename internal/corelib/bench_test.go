@@ -23,6 +23,8 @@ func BenchmarkMath(b *testing.B) {
 		{"Atan", Atan, 1.2345},
 		{"Atan2", func(x float64) float64 { return Atan2(x, 0.75) }, 1.2345},
 		{"SinHuge", Sin, 1e22},
+		{"ExpSubnormal", Exp, -740.5},
+		{"PowExact", func(x float64) float64 { return Pow(x, 34) }, 3},
 		{"GoSin", math.Sin, 1.2345},
 		{"GoExp", math.Exp, 1.2345},
 		{"GoPow", func(x float64) float64 { return math.Pow(x, 1.75) }, 12.345},

@@ -52,10 +52,17 @@ func TestErrorBounds(t *testing.T) {
 		// sin and cos after the reduction
 		x, _ = randomArgs(rng, "Sin", i)
 		arg = x
-		if math.Abs(x) <= 0x1p20 && math.Abs(x) >= 0x1p-27 {
-			rh, rl, errR, _ := trigReduce(x)
-			r, _ := reduceBig(x, prec)
-			check("trigReduce", errOf(rh, rl, r), errR)
+		if math.Abs(x) >= 0x1p-27 {
+			rh, rl, errR, k := reduce(x, math.Abs(x))
+			r, kBig := reduceBig(x, prec)
+			name := "trigReduce"
+			if math.Abs(x) > 0x1p20 {
+				name = "reduceLarge"
+			}
+			if k != kBig {
+				t.Errorf("%s(%v): k = %d, want %d", name, x, k, kBig)
+			}
+			check(name, errOf(rh, rl, r), errR)
 			sh, sl, serr, ch, cl, cerr := sinCos(rh, rl)
 			rr := newF(prec).Add(bigF(rh, prec), bigF(rl, prec))
 			check("sinCos/sin", errOf(sh, sl, sinCosBig(rr, prec, false)), serr)

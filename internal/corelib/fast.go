@@ -1,6 +1,9 @@
 package corelib
 
-import "math"
+import (
+	"math"
+	"math/bits"
+)
 
 // The fast paths: double-double evaluations (about 100 bits) that return
 // a value hi + lo and a bound on its error, for roundDD to decide the
@@ -183,4 +186,80 @@ func atanCore(th, tl float64) (hi, lo float64) {
 func subFromHalfPi(hi, lo float64) (float64, float64) {
 	h, l := twoSum(pio2a, -hi)
 	return twoSum(h, l+pio2b-lo)
+}
+
+// reduceLarge is trigReduce for finite |x| > 2^20 (Payne and Hanek's
+// reduction). |x| = m 2^e with m a 53-bit integer; the bits of 2/pi
+// weighing 2^(1-e) and more contribute multiples of 4 to |x| 2/pi and
+// are skipped: m times the next 256 bits, computed exactly in 64-bit
+// words, gives |x| 2/pi modulo 4 with an error below 2^-200. Its
+// integer part is k, its fraction f (taken in [-1/2, 1/2)) gives r =
+// f pi/2 as a double-double.
+func reduceLarge(x float64) (rh, rl, err float64, k int) {
+	b := math.Float64bits(x)
+	m := b&(1<<52-1) | 1<<52
+	e := int(b>>52&0x7ff) - 1075 // |x| = m 2^e, e >= -32
+	// 2/pi's bit i weighs 2^-i; the window starts at i = e-1, which is
+	// bit e+62 of twoOverPiBits (counting from the first word's top bit,
+	// after its word of zeros).
+	j := uint(e + 62)
+	w, sh := j/64, j%64
+	var z [4]uint64
+	for i := range z {
+		z[i] = twoOverPiBits[w+uint(i)] << sh
+		if sh != 0 {
+			z[i] |= twoOverPiBits[w+uint(i)+1] >> (64 - sh)
+		}
+	}
+	// P = m Z in words p0 (above) p1 p2 p3 p4; |x| 2/pi = P 2^-254
+	// modulo 4, and p0 holds multiples of 4.
+	h3, p4 := bits.Mul64(m, z[3])
+	h2, l2 := bits.Mul64(m, z[2])
+	h1, l1 := bits.Mul64(m, z[1])
+	_, l0 := bits.Mul64(m, z[0])
+	p3, c := bits.Add64(l2, h3, 0)
+	p2, c := bits.Add64(l1, h2, c)
+	p1, _ := bits.Add64(l0, h1, c)
+	k = int(p1 >> 62)
+	// the fraction, 192 bits: f0 f1 f2
+	f0 := p1<<2 | p2>>62
+	f1 := p2<<2 | p3>>62
+	f2 := p3<<2 | p4>>62
+	neg := f0>>63 != 0
+	if neg { // f >= 1/2: take f - 1, by its magnitude 1 - f
+		k++
+		var br uint64
+		f2, br = bits.Sub64(0, f2, 0)
+		f1, br = bits.Sub64(0, f1, br)
+		f0, _ = bits.Sub64(0, f0, br)
+	}
+	// normalize and take 106 bits
+	lz := 0
+	for f0 == 0 && lz < 128 {
+		f0, f1, f2 = f1, f2, 0
+		lz += 64
+	}
+	if f0 == 0 {
+		return 0, 0, math.Inf(1), 0 // not reached: r is never that small
+	}
+	s := uint(bits.LeadingZeros64(f0))
+	if s != 0 {
+		f0 = f0<<s | f1>>(64-s)
+		f1 = f1<<s | f2>>(64-s)
+	}
+	lz += int(s)
+	hi := math.Ldexp(float64(f0>>11), -53-lz)
+	lo := math.Ldexp(float64((f0&(1<<11-1))<<42|f1>>22), -106-lz)
+	fh, fl := fastTwoSum(hi, lo)
+	// r = f pi/2
+	p, pe := twoProd(fh, pio2a)
+	pe += fh*pio2b + fl*pio2a
+	rh, rl = fastTwoSum(p, pe)
+	if neg != (x < 0) {
+		rh, rl = -rh, -rl
+	}
+	if x < 0 {
+		k = -k
+	}
+	return rh, rl, 0x1p-100*math.Abs(rh) + 0x1p-185, k & 3
 }

@@ -251,14 +251,24 @@ func powBig(x, y float64) float64 {
 	})
 }
 
+// reduce returns r = x - k pi/2 (|r| <= pi/4 and a little) as rh + rl
+// with an absolute error below err, and k mod 4, for finite x with a =
+// |x|.
+func reduce(x, a float64) (rh, rl, err float64, k int) {
+	if a <= 0x1p20 {
+		return trigReduce(x)
+	}
+	return reduceLarge(x)
+}
+
 // Sin is Math.Sin.
 func Sin(x float64) float64 {
 	a := math.Abs(x)
 	switch {
 	case a < 0x1p-27:
 		return x // sin x = x - x^3/6 rounds to x
-	case a <= 0x1p20:
-		rh, rl, errR, k := trigReduce(x)
+	case a < math.Inf(1):
+		rh, rl, errR, k := reduce(x, a)
 		sh, sl, serr, ch, cl, cerr := sinCos(rh, rl)
 		var hi, lo, err float64
 		switch k {
@@ -286,8 +296,8 @@ func Cos(x float64) float64 {
 	switch {
 	case a < 0x1p-27:
 		return 1 // cos x = 1 - x^2/2 rounds to 1
-	case a <= 0x1p20:
-		rh, rl, errR, k := trigReduce(x)
+	case a < math.Inf(1):
+		rh, rl, errR, k := reduce(x, a)
 		sh, sl, serr, ch, cl, cerr := sinCos(rh, rl)
 		var hi, lo, err float64
 		switch k {
@@ -315,8 +325,8 @@ func Tan(x float64) float64 {
 	switch {
 	case a < 0x1p-27:
 		return x // tan x = x + x^3/3 rounds to x
-	case a <= 0x1p20:
-		rh, rl, errR, k := trigReduce(x)
+	case a < math.Inf(1):
+		rh, rl, errR, k := reduce(x, a)
 		sh, sl, serr, ch, cl, cerr := sinCos(rh, rl)
 		var hi, lo float64
 		if k&1 == 0 {

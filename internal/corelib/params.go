@@ -9,4 +9,8 @@ const (
 	trigN   = 64  // sin, cos: tables at j/trigN
 	trigMax = 52  // j up to pi/4 trigN and a little more
 	atanN   = 64  // atan: tables at j/atanN for j <= atanN
+
+	// twoOverPiWords is the length of twoOverPiBits: a word of zeros and
+	// enough of 2/pi for reduceLarge's window at the largest float64.
+	twoOverPiWords = 23
 )

@@ -416,6 +416,34 @@ var sinCosTable = [4 * (trigMax + 1)]float64{
 	0x1.73b7680dea578p-01, -0x1.2248306dc12a2p-56, 0x1.6018526f563dfp-01, 0x1.46ca5e0e432dp-55,
 }
 
+// twoOverPiBits holds a word of zeros, then the bits of 2/pi's binary
+// fraction, most significant first.
+var twoOverPiBits = [...]uint64{
+	0,
+	0xa2f9836e4e441529,
+	0xfc2757d1f534ddc0,
+	0xdb6295993c439041,
+	0xfe5163abdebbc561,
+	0xb7246e3a424dd2e0,
+	0x06492eea09d1921c,
+	0xfe1deb1cb129a73e,
+	0xe88235f52ebb4484,
+	0xe99c7026b45f7e41,
+	0x3991d639835339f4,
+	0x9c845f8bbdf9283b,
+	0x1ff897ffde05980f,
+	0xef2f118b5a0a6d1f,
+	0x6d367ecf27cb09b7,
+	0x4f463f669e5fea2d,
+	0x7527bac7ebe5f17b,
+	0x3d0739f78a5292ea,
+	0x6bfb5fb11f8d5d08,
+	0x56033046fc7b6bab,
+	0xf0cfbc209af4361d,
+	0xa9e391615ee61b08,
+	0x6599855f14a06840,
+}
+
 // atanTable holds atan(j/atanN) (hi, lo) for j = 0..atanN.
 var atanTable = [2 * (atanN + 1)]float64{
 	0x0p+00, 0x0p+00,

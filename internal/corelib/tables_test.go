@@ -117,6 +117,21 @@ func buildTables() []byte {
 	}
 	b.WriteString("}\n\n")
 
+	// 2/pi's binary fraction, 64 bits to a word, after a word of zeros
+	// (see reduceLarge)
+	twoOverPi := newF(2048).Quo(bigInt(2, 2048), constants(2048+64).pi)
+	b.WriteString("// twoOverPiBits holds a word of zeros, then the bits of 2/pi's binary\n")
+	b.WriteString("// fraction, most significant first.\n")
+	b.WriteString("var twoOverPiBits = [...]uint64{\n\t0,\n")
+	frac := newF(2048).Set(twoOverPi)
+	for range twoOverPiWords - 1 {
+		frac.SetMantExp(frac, 64)
+		w, _ := frac.Uint64()
+		frac.Sub(frac, newF(2048).SetUint64(w))
+		fmt.Fprintf(&b, "\t%#016x,\n", w)
+	}
+	b.WriteString("}\n\n")
+
 	b.WriteString("// atanTable holds atan(j/atanN) (hi, lo) for j = 0..atanN.\n")
 	b.WriteString("var atanTable = [2 * (atanN + 1)]float64{\n")
 	for j := 0; j <= atanN; j++ {
