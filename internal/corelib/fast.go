@@ -261,5 +261,5 @@ func reduceLarge(x float64) (rh, rl, err float64, k int) {
 	if x < 0 {
 		k = -k
 	}
-	return rh, rl, 0x1p-100*math.Abs(rh) + 0x1p-185, k & 3
+	return rh, rl, 0x1p-98*math.Abs(rh) + 0x1p-185, k & 3
 }
