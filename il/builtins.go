@@ -50,8 +50,13 @@ func BaseLibraryClasses() []string {
 	for _, e := range exceptionClasses {
 		names = append(names, e.name)
 	}
-	return names
+	return append(names, staticClasses...)
 }
+
+// staticClasses are the base library's classes of static members only
+// (all extend System.Object), in the order their static fields are
+// numbered.
+var staticClasses = []string{MathClass, Int32Class, Int64Class, DoubleClass, EnvironmentClass, StopwatchClass}
 
 // DefaultMessage returns the message that the parameterless constructor of
 // the named base library exception class stores, and false for
@@ -88,6 +93,13 @@ const (
 	// TypeInitializationClass is the exception whose two-argument
 	// constructor takes a type name, not a message.
 	TypeInitializationClass = "System.TypeInitializationException"
+
+	MathClass        = "System.Math"
+	Int32Class       = "System.Int32" // its static Parse; int32 itself is a primitive type
+	Int64Class       = "System.Int64"
+	DoubleClass      = "System.Double"
+	EnvironmentClass = "System.Environment"
+	StopwatchClass   = "System.Diagnostics.Stopwatch" // in .NET's [System] assembly
 )
 
 // Messages of Exception.ToString and TypeInitializationException.
@@ -105,6 +117,21 @@ const (
 // name prints as empty).
 func TypeInitializationMessage(fullTypeName string) string {
 	return "The type initializer for '" + fullTypeName + "' threw an exception."
+}
+
+// StopwatchFrequency is the value of Stopwatch.Frequency: on Linux, .NET's
+// Stopwatch counts nanoseconds of CLOCK_MONOTONIC.
+const StopwatchFrequency = 1_000_000_000
+
+// builtinStaticFields declares the base library's static fields (all
+// read-only, initonly in .NET) and the value each run starts with, in the
+// engines' 64-bit form (integers sign-extended, floats as float64 bits).
+var builtinStaticFields = []struct {
+	class, name string
+	typ         *Type
+	value       int64
+}{
+	{StopwatchClass, "Frequency", Int64, StopwatchFrequency},
 }
 
 // BuiltinKind identifies a base library method: one kind per method
@@ -164,6 +191,36 @@ const (
 	ConsoleWriteDouble      // System.Console::Write(float64)
 	ConsoleWriteSingle      // System.Console::Write(float32)
 	ConsoleWriteObject      // System.Console::Write(object)
+
+	// System.Math, the Parse methods and the clocks: static methods.
+	MathSqrt                  // System.Math::Sqrt(float64)
+	MathAbsDouble             // System.Math::Abs(float64)
+	MathAbsInt32              // System.Math::Abs(int32)
+	MathAbsInt64              // System.Math::Abs(int64)
+	MathMinDouble             // System.Math::Min(float64, float64)
+	MathMinInt32              // System.Math::Min(int32, int32)
+	MathMinInt64              // System.Math::Min(int64, int64)
+	MathMaxDouble             // System.Math::Max(float64, float64)
+	MathMaxInt32              // System.Math::Max(int32, int32)
+	MathMaxInt64              // System.Math::Max(int64, int64)
+	MathFloor                 // System.Math::Floor(float64)
+	MathCeiling               // System.Math::Ceiling(float64)
+	MathRound                 // System.Math::Round(float64)
+	MathTruncate              // System.Math::Truncate(float64)
+	MathPow                   // System.Math::Pow(float64, float64)
+	MathExp                   // System.Math::Exp(float64)
+	MathLog                   // System.Math::Log(float64)
+	MathLog10                 // System.Math::Log10(float64)
+	MathSin                   // System.Math::Sin(float64)
+	MathCos                   // System.Math::Cos(float64)
+	MathTan                   // System.Math::Tan(float64)
+	MathAtan                  // System.Math::Atan(float64)
+	MathAtan2                 // System.Math::Atan2(float64 y, float64 x)
+	Int32Parse                // System.Int32::Parse(string)
+	Int64Parse                // System.Int64::Parse(string)
+	DoubleParse               // System.Double::Parse(string)
+	EnvironmentGetTickCount64 // System.Environment::get_TickCount64()
+	StopwatchGetTimestamp     // System.Diagnostics.Stopwatch::GetTimestamp()
 
 	ExceptionCtor       // System.Exception::.ctor()
 	ExceptionCtorString // System.Exception::.ctor(string message)
@@ -321,6 +378,35 @@ var builtinDecls = [numBuiltinKinds]builtinDecl{
 	ConsoleWriteDouble:      staticMethod(ConsoleClass, "Write", Void, Float64),
 	ConsoleWriteSingle:      staticMethod(ConsoleClass, "Write", Void, Float32),
 	ConsoleWriteObject:      staticMethod(ConsoleClass, "Write", Void, Object),
+
+	MathSqrt:                  staticMethod(MathClass, "Sqrt", Float64, Float64),
+	MathAbsDouble:             staticMethod(MathClass, "Abs", Float64, Float64),
+	MathAbsInt32:              staticMethod(MathClass, "Abs", Int32, Int32),
+	MathAbsInt64:              staticMethod(MathClass, "Abs", Int64, Int64),
+	MathMinDouble:             staticMethod(MathClass, "Min", Float64, Float64, Float64),
+	MathMinInt32:              staticMethod(MathClass, "Min", Int32, Int32, Int32),
+	MathMinInt64:              staticMethod(MathClass, "Min", Int64, Int64, Int64),
+	MathMaxDouble:             staticMethod(MathClass, "Max", Float64, Float64, Float64),
+	MathMaxInt32:              staticMethod(MathClass, "Max", Int32, Int32, Int32),
+	MathMaxInt64:              staticMethod(MathClass, "Max", Int64, Int64, Int64),
+	MathFloor:                 staticMethod(MathClass, "Floor", Float64, Float64),
+	MathCeiling:               staticMethod(MathClass, "Ceiling", Float64, Float64),
+	MathRound:                 staticMethod(MathClass, "Round", Float64, Float64),
+	MathTruncate:              staticMethod(MathClass, "Truncate", Float64, Float64),
+	MathPow:                   staticMethod(MathClass, "Pow", Float64, Float64, Float64),
+	MathExp:                   staticMethod(MathClass, "Exp", Float64, Float64),
+	MathLog:                   staticMethod(MathClass, "Log", Float64, Float64),
+	MathLog10:                 staticMethod(MathClass, "Log10", Float64, Float64),
+	MathSin:                   staticMethod(MathClass, "Sin", Float64, Float64),
+	MathCos:                   staticMethod(MathClass, "Cos", Float64, Float64),
+	MathTan:                   staticMethod(MathClass, "Tan", Float64, Float64),
+	MathAtan:                  staticMethod(MathClass, "Atan", Float64, Float64),
+	MathAtan2:                 staticMethod(MathClass, "Atan2", Float64, Float64, Float64),
+	Int32Parse:                staticMethod(Int32Class, "Parse", Int32, String),
+	Int64Parse:                staticMethod(Int64Class, "Parse", Int64, String),
+	DoubleParse:               staticMethod(DoubleClass, "Parse", Float64, String),
+	EnvironmentGetTickCount64: staticMethod(EnvironmentClass, "get_TickCount64", Int64),
+	StopwatchGetTimestamp:     staticMethod(StopwatchClass, "GetTimestamp", Int64),
 
 	ExceptionCtor:       exceptionCtor(ExceptionClass),
 	ExceptionCtorString: exceptionCtor(ExceptionClass, String),
@@ -503,6 +589,15 @@ func newBaseLibrary() map[string]*Class {
 			return lib[t.Name].Type()
 		}
 		return t
+	}
+	for _, name := range staticClasses {
+		add(name, lib[ObjectClass])
+		lib[name].Attrs = []string{"public", "abstract", "sealed"}
+	}
+	for _, f := range builtinStaticFields {
+		c := lib[f.class]
+		c.Fields = append(c.Fields, &Field{Name: f.name, Type: f.typ, Static: true, Owner: c,
+			Attrs: []string{"public", "static", "initonly"}, Builtin: true, Init: f.value})
 	}
 	for k := BuiltinNone + 1; k < numBuiltinKinds; k++ {
 		d := &builtinDecls[k]

@@ -362,6 +362,13 @@ type Field struct {
 	Owner  *Class
 	Pos    Pos
 	Slot   int // instance: index among the object's fields; static: index among the module's statics
+
+	// Builtin marks a static field of the base library (Stopwatch's
+	// Frequency), which programs read but cannot store; every run starts
+	// with Init in it (in the engines' 64-bit form: integers
+	// sign-extended, floats as float64 bits).
+	Builtin bool
+	Init    int64
 }
 
 // FullName returns Owner::Name (or Name for a global field).
@@ -675,7 +682,8 @@ func (m *Module) AllMethods() []*Method {
 	return all
 }
 
-// StaticFields returns every static field (global ones first); Field.Slot
+// StaticFields returns every static field: global ones first, then those
+// of the classes, then (in a resolved module) the base library's; Field.Slot
 // of a static field is its position in this list.
 func (m *Module) StaticFields() []*Field {
 	all := append([]*Field(nil), m.Fields...)
@@ -683,6 +691,15 @@ func (m *Module) StaticFields() []*Field {
 		for _, f := range c.Fields {
 			if f.Static {
 				all = append(all, f)
+			}
+		}
+	}
+	for _, name := range staticClasses {
+		if c := m.classes[name]; c != nil {
+			for _, f := range c.Fields {
+				if f.Static {
+					all = append(all, f)
+				}
 			}
 		}
 	}

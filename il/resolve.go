@@ -691,7 +691,7 @@ func (r *resolver) fieldRef(in *Instr) {
 		for k := c; k != nil && f == nil; k = k.Base {
 			f = r.fieldNamed(k, ref.Name)
 		}
-		if f == nil || f.Owner.Builtin {
+		if f == nil || f.Owner.Builtin && !f.Builtin { // the base library's hidden fields
 			r.errorf(in.Pos(r.m.File), "class %s has no field %s", c.Name, ref.Name)
 			return
 		}

@@ -1117,6 +1117,9 @@ func (v *verifier) step(in *Instr, st []vtype) ([]vtype, bool) {
 			}
 			return fail("field %s is static; use %s", fld.FullName(), other)
 		}
+		if c == Stsfld && fld.Builtin {
+			return fail("field %s of the base library is read-only (initonly)", fld.FullName())
+		}
 		var val vtype
 		if c == Stfld || c == Stsfld {
 			if !need(1) {

@@ -72,6 +72,9 @@ func TestBuiltinDispatch(t *testing.T) {
 		for i := range meth.NumArgs() {
 			args = append(args, builtinArg(t, s, meth, meth.ArgType(i)))
 		}
+		if k == il.Int32Parse || k == il.Int64Parse || k == il.DoubleParse {
+			args[0] = value{r: newString("7")} // "s" would throw
+		}
 		res, st := s.builtin(s.method(meth), args)
 		if st != stOK {
 			t.Errorf("%v: status %d, error %v, exception %v", k, st, s.deferred, s.pend)

@@ -294,6 +294,11 @@ func (s *state) setup() error {
 	// Preallocated, as CoreCLR does, not charged to the heap.
 	s.oom = &managedObject{cls: s.rtc(oom), f: make([]value, s.rtc(oom).nf)}
 	s.statics = make([]value, len(m.StaticFields()))
+	for _, f := range m.StaticFields() {
+		if f.Builtin {
+			s.statics[f.Slot] = value{n: f.Init}
+		}
+	}
 	for _, meth := range m.AllMethods() {
 		dm := s.method(meth)
 		if dm.bi == il.BuiltinNone && !dm.decoded && !meth.Abstract {

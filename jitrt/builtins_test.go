@@ -101,6 +101,13 @@ func TestBuiltinDispatch(t *testing.T) {
 				ni++
 			}
 		}
+		if k == il.Int32Parse || k == il.Int64Parse || k == il.DoubleParse {
+			p, err := rt.newString(utf16Of("7")) // "s" would throw
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.SetReg(intArgSlots[0], uint64(p))
+		}
 		m.SetReg(abi.CtxRAX, 0)
 		if err := rt.builtin(m, k); err != nil {
 			t.Errorf("%v: %v", k, err)

@@ -494,6 +494,11 @@ func (rt *Runtime) init() error {
 	if rt.statics, err = rt.meta.alloc(8 * int64(len(mod.StaticFields())+1)); err != nil {
 		return err
 	}
+	for _, f := range mod.StaticFields() {
+		if f.Builtin {
+			rt.setU64(rt.StaticAddr(f), uint64(f.Init))
+		}
+	}
 	// Funclets the dispatcher invokes return here; the dispatcher never
 	// resumes the stub itself (UD2).
 	if rt.funcletReturn, err = rt.code.InstallStub(func(a *amd64.Assembler) {

@@ -14,7 +14,7 @@ import (
 // allowedImports says which of miniil's packages each package may import
 // (non-test files): data flows down the pipeline, the code generator and
 // the runtime meet only in abi, and the interpreter shares nothing with
-// the JIT but il.
+// the JIT but il and the base library's pure functions (internal/corelib).
 var allowedImports = map[string][]string{
 	"il":                {},
 	"abi":               {"il"},
@@ -25,12 +25,13 @@ var allowedImports = map[string][]string{
 	"amd64":             {"abi", "funclet", "il", "ir"},
 	"ehclauses":         {"abi", "amd64", "il", "ir"},
 	"jit":               {"abi", "amd64", "ehclauses", "funclet", "il", "ir", "opt", "reader"},
-	"jitrt":             {"abi", "amd64", "il"}, // amd64 for its assembler only
-	"interp":            {"il"},
+	"jitrt":             {"abi", "amd64", "il", "internal/corelib"}, // amd64 for its assembler only
+	"interp":            {"il", "internal/corelib"},
 	"fuzz":              {"", "il"},
 	"cmd/miniil":        {"", "fuzz"},
 	"internal/bigprog":  {"fuzz"},
 	"internal/deepnest": {},
+	"internal/corelib":  {},
 	// The root package wires everything together.
 	"": {"abi", "amd64", "ehclauses", "funclet", "il", "interp", "ir", "jit", "jitrt", "opt", "reader"},
 }
