@@ -70,18 +70,23 @@ func trailing(s []uint16, i int) bool {
 	return i == len(s)
 }
 
-// parseInteger parses s as a signed integer of the given bits (32 or 64).
-// A format error wins over an overflow, as in .NET.
-func parseInteger(s []uint16, bits uint) (int64, ParseStatus) {
-	i := 0
+// leadingSign skips the leading white space of s and an optional sign,
+// returning where the number starts and whether it is negative.
+func leadingSign(s []uint16) (i int, neg bool) {
 	for i < len(s) && isWhite(s[i]) {
 		i++
 	}
-	neg := false
 	if i < len(s) && (s[i] == '-' || s[i] == '+') {
 		neg = s[i] == '-'
 		i++
 	}
+	return i, neg
+}
+
+// parseInteger parses s as a signed integer of the given bits (32 or 64).
+// A format error wins over an overflow, as in .NET.
+func parseInteger(s []uint16, bits uint) (int64, ParseStatus) {
+	i, neg := leadingSign(s)
 	if i == len(s) || !isDigit(s[i]) {
 		return 0, ParseFormat
 	}
@@ -137,15 +142,7 @@ func ParseDouble(s []uint16) (float64, ParseStatus) {
 
 // parseNumber parses the numeric forms: [ws][sign]digits[.digits][e[sign]digits][ws].
 func parseNumber(s []uint16) (float64, bool) {
-	i := 0
-	for i < len(s) && isWhite(s[i]) {
-		i++
-	}
-	neg := false
-	if i < len(s) && (s[i] == '-' || s[i] == '+') {
-		neg = s[i] == '-'
-		i++
-	}
+	i, neg := leadingSign(s)
 	// The digits, without the separators: mantissa digits and the
 	// position of the decimal point.
 	digits := make([]byte, 0, len(s)+24)
