@@ -16,6 +16,7 @@ func TestCommands(t *testing.T) {
 		stderrLine bool   // stderr must be exactly one line
 	}{
 		{"run example", []string{"run", "../../examples/exceptions.il"}, 0, "Main: caught: order rejected", "", false},
+		{"run shapes example", []string{"run", "../../examples/shapes.il"}, 0, "square: area 4\n  (no shape here)\nskipped 1", "", false},
 		{"run exit code", []string{"run", "../../tests/corpus/consts_locals_args.il"}, 3, "", "", false},
 		{"run unhandled", []string{"run", "../../tests/corpus/unhandled_user_exception.il"}, 134, "", "Unhandled exception.", false},
 		{"run missing file", []string{"run", "nope.il"}, 2, "", "no such file", true},
