@@ -189,20 +189,11 @@ func (e *ManagedException) Error() string {
 
 // write writes what Exception.ToString returns.
 func (e *ManagedException) write(b *strings.Builder) {
-	b.WriteString(e.Type)
-	if e.Message != "" {
-		b.WriteString(": ")
-		b.WriteString(e.Message)
-	}
+	var inner func(*strings.Builder)
 	if e.InnerException != nil {
-		b.WriteString("\n ---> ")
-		e.InnerException.write(b)
-		b.WriteString("\n   --- End of inner exception stack trace ---")
+		inner = e.InnerException.write
 	}
-	for _, f := range e.StackTrace {
-		b.WriteString("\n   at ")
-		b.WriteString(f)
-	}
+	il.WriteException(b, e.Type, e.Message, e.StackTrace, inner)
 }
 
 // StackOverflowError reports recursion deeper than the configured limit.

@@ -112,6 +112,27 @@ const (
 	EndOfInnerExceptionStack = "--- End of inner exception stack trace ---"
 )
 
+// WriteException writes what CoreCLR's Exception.ToString returns (and its
+// report of an unhandled exception, after "Unhandled exception. "): TYPE,
+// ": MESSAGE" unless the message is empty, the inner exception (written by
+// inner, nil for none) between its markers, then an "at" line per frame.
+func WriteException(b *strings.Builder, typ, msg string, trace []string, inner func(*strings.Builder)) {
+	b.WriteString(typ)
+	if msg != "" {
+		b.WriteString(": ")
+		b.WriteString(msg)
+	}
+	if inner != nil {
+		b.WriteString("\n" + InnerExceptionPrefix)
+		inner(b)
+		b.WriteString("\n   " + EndOfInnerExceptionStack)
+	}
+	for _, t := range trace {
+		b.WriteString("\n   at ")
+		b.WriteString(t)
+	}
+}
+
 // TypeInitializationMessage is the Message of a
 // TypeInitializationException for the type named fullTypeName (a null
 // name prints as empty).

@@ -77,20 +77,11 @@ func (e *UnhandledException) Error() string {
 }
 
 func (e *UnhandledException) write(b *strings.Builder) {
-	b.WriteString(e.Type)
-	if e.Message != "" {
-		b.WriteString(": ")
-		b.WriteString(e.Message)
-	}
+	var inner func(*strings.Builder)
 	if e.Inner != nil {
-		b.WriteString("\n" + il.InnerExceptionPrefix)
-		e.Inner.write(b)
-		b.WriteString("\n   " + il.EndOfInnerExceptionStack)
+		inner = e.Inner.write
 	}
-	for _, t := range e.Trace {
-		b.WriteString("\n   at ")
-		b.WriteString(t)
-	}
+	il.WriteException(b, e.Type, e.Message, e.Trace, inner)
 }
 
 // StackOverflowError is the error Run returns when the call depth exceeds
