@@ -172,3 +172,25 @@ func TestBuiltinKindsPerModule(t *testing.T) {
 		}
 	}
 }
+
+// TestInCorelib checks that the kinds both engines hand to corelib are
+// exactly the methods of System.Math, the Parse methods and the clocks.
+func TestInCorelib(t *testing.T) {
+	n := 0
+	for _, k := range il.BuiltinKinds() {
+		name := k.String()
+		want := false
+		for _, p := range []string{"Math.", "Int32.Parse", "Int64.Parse", "Double.Parse", "Environment.", "Diagnostics.Stopwatch."} {
+			want = want || strings.HasPrefix(name, p)
+		}
+		if k.InCorelib() != want {
+			t.Errorf("%s: InCorelib() = %v, want %v", name, k.InCorelib(), want)
+		}
+		if want {
+			n++
+		}
+	}
+	if n != 28 {
+		t.Errorf("%d corelib kinds, want 28 (23 of System.Math, 3 Parse, 2 clocks)", n)
+	}
+}

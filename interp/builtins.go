@@ -188,6 +188,9 @@ func (s *state) strResult(str *managedString, exc *managedObject) (value, bstatu
 
 // builtin runs a base library method on args (this first).
 func (s *state) builtin(dm *dmethod, args []value) (value, bstatus) {
+	if dm.bi.InCorelib() {
+		return s.libBuiltin(dm, args)
+	}
 	switch k := dm.bi; k {
 	case il.ObjectCtor:
 		return value{}, stOK
@@ -313,15 +316,6 @@ func (s *state) builtin(dm *dmethod, args []value) (value, bstatus) {
 			return s.nre()
 		}
 		return value{r: o.f[1].r}, stOK
-	case il.MathSqrt, il.MathAbsDouble, il.MathAbsInt32, il.MathAbsInt64,
-		il.MathMinDouble, il.MathMinInt32, il.MathMinInt64,
-		il.MathMaxDouble, il.MathMaxInt32, il.MathMaxInt64,
-		il.MathFloor, il.MathCeiling, il.MathRound, il.MathTruncate,
-		il.MathPow, il.MathExp, il.MathLog, il.MathLog10,
-		il.MathSin, il.MathCos, il.MathTan, il.MathAtan, il.MathAtan2,
-		il.Int32Parse, il.Int64Parse, il.DoubleParse,
-		il.EnvironmentGetTickCount64, il.StopwatchGetTimestamp:
-		return s.libBuiltin(dm, args)
 	case il.ExceptionGetMessage, il.ExceptionToString:
 		o, ok := args[0].r.(*managedObject)
 		if !ok {

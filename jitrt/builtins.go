@@ -52,6 +52,9 @@ func (rt *Runtime) builtin(m *Machine, k il.BuiltinKind) error {
 		return fmt.Errorf("jitrt: base library method %v is not implemented", k)
 	}
 	a := args(m, meth)
+	if k.InCorelib() {
+		return rt.libBuiltin(m, k, a)
+	}
 	ret := func(p uintptr, err error) error { return rt.result(p, err) }
 	switch k {
 	case il.ObjectCtor:
@@ -147,15 +150,6 @@ func (rt *Runtime) builtin(m *Machine, k il.BuiltinKind) error {
 		il.ConsoleWriteUInt64, il.ConsoleWriteDouble, il.ConsoleWriteSingle,
 		il.ConsoleWriteObject:
 		return rt.write(meth.Params[0].Type.Kind, a[0])
-	case il.MathSqrt, il.MathAbsDouble, il.MathAbsInt32, il.MathAbsInt64,
-		il.MathMinDouble, il.MathMinInt32, il.MathMinInt64,
-		il.MathMaxDouble, il.MathMaxInt32, il.MathMaxInt64,
-		il.MathFloor, il.MathCeiling, il.MathRound, il.MathTruncate,
-		il.MathPow, il.MathExp, il.MathLog, il.MathLog10,
-		il.MathSin, il.MathCos, il.MathTan, il.MathAtan, il.MathAtan2,
-		il.Int32Parse, il.Int64Parse, il.DoubleParse,
-		il.EnvironmentGetTickCount64, il.StopwatchGetTimestamp:
-		return rt.libBuiltin(m, k, a)
 	case il.ExceptionGetMessage, il.ExceptionToString, il.ExceptionGetInnerException:
 		this := uintptr(a[0])
 		if this == 0 {
