@@ -822,8 +822,7 @@ func (l *lowerer) try(t *Try) {
 	// after the method's ret; the clauses follow the construct, so the
 	// ones nested in it come first in the table.
 	start, tend := l.newLabel(), l.newLabel()
-	var handlers func() []string
-	handlers = func() []string {
+	handlers := func() []string {
 		var heads []string // per handler: FROM (and filter start) labels
 		for _, h := range t.Handlers {
 			if h.Kind == Filter {
