@@ -50,6 +50,7 @@ func BaseLibraryClasses() []string {
 	for _, e := range exceptionClasses {
 		names = append(names, e.name)
 	}
+	names = append(names, StringBuilderClass)
 	return append(names, staticClasses...)
 }
 
@@ -314,6 +315,26 @@ const (
 	InvalidProgramExceptionCtorStringException
 	TypeInitializationExceptionCtorStringException // .ctor(string fullTypeName, Exception)
 
+	// System.Text.StringBuilder (see stringbuilder.go): a contiguous run
+	// of kinds, from StringBuilderCtor to StringBuilderSetLength.
+	StringBuilderCtor          // System.Text.StringBuilder::.ctor()
+	StringBuilderCtorInt32     // System.Text.StringBuilder::.ctor(int32 capacity)
+	StringBuilderAppendString  // System.Text.StringBuilder::Append(string)
+	StringBuilderAppendChar    // System.Text.StringBuilder::Append(char)
+	StringBuilderAppendBoolean // System.Text.StringBuilder::Append(bool)
+	StringBuilderAppendInt32   // System.Text.StringBuilder::Append(int32)
+	StringBuilderAppendUInt32  // System.Text.StringBuilder::Append(uint32)
+	StringBuilderAppendInt64   // System.Text.StringBuilder::Append(int64)
+	StringBuilderAppendUInt64  // System.Text.StringBuilder::Append(uint64)
+	StringBuilderAppendDouble  // System.Text.StringBuilder::Append(float64)
+	StringBuilderAppendSingle  // System.Text.StringBuilder::Append(float32)
+	StringBuilderAppendObject  // System.Text.StringBuilder::Append(object)
+	StringBuilderToString      // System.Text.StringBuilder::ToString(), virtual
+	StringBuilderGetLength     // System.Text.StringBuilder::get_Length()
+	StringBuilderClear         // System.Text.StringBuilder::Clear()
+	StringBuilderGetChars      // System.Text.StringBuilder::get_Chars(int32)
+	StringBuilderSetLength     // System.Text.StringBuilder::set_Length(int32)
+
 	numBuiltinKinds
 )
 
@@ -492,7 +513,29 @@ var builtinDecls = [numBuiltinKinds]builtinDecl{
 	InvalidProgramExceptionCtorString:              exceptionCtor("System.InvalidProgramException", String),
 	InvalidProgramExceptionCtorStringException:     exceptionCtor("System.InvalidProgramException", String, excType),
 	TypeInitializationExceptionCtorStringException: exceptionCtor(TypeInitializationClass, String, excType),
+
+	StringBuilderCtor:          instanceMethod(StringBuilderClass, ".ctor", Void),
+	StringBuilderCtorInt32:     instanceMethod(StringBuilderClass, ".ctor", Void, Int32),
+	StringBuilderAppendString:  instanceMethod(StringBuilderClass, "Append", sbType, String),
+	StringBuilderAppendChar:    instanceMethod(StringBuilderClass, "Append", sbType, Char),
+	StringBuilderAppendBoolean: instanceMethod(StringBuilderClass, "Append", sbType, Bool),
+	StringBuilderAppendInt32:   instanceMethod(StringBuilderClass, "Append", sbType, Int32),
+	StringBuilderAppendUInt32:  instanceMethod(StringBuilderClass, "Append", sbType, UInt32),
+	StringBuilderAppendInt64:   instanceMethod(StringBuilderClass, "Append", sbType, Int64),
+	StringBuilderAppendUInt64:  instanceMethod(StringBuilderClass, "Append", sbType, UInt64),
+	StringBuilderAppendDouble:  instanceMethod(StringBuilderClass, "Append", sbType, Float64),
+	StringBuilderAppendSingle:  instanceMethod(StringBuilderClass, "Append", sbType, Float32),
+	StringBuilderAppendObject:  instanceMethod(StringBuilderClass, "Append", sbType, Object),
+	StringBuilderToString:      virtualMethod(StringBuilderClass, "ToString", String),
+	StringBuilderGetLength:     instanceMethod(StringBuilderClass, "get_Length", Int32),
+	StringBuilderClear:         instanceMethod(StringBuilderClass, "Clear", sbType),
+	StringBuilderGetChars:      instanceMethod(StringBuilderClass, "get_Chars", Char, Int32),
+	StringBuilderSetLength:     instanceMethod(StringBuilderClass, "set_Length", Void, Int32),
 }
+
+// sbType is the builder class type that Append and Clear return, a
+// template like excType.
+var sbType = ClassType(StringBuilderClass)
 
 // excType is the parameter and result type class System.Exception in
 // builtinDecls: a template that newBaseLibrary copies for each module
@@ -610,6 +653,13 @@ func newBaseLibrary() map[string]*Class {
 			return lib[t.Name].Type()
 		}
 		return t
+	}
+	add(StringBuilderClass, lib[ObjectClass])
+	sb := lib[StringBuilderClass]
+	sb.Attrs = append(sb.Attrs, "sealed")
+	sb.Fields = []*Field{
+		{Name: StringBuilderCharsField, Type: ArrayOf(Char), Owner: sb, Attrs: []string{"private"}},
+		{Name: StringBuilderLengthField, Type: Int32, Owner: sb, Attrs: []string{"private"}},
 	}
 	for _, name := range staticClasses {
 		add(name, lib[ObjectClass])

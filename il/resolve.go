@@ -156,6 +156,7 @@ func (r *resolver) classes() {
 	for _, e := range exceptionClasses {
 		lib = append(lib, m.classes[e.name])
 	}
+	lib = append(lib, m.classes[StringBuilderClass])
 	for _, c := range append(lib, m.Classes...) {
 		if !visit(c) {
 			r.errorf(c.Pos, "class %s inherits from itself", c.Name)

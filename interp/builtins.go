@@ -166,6 +166,9 @@ func (s *state) quickString(r any) (str *managedString, ok bool, exc *managedObj
 			return newString(o.cls.name), true, nil
 		case il.ExceptionToString:
 			return s.quickExcString(o)
+		case il.StringBuilderToString:
+			str, exc := s.sbString(o)
+			return str, true, exc
 		}
 	}
 	return nil, false, nil
@@ -190,6 +193,9 @@ func (s *state) strResult(str *managedString, exc *managedObject) (value, bstatu
 func (s *state) builtin(dm *dmethod, args []value) (value, bstatus) {
 	if dm.bi.InCorelib() {
 		return s.libBuiltin(dm, args)
+	}
+	if dm.bi.IsStringBuilder() {
+		return s.sbBuiltin(dm, args)
 	}
 	switch k := dm.bi; k {
 	case il.ObjectCtor:
@@ -521,6 +527,7 @@ const (
 	natWrite       natOp = iota // Console.Write(object)/WriteLine(object)
 	natConcat                   // String.Concat(object, object)
 	natExcToString              // Exception.ToString with a managed Message or inner ToString
+	natAppend                   // StringBuilder.Append(object): vals[1] is the builder
 )
 
 // native is a base library method that calls managed code (a ToString or
@@ -619,6 +626,12 @@ func (s *state) natRun() error {
 			return s.throw(exc, false)
 		}
 		res.r = str
+	case natAppend:
+		o := n.vals[1].(*managedObject)
+		if exc := s.sbAppend(o, n.strs[0].orEmpty()); exc != nil {
+			return s.throw(exc, false)
+		}
+		res.r = o
 	}
 	s.popFrame()
 	return s.deliver(res, has)

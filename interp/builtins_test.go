@@ -15,10 +15,10 @@ import (
 const builtinOutput = "\ns\nTrue\nA\n7\n7\n7\n7\n1.5\n1.5\nSystem.Object\nsTrueA77771.51.5System.Object"
 
 // builtinArg makes an argument of type t for a base library method: a
-// new instance for this and objects, "s" for strings, {"s", "t"} for a
-// string array, 'A' for a char, 1 for a bool, 7 for an integer (0 for
-// String's methods, whose indexes and counts must fit "s"), 1.5 for a
-// float.
+// new instance for this and objects (a builder holding "s"), "s" for
+// strings, {"s", "t"} for a string array, 'A' for a char, 1 for a bool, 7
+// for an integer (0 for String's and StringBuilder's methods, whose
+// indexes and counts must fit "s"), 1.5 for a float.
 func builtinArg(t *testing.T, s *state, meth *il.Method, typ *il.Type) value {
 	t.Helper()
 	switch typ.Kind {
@@ -27,7 +27,7 @@ func builtinArg(t *testing.T, s *state, meth *il.Method, typ *il.Type) value {
 	case il.KChar:
 		return value{n: 'A'}
 	case il.KI4, il.KU4, il.KI8, il.KU8:
-		if meth.Owner.Name == il.StringClass {
+		if meth.Owner.Name == il.StringClass || meth.Owner.Name == il.StringBuilderClass {
 			return value{n: 0}
 		}
 		return value{n: 7}
@@ -39,7 +39,11 @@ func builtinArg(t *testing.T, s *state, meth *il.Method, typ *il.Type) value {
 		return value{r: &managedObject{cls: s.rtc(s.objClass)}}
 	case il.KClass:
 		rc := s.rtc(typ.Class)
-		return value{r: &managedObject{cls: rc, f: make([]value, rc.nf)}}
+		o := &managedObject{cls: rc, f: make([]value, rc.nf)}
+		if typ.Class.Name == il.StringBuilderClass {
+			o.f[0].r = &sbBuffer{u: append(make([]uint16, 0, il.StringBuilderDefaultCapacity), 's')}
+		}
+		return value{r: o}
 	case il.KArray:
 		if typ.Elem.Kind == il.KString {
 			return value{r: &managedArray{elem: typ.Elem, r: []any{newString("s"), newString("t")}}}

@@ -51,6 +51,9 @@ func (rt *Runtime) builtin(m *Machine, k il.BuiltinKind) error {
 	if meth == nil {
 		return fmt.Errorf("jitrt: base library method %v is not implemented", k)
 	}
+	if k.IsStringBuilder() {
+		return rt.sbBuiltin(m, k)
+	}
 	a := args(m, meth)
 	if k.InCorelib() {
 		return rt.libBuiltin(m, k, a)
@@ -411,6 +414,8 @@ func (rt *Runtime) toStringOf(obj uintptr) (uintptr, error) {
 		return rt.callVirtual(obj, rt.toString)
 	case impl.BuiltinKind == il.ExceptionToString:
 		return rt.excToString(obj)
+	case impl.BuiltinKind == il.StringBuilderToString:
+		return rt.sbString(obj)
 	}
 	return rt.StringAddr(t.name), nil
 }

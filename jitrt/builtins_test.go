@@ -17,10 +17,11 @@ import (
 const builtinOutput = "\ns\nTrue\nA\n7\n7\n7\n7\n1.5\n1.5\nSystem.Object\nsTrueA77771.51.5System.Object"
 
 // builtinArg makes an argument of type t for a base library method: a
-// new instance for this and objects, "s" for strings, {"s", "t"} for a
-// string array, 'A' for a char, 1 for a bool, 7 for an integer (0 for
-// String's methods, whose indexes and counts must fit "s"), 1.5 for a
-// float (in its register form).
+// new instance for this and objects (a builder holding "s"), "s" for
+// strings, {"s", "t"} for a string array, 'A' for a char, 1 for a bool, 7
+// for an integer (0 for String's and StringBuilder's methods, whose
+// indexes and counts must fit "s"), 1.5 for a float (in its register
+// form).
 func builtinArg(t *testing.T, rt *Runtime, meth *il.Method, typ *il.Type) uint64 {
 	t.Helper()
 	var p uintptr
@@ -31,7 +32,7 @@ func builtinArg(t *testing.T, rt *Runtime, meth *il.Method, typ *il.Type) uint64
 	case il.KChar:
 		return 'A'
 	case il.KI4, il.KU4, il.KI8, il.KU8:
-		if meth.Owner.Name == il.StringClass {
+		if meth.Owner.Name == il.StringClass || meth.Owner.Name == il.StringBuilderClass {
 			return 0
 		}
 		return 7
@@ -44,7 +45,14 @@ func builtinArg(t *testing.T, rt *Runtime, meth *il.Method, typ *il.Type) uint64
 	case il.KObject:
 		p, err = rt.newObject(rt.mod.Class(il.ObjectClass))
 	case il.KClass:
-		p, err = rt.newObject(typ.Class)
+		if p, err = rt.newObject(typ.Class); err == nil && typ.Class.Name == il.StringBuilderClass {
+			var arr uintptr
+			if arr, err = rt.newCharArray(il.StringBuilderDefaultCapacity); err == nil {
+				rt.chars(arr)[0] = 's'
+				rt.setU64(p+sbChars, uint64(arr))
+				rt.setU64(p+sbLength, 1)
+			}
+		}
 	case il.KArray:
 		if typ.Elem.Kind != il.KString {
 			t.Fatalf("no test argument of type %v", typ)

@@ -217,6 +217,7 @@ type Runtime struct {
 	ctx        context.Context
 	toString   int // vtable slots of Object.ToString and Exception.get_Message
 	getMessage int
+	charArray  *rtType // char[], the StringBuilder buffers' type (made on first use)
 	// Exception dispatch (eh.go).
 	trackers      []*tracker
 	freeTrackers  []*tracker
