@@ -1,0 +1,231 @@
+package miniil_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"miniil"
+	"miniil/il"
+)
+
+// sbHeapProgram builds strings until the heap runs out.
+const sbHeapProgram = `
+.assembly sbheap {}
+.method public static void main() cil managed { .entrypoint ret }
+.class public auto ansi Named extends [mscorlib]System.Object
+{
+  .method public specialname rtspecialname instance void .ctor() cil managed
+  {
+    .maxstack 1
+    ldarg.0
+    call instance void [mscorlib]System.Object::.ctor()
+    ret
+  }
+  .method public hidebysig virtual instance string ToString() cil managed
+  {
+    .maxstack 2
+    ldstr "named"
+    ldstr "!"
+    call string [mscorlib]System.String::Concat(string, string)
+    ret
+  }
+}
+
+// Chars makes a builder of the given capacity and appends one character
+// at a time until OutOfMemoryException; it returns how many fit.
+.method public static int32 Chars(int32 capacity) cil managed
+{
+  .maxstack 2
+  .locals init (class [mscorlib]System.Text.StringBuilder sb, int32 n)
+  .try {
+    ldarg.0
+    newobj instance void [mscorlib]System.Text.StringBuilder::.ctor(int32)
+    stloc sb
+  L:
+    ldloc sb
+    ldc.i4.s 120
+    callvirt instance class [mscorlib]System.Text.StringBuilder [mscorlib]System.Text.StringBuilder::Append(char)
+    pop
+    ldloc n
+    ldc.i4.1
+    add
+    stloc n
+    br.s L
+  } catch [mscorlib]System.OutOfMemoryException {
+    pop
+    leave.s Done
+  }
+Done:
+  ldloc n
+  ret
+}
+
+// Mixed runs every allocating StringBuilder operation in turn until
+// OutOfMemoryException, printing each step's length; it returns the
+// number of steps that completed.
+.method public static int32 Mixed() cil managed
+{
+  .maxstack 3
+  .locals init (class [mscorlib]System.Text.StringBuilder sb, int32 n, string s)
+  .try {
+    newobj instance void [mscorlib]System.Text.StringBuilder::.ctor()
+    stloc sb
+  L:
+    ldloc sb
+    ldstr "abc"
+    callvirt instance class [mscorlib]System.Text.StringBuilder [mscorlib]System.Text.StringBuilder::Append(string)
+    ldloc n
+    callvirt instance class [mscorlib]System.Text.StringBuilder [mscorlib]System.Text.StringBuilder::Append(int32)
+    ldloc n
+    box [mscorlib]System.Int32
+    callvirt instance class [mscorlib]System.Text.StringBuilder [mscorlib]System.Text.StringBuilder::Append(object)
+    newobj instance void Named::.ctor()
+    callvirt instance class [mscorlib]System.Text.StringBuilder [mscorlib]System.Text.StringBuilder::Append(object)
+    ldc.r8 0.1
+    callvirt instance class [mscorlib]System.Text.StringBuilder [mscorlib]System.Text.StringBuilder::Append(float64)
+    callvirt instance string [mscorlib]System.Object::ToString()
+    stloc s
+    ldloc sb
+    ldloc sb
+    callvirt instance int32 [mscorlib]System.Text.StringBuilder::get_Length()
+    ldc.i4.3
+    mul
+    callvirt instance void [mscorlib]System.Text.StringBuilder::set_Length(int32)
+    ldloc sb
+    ldc.i4.5
+    callvirt instance void [mscorlib]System.Text.StringBuilder::set_Length(int32)
+    ldloc sb
+    call void [mscorlib]System.Console::WriteLine(object)
+    .try {
+      ldc.i4.s -1
+      newobj instance void [mscorlib]System.Text.StringBuilder::.ctor(int32)
+      pop
+      leave.s Next
+    } catch [mscorlib]System.ArgumentOutOfRangeException {
+      callvirt instance string [mscorlib]System.Exception::get_Message()
+      call void [mscorlib]System.Console::WriteLine(string)
+      leave.s Next
+    }
+  Next:
+    ldloc n
+    ldc.i4.1
+    add
+    stloc n
+    br L
+  } catch [mscorlib]System.OutOfMemoryException {
+    callvirt instance string [mscorlib]System.Exception::get_Message()
+    call void [mscorlib]System.Console::WriteLine(string)
+    leave.s Done
+  }
+Done:
+  ldloc n
+  ret
+}
+`
+
+// sbCharsFit is how many Append(char) calls Chars(capacity) completes
+// with a heap limit of heap bytes, computed from il's layout and growth
+// policy: the builder, its first buffer, then a larger buffer each time
+// one is full.
+func sbCharsFit(heap int64, capacity int32) int32 {
+	used := il.ObjectSize(2)
+	room, _ := il.StringBuilderCapacity(capacity)
+	used += il.ArraySize(il.Char, room)
+	if used > heap {
+		return 0
+	}
+	n := int64(0)
+	for {
+		if n == room {
+			next, _ := il.StringBuilderGrow(room, n+1)
+			if used+il.ArraySize(il.Char, next) > heap {
+				return int32(n)
+			}
+			used += il.ArraySize(il.Char, next)
+			room = next
+		}
+		n++
+	}
+}
+
+// TestStringBuilderHeap checks that both engines charge a builder's
+// memory as il defines it: the same number of appends fit in a heap as
+// the policy computes, and a program running every allocating operation
+// runs out at the same step on both engines, for every heap limit from
+// 256 bytes to 6 KiB.
+func TestStringBuilderHeap(t *testing.T) {
+	p, err := miniil.Load("sbheap.il", []byte(sbHeapProgram))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, heap := range []int64{512, 4 << 10, 64<<10 + 24, 1 << 20} {
+		for _, capacity := range []int32{0, 1, 100} {
+			want := sbCharsFit(heap, capacity)
+			got, _, err := runBoth(t, p, heap, "Chars", capacity)
+			if err != nil || got != want {
+				t.Errorf("Chars(%d) with a heap limit of %d = %v, %v; want %d", capacity, heap, got, err, want)
+			}
+		}
+	}
+	if got := sbCharsFit(64<<10+24, 0); got < 8<<10 { // doubling: at least an eighth of the heap
+		t.Fatalf("the policy fits only %d characters in 64 KiB", got)
+	}
+	steps := map[any]bool{}
+	for heap := int64(256); heap <= 6<<10; heap += 8 {
+		res, out, err := runBoth(t, p, heap, "Mixed")
+		if err != nil || !strings.HasSuffix(out, oomMessage+"\n") {
+			t.Fatalf("Mixed with a heap limit of %d: %v, %v, output ending %q", heap, res, err, out[max(0, len(out)-80):])
+		}
+		steps[res] = true
+	}
+	if len(steps) < 10 {
+		t.Errorf("Mixed ran out at only %d different steps", len(steps))
+	}
+}
+
+// TestStringBuilderLinear builds a long string one character at a time
+// on the JIT: appends must not copy the whole buffer each time (a
+// quadratic builder takes minutes here).
+func TestStringBuilderLinear(t *testing.T) {
+	const n = 4_000_000
+	src := fmt.Sprintf(`.assembly lin {}
+.method public static void main() cil managed { .entrypoint ret }
+.method public static int32 Build() cil managed
+{
+  .maxstack 2
+  .locals init (class [mscorlib]System.Text.StringBuilder sb, int32 i)
+  newobj instance void [mscorlib]System.Text.StringBuilder::.ctor()
+  stloc sb
+L:
+  ldloc sb
+  ldc.i4.s 97
+  callvirt instance class [mscorlib]System.Text.StringBuilder [mscorlib]System.Text.StringBuilder::Append(char)
+  pop
+  ldloc i
+  ldc.i4.1
+  add
+  dup
+  stloc i
+  ldc.i4 %d
+  blt.s L
+  ldloc sb
+  callvirt instance string [mscorlib]System.Object::ToString()
+  callvirt instance int32 [mscorlib]System.String::get_Length()
+  ret
+}`, n)
+	p, err := miniil.Load("lin.il", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	res, err := p.Call(t.Context(), miniil.Config{}, "Build")
+	if err != nil || res != int32(n) {
+		t.Fatalf("Build() = %v, %v; want %d", res, err, n)
+	}
+	// Linear: about 0.3 s on this machine, several times that under load.
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("%d appends took %v", n, d)
+	}
+}
