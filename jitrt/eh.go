@@ -477,6 +477,9 @@ func (rt *Runtime) throwNewAt(m *Machine, class string) error {
 // that a base library method made: one level is abandoned per exit
 // handler, and the one it was addressed to resumes there.
 func (rt *Runtime) resumeOuter(m *Machine, err error) error {
+	if err == nil {
+		return nil // the common case, without errors.As's allocation
+	}
 	var r *resumeAt
 	if !errors.As(err, &r) {
 		return err

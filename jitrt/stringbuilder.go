@@ -14,7 +14,7 @@ import (
 // is the number of units in use.
 const (
 	sbChars  = abi.ObjFields     // il.StringBuilderCharsField
-	sbLength = abi.ObjFields + 8 // il.StringBuilderLengthField
+	sbLength = abi.ObjFields + 8 // il.StringBuilderLengthField, right after it
 )
 
 // sbBuiltin runs the methods of System.Text.StringBuilder for a
@@ -45,8 +45,8 @@ func (rt *Runtime) sbBuiltin(m *Machine, k il.BuiltinKind) error {
 		if err != nil {
 			return err
 		}
-		rt.setU64(this+sbChars, uint64(arr))
-		rt.setU64(this+sbLength, 0)
+		f, _ := rt.sbState(this)
+		f[0], f[1] = uint64(arr), 0
 		return nil
 	case il.StringBuilderAppendString:
 		return rt.sbAppend(m, this, rt.str(uintptr(arg)))
@@ -77,32 +77,34 @@ func (rt *Runtime) sbBuiltin(m *Machine, k il.BuiltinKind) error {
 	case il.StringBuilderToString:
 		return rt.result(rt.sbString(this))
 	case il.StringBuilderGetLength:
-		return rt.result(uintptr(rt.u64(this+sbLength)), nil)
+		f, _ := rt.sbState(this)
+		return rt.result(uintptr(f[1]), nil)
 	case il.StringBuilderClear:
-		rt.setU64(this+sbLength, 0)
+		f, _ := rt.sbState(this)
+		f[1] = 0
 		return rt.result(this, nil)
 	case il.StringBuilderGetChars:
 		i := int32(arg)
-		if uint32(i) >= uint32(rt.u64(this+sbLength)) {
+		f, buf := rt.sbState(this)
+		if uint32(i) >= uint32(f[1]) {
 			return rt.throwNewAt(m, "System.IndexOutOfRangeException")
 		}
-		buf, _ := rt.sbBuffer(this)
 		return rt.result(uintptr(buf[i]), nil)
 	case il.StringBuilderSetLength:
 		n := int32(arg)
 		if n < 0 {
 			return rt.throwNewCharged(m, il.ArgumentOutOfRangeClass, il.NonNegativeMessage("value", n))
 		}
-		old := int(rt.u64(this + sbLength))
-		if int(n) > old {
+		f, buf := rt.sbState(this)
+		if old := int(f[1]); int(n) > old {
 			// Pads with NUL characters, as .NET appends them.
-			buf, tooLong, err := rt.sbReserve(this, int64(n)-int64(old))
+			buf, tooLong, err := rt.sbReserve(f, buf, int64(n)-int64(old))
 			if err != nil || tooLong {
 				return rt.sbGrowFailed(m, err)
 			}
 			clear(buf[old:n])
 		}
-		rt.setU64(this+sbLength, uint64(n))
+		f[1] = uint64(n)
 		return nil
 	default:
 		return fmt.Errorf("jitrt: base library method %v is not implemented", k)
@@ -116,13 +118,17 @@ func (rt *Runtime) sbBuiltin(m *Machine, k il.BuiltinKind) error {
 // sbAppend appends units to builder this and returns the builder.
 func (rt *Runtime) sbAppend(m *Machine, this uintptr, units []uint16) error {
 	if len(units) > 0 {
-		n := int(rt.u64(this + sbLength))
-		buf, tooLong, err := rt.sbReserve(this, int64(len(units)))
-		if err != nil || tooLong {
-			return rt.sbGrowFailed(m, err)
+		f, buf := rt.sbState(this)
+		n := int(f[1])
+		if n+len(units) > len(buf) {
+			var tooLong bool
+			var err error
+			if buf, tooLong, err = rt.sbReserve(f, buf, int64(len(units))); err != nil || tooLong {
+				return rt.sbGrowFailed(m, err)
+			}
 		}
 		copy(buf[n:], units)
-		rt.setU64(this+sbLength, uint64(n+len(units)))
+		f[1] = uint64(n + len(units))
 	}
 	return rt.result(this, nil)
 }
@@ -138,14 +144,22 @@ func (rt *Runtime) sbGrowFailed(m *Machine, err error) error {
 	return rt.throwNew(m, il.OutOfMemoryClass, il.ArrayTooLongMessage)
 }
 
-// sbReserve makes room in builder this for extra more units, moving its
-// units to a new buffer of the capacity il.StringBuilderGrow gives when
-// they do not fit, and returns the buffer (its whole capacity). tooLong
-// reports a builder that would exceed il.StringBuilderMaxLength; err is
-// ErrHeapExhausted when the new buffer does not fit in the heap.
-func (rt *Runtime) sbReserve(this uintptr, extra int64) (buf []uint16, tooLong bool, err error) {
-	buf, n := rt.sbBuffer(this)
-	need := int64(n) + extra
+// sbState returns builder this's two fields, to read and write in place
+// (the heap does not move), and its buffer (its whole capacity).
+func (rt *Runtime) sbState(this uintptr) (f *[2]uint64, buf []uint16) {
+	f = (*[2]uint64)(unsafe.Pointer(&rt.bytes(this+sbChars, 16)[0]))
+	return f, rt.chars(uintptr(f[0]))
+}
+
+// sbReserve returns the buffer of a builder (fields f, buffer buf) with
+// room for extra more units: buf itself, or when they do not fit a new
+// buffer of the capacity il.StringBuilderGrow gives, holding the units
+// in use, which becomes the builder's. tooLong reports a builder that
+// would exceed il.StringBuilderMaxLength; err is ErrHeapExhausted when
+// the new buffer does not fit in the heap.
+func (rt *Runtime) sbReserve(f *[2]uint64, buf []uint16, extra int64) (nbuf []uint16, tooLong bool, err error) {
+	n := int64(f[1])
+	need := n + extra
 	if need <= int64(len(buf)) {
 		return buf, false, nil
 	}
@@ -157,26 +171,20 @@ func (rt *Runtime) sbReserve(this uintptr, extra int64) (buf []uint16, tooLong b
 	if err != nil {
 		return nil, false, err
 	}
-	nbuf := rt.chars(arr)
+	nbuf = rt.chars(arr)
 	copy(nbuf, buf[:n])
-	rt.setU64(this+sbChars, uint64(arr))
+	f[0] = uint64(arr)
 	return nbuf, false, nil
-}
-
-// sbBuffer returns builder this's buffer (its whole capacity) and the
-// number of units in use.
-func (rt *Runtime) sbBuffer(this uintptr) (buf []uint16, n int) {
-	return rt.chars(uintptr(rt.u64(this + sbChars))), int(rt.u64(this + sbLength))
 }
 
 // sbString is StringBuilder.ToString: String.Empty (interned) for an
 // empty builder, else a new string.
 func (rt *Runtime) sbString(this uintptr) (uintptr, error) {
-	buf, n := rt.sbBuffer(this)
-	if n == 0 {
+	f, buf := rt.sbState(this)
+	if f[1] == 0 {
 		return rt.StringAddr(""), nil
 	}
-	return rt.newString(buf[:n])
+	return rt.newString(buf[:f[1]])
 }
 
 // newCharArray allocates a char[] of n elements (0 < n <=
