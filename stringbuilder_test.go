@@ -1,7 +1,9 @@
 package miniil_test
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -227,5 +229,96 @@ L:
 	// Linear: about 0.3 s on this machine, several times that under load.
 	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("%d appends took %v", n, d)
+	}
+}
+
+// sbNestProgram nests Append(object) through ToString overrides: each
+// Link's ToString appends the next link to a new builder (and returns
+// "x", so that memory stays linear in the depth).
+const sbNestProgram = `
+.assembly sbnest {}
+.method public static void main() cil managed { .entrypoint ret }
+.class public auto ansi Link extends [mscorlib]System.Object
+{
+  .field public class Link next
+  .method public specialname rtspecialname instance void .ctor(class Link next) cil managed
+  {
+    .maxstack 2
+    ldarg.0
+    call instance void [mscorlib]System.Object::.ctor()
+    ldarg.0
+    ldarg.1
+    stfld class Link Link::next
+    ret
+  }
+  .method public hidebysig virtual instance string ToString() cil managed
+  {
+    .maxstack 2
+    newobj instance void [mscorlib]System.Text.StringBuilder::.ctor()
+    ldstr "("
+    callvirt instance class [mscorlib]System.Text.StringBuilder [mscorlib]System.Text.StringBuilder::Append(string)
+    ldarg.0
+    ldfld class Link Link::next
+    callvirt instance class [mscorlib]System.Text.StringBuilder [mscorlib]System.Text.StringBuilder::Append(object)
+    ldstr ")"
+    callvirt instance class [mscorlib]System.Text.StringBuilder [mscorlib]System.Text.StringBuilder::Append(string)
+    callvirt instance int32 [mscorlib]System.Text.StringBuilder::get_Length()
+    pop
+    ldstr "x"
+    ret
+  }
+}
+// Nest appends a chain of n links to a builder and returns the length.
+.method public static int32 Nest(int32 n) cil managed
+{
+  .maxstack 2
+  .locals init (class Link l)
+L:
+  ldarg.0
+  brfalse.s Built
+  ldloc l
+  newobj instance void Link::.ctor(class Link)
+  stloc l
+  ldarg.0
+  ldc.i4.1
+  sub
+  starg.s n
+  br.s L
+Built:
+  newobj instance void [mscorlib]System.Text.StringBuilder::.ctor()
+  ldloc l
+  callvirt instance class [mscorlib]System.Text.StringBuilder [mscorlib]System.Text.StringBuilder::Append(object)
+  callvirt instance int32 [mscorlib]System.Text.StringBuilder::get_Length()
+  ret
+}
+`
+
+// TestStringBuilderCallbacks checks that both engines count the managed
+// ToString calls that Append(object) makes against il.MaxCallbackDepth
+// alike: the same chain is a stack overflow on both, one link longer
+// than the deepest that runs.
+func TestStringBuilderCallbacks(t *testing.T) {
+	p, err := miniil.Load("sbnest.il", []byte(sbNestProgram))
+	if err != nil {
+		t.Fatal(err)
+	}
+	max := il.MaxCallbackDepth
+	var outcomes []string
+	for _, n := range []int32{10, int32(max - 1), int32(max), int32(max + 1)} {
+		res, _, err := runBoth(t, p, 0, "Nest", n)
+		var so *miniil.StackOverflowError
+		switch {
+		case errors.As(err, &so):
+			outcomes = append(outcomes, "stack overflow")
+		case err != nil:
+			t.Fatalf("Nest(%d): %v", n, err)
+		case res != int32(1):
+			t.Fatalf("Nest(%d) = %v, want 1", n, res)
+		default:
+			outcomes = append(outcomes, "ok")
+		}
+	}
+	if want := []string{"ok", "ok", "ok", "stack overflow"}; !slices.Equal(outcomes, want) {
+		t.Errorf("Nest(10, max-1, max, max+1): %v, want %v", outcomes, want)
 	}
 }
