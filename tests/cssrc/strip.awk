@@ -11,7 +11,9 @@
 #   interface IDisposable declared at the end, with the same Dispose method;
 # - a .try with a filter and other handlers is rewritten from the scoped
 #   form to the label form (the same clauses, in the same order), because
-#   Mono's ilasm writes a broken image for the scoped form of such a try.
+#   Mono's ilasm writes a broken image for the scoped form of such a try;
+# - ToString on a primitive through "constrained." (mcs) becomes the direct
+#   call Roslyn emits (call instance string System.Int32::ToString()).
 function parens(s,    t) {
 	t = s
 	return gsub(/\(/, "", t) - gsub(/\)/, "", s)
@@ -152,6 +154,23 @@ END {
 		}
 		directive[cend[c]] = directive[cend[c]] d
 	}
+	# mcs calls ToString on a primitive local through constrained.;
+	# Roslyn calls the type's own method on the address, which is what
+	# mini MSIL takes: rewrite the pair into that call.
+	prim = "System\\.(Int32|Int64|UInt32|UInt64|Int16|UInt16|Byte|SByte|Double|Single|Boolean|Char)"
+	rewrites = 0
+	for (i = 1; i < n; i++) {
+		if (match(line[i], "constrained\\. +\\[mscorlib\\]" prim "[ \t]*$") && line[i + 1] ~ /callvirt +instance string \[mscorlib\]System\.Object::ToString\(\)/) {
+			t = substr(line[i], RSTART, RLENGTH)
+			sub(/constrained\. +/, "", t)
+			sub(/[ \t]*$/, "", t)
+			line[i] = substr(line[i], 1, RSTART - 1) "call       instance string " t "::ToString()"
+			drop[i + 1] = 1
+			rewrites++
+		}
+	}
+	if (rewrites)
+		print "// ToString of a primitive: mcs emits constrained. + callvirt Object::ToString(),\n// rewritten here into the call Roslyn emits (call instance string System.Int32::ToString())."
 	for (i = 1; i <= n + 1; i++) {
 		if (i in endlabel)
 			print "    " endlabel[i] ":"
