@@ -123,7 +123,7 @@ END {
 	# Rewrite the constructs that have a filter and more than one handler.
 	nl = 0
 	for (c = 1; c <= nc; c++) {
-		if (!hasfilter[c] || np[c] < 3)
+		if (!hasfilter[c] || np[c] < 4)
 			continue
 		for (k = 1; k <= np[c]; k++) {
 			drop[phead[c, k]] = 1
