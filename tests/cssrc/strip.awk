@@ -47,7 +47,12 @@ function classes(s,    out, pre, word, rest) {
 	return out s
 }
 {
-	$0 = classes($0)
+	# (string literals are left alone)
+	q = index($0, "\"")
+	if (q)
+		$0 = classes(substr($0, 1, q - 1)) substr($0, q)
+	else
+		$0 = classes($0)
 	if (gsub(/\[mscorlib\]System\.IDisposable/, "IDisposable"))
 		disposable = 1
 	line[++n] = $0
