@@ -55,9 +55,12 @@ func BaseLibraryClasses() []string {
 }
 
 // staticClasses are the base library's classes of static members only
-// (all extend System.Object), in the order their static fields are
-// numbered.
+// (all extend System.Object).
 var staticClasses = []string{MathClass, Int32Class, Int64Class, DoubleClass, EnvironmentClass, StopwatchClass}
+
+// staticFieldClasses are the base library classes that have static
+// fields, in the order Module.StaticFields numbers them.
+var staticFieldClasses = append(staticClasses[:len(staticClasses):len(staticClasses)], StringClass)
 
 // DefaultMessage returns the message that the parameterless constructor of
 // the named base library exception class stores, and false for
@@ -154,6 +157,9 @@ var builtinStaticFields = []struct {
 	value       int64
 }{
 	{StopwatchClass, "Frequency", Int64, StopwatchFrequency},
+	// String.Empty: a string field starts as "" (the interned literal),
+	// its value unused.
+	{StringClass, "Empty", String, 0},
 }
 
 // BuiltinKind identifies a base library method: one kind per method
@@ -334,6 +340,21 @@ const (
 	StringBuilderClear         // System.Text.StringBuilder::Clear()
 	StringBuilderGetChars      // System.Text.StringBuilder::get_Chars(int32)
 	StringBuilderSetLength     // System.Text.StringBuilder::set_Length(int32)
+
+	// Members C# compilers emit constantly (see il/library.go), appended
+	// after the others so that the kinds above keep their numbers.
+	ObjectEquals                   // System.Object::Equals(object), virtual
+	ObjectReferenceEquals          // System.Object::ReferenceEquals(object, object)
+	StringOpInequality             // System.String::op_Inequality(string, string)
+	StringConcatObjectObjectObject // System.String::Concat(object, object, object)
+	StringConcatObjectArray        // System.String::Concat(object[])
+	StringIndexOfCharInt32         // System.String::IndexOf(char, int32)
+	StringIndexOfStringInt32       // System.String::IndexOf(string, int32)
+	StringLastIndexOfChar          // System.String::LastIndexOf(char)
+	StringContains                 // System.String::Contains(string)
+	StringStartsWith               // System.String::StartsWith(string)
+	StringEndsWith                 // System.String::EndsWith(string)
+	StringEqualsObject             // System.String::Equals(object), virtual (overrides Object's)
 
 	numBuiltinKinds
 )
@@ -531,6 +552,19 @@ var builtinDecls = [numBuiltinKinds]builtinDecl{
 	StringBuilderClear:         instanceMethod(StringBuilderClass, "Clear", sbType),
 	StringBuilderGetChars:      instanceMethod(StringBuilderClass, "get_Chars", Char, Int32),
 	StringBuilderSetLength:     instanceMethod(StringBuilderClass, "set_Length", Void, Int32),
+
+	ObjectEquals:                   virtualMethod(ObjectClass, "Equals", Bool, Object),
+	ObjectReferenceEquals:          staticMethod(ObjectClass, "ReferenceEquals", Bool, Object, Object),
+	StringOpInequality:             staticMethod(StringClass, "op_Inequality", Bool, String, String),
+	StringConcatObjectObjectObject: staticMethod(StringClass, "Concat", String, Object, Object, Object),
+	StringConcatObjectArray:        staticMethod(StringClass, "Concat", String, ArrayOf(Object)),
+	StringIndexOfCharInt32:         instanceMethod(StringClass, "IndexOf", Int32, Char, Int32),
+	StringIndexOfStringInt32:       instanceMethod(StringClass, "IndexOf", Int32, String, Int32),
+	StringLastIndexOfChar:          instanceMethod(StringClass, "LastIndexOf", Int32, Char),
+	StringContains:                 instanceMethod(StringClass, "Contains", Bool, String),
+	StringStartsWith:               instanceMethod(StringClass, "StartsWith", Bool, String),
+	StringEndsWith:                 instanceMethod(StringClass, "EndsWith", Bool, String),
+	StringEqualsObject:             virtualMethod(StringClass, "Equals", Bool, Object),
 }
 
 // sbType is the builder class type that Append and Clear return, a

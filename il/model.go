@@ -364,9 +364,10 @@ type Field struct {
 	Slot   int // instance: index among the object's fields; static: index among the module's statics
 
 	// Builtin marks a static field of the base library (Stopwatch's
-	// Frequency), which programs read but cannot store; every run starts
-	// with Init in it (in the engines' 64-bit form: integers
-	// sign-extended, floats as float64 bits).
+	// Frequency, String's Empty), which programs read but cannot store;
+	// every run starts with Init in it (in the engines' 64-bit form:
+	// integers sign-extended, floats as float64 bits), or for a field
+	// of type string with String.Empty, the interned literal "".
 	Builtin bool
 	Init    int64
 }
@@ -694,7 +695,7 @@ func (m *Module) StaticFields() []*Field {
 			}
 		}
 	}
-	for _, name := range staticClasses {
+	for _, name := range staticFieldClasses {
 		if c := m.classes[name]; c != nil {
 			for _, f := range c.Fields {
 				if f.Static {

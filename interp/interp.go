@@ -167,6 +167,7 @@ type state struct {
 
 	objClass, excClass    *il.Class
 	toStringSlot, msgSlot int
+	strVTable             []*dmethod // System.String's: callvirt on a string dispatches through it
 	implicit              map[string]*rtClass
 	empty                 *managedString
 
@@ -278,6 +279,7 @@ func (s *state) setup() error {
 		return errors.New("interp: base library vtables are missing")
 	}
 	s.empty = s.strs[s.intern("")] // String.Empty is the literal ""
+	s.strVTable = s.rtc(m.Class(il.StringClass)).vtable
 	oom := m.Class(il.OutOfMemoryClass)
 	if oom == nil {
 		return errors.New("interp: module lacks System.OutOfMemoryException")
@@ -288,6 +290,9 @@ func (s *state) setup() error {
 	for _, f := range m.StaticFields() {
 		if f.Builtin {
 			s.statics[f.Slot] = value{n: f.Init}
+			if f.Type.Kind == il.KString { // String.Empty
+				s.statics[f.Slot] = value{r: s.empty}
+			}
 		}
 	}
 	for _, meth := range m.AllMethods() {
@@ -1048,6 +1053,12 @@ outer:
 						callee = this.cls.itab[o.IfaceIndex][callee.il.Slot]
 					} else {
 						callee = this.cls.vtable[callee.il.Slot]
+					}
+				case *managedString:
+					// String's overrides (Equals); callvirt of a
+					// non-virtual method (Slot -1) calls it as named.
+					if slot := callee.il.Slot; slot >= 0 && !callee.il.Owner.Interface {
+						callee = s.strVTable[slot]
 					}
 				}
 				goto call

@@ -488,7 +488,7 @@ func (rt *Runtime) init() error {
 	}
 	for _, f := range mod.StaticFields() {
 		if f.Builtin {
-			rt.setU64(rt.StaticAddr(f), uint64(f.Init))
+			rt.setU64(rt.StaticAddr(f), uint64(f.Init)) // String.Empty: below
 		}
 	}
 	// Funclets the dispatcher invokes return here; the dispatcher never
@@ -553,6 +553,13 @@ func (rt *Runtime) init() error {
 		return err
 	}
 	rt.setU64(rt.oom+abi.ObjMT, uint64(rt.classMT[oom].mt))
+	// Builtin string fields (String.Empty) hold the literal "", once
+	// String has its method table.
+	for _, f := range mod.StaticFields() {
+		if f.Builtin && f.Type.Kind == il.KString {
+			rt.setU64(rt.StaticAddr(f), uint64(rt.StringAddr("")))
+		}
+	}
 	return nil
 }
 
