@@ -46,7 +46,7 @@ var sealedExceptions = map[string]bool{"System.InvalidProgramException": true, T
 // BaseLibraryClasses returns the full names of the base library's classes,
 // every base before its subclasses.
 func BaseLibraryClasses() []string {
-	names := []string{ObjectClass, StringClass, ConsoleClass, ExceptionClass}
+	names := []string{ObjectClass, ValueTypeClass, StringClass, ConsoleClass, ExceptionClass}
 	for _, e := range exceptionClasses {
 		names = append(names, e.name)
 	}
@@ -81,6 +81,7 @@ func ExceptionDefaultMessage(runtimeClass string) string {
 // Names of base library classes and members that engines refer to.
 const (
 	ObjectClass    = "System.Object"
+	ValueTypeClass = "System.ValueType"
 	StringClass    = "System.String"
 	ConsoleClass   = "System.Console"
 	ExceptionClass = "System.Exception"
@@ -590,6 +591,8 @@ func newBaseLibrary() map[string]*Class {
 		lib[name] = c
 	}
 	add(ObjectClass, nil)
+	add(ValueTypeClass, lib[ObjectClass])
+	lib[ValueTypeClass].Attrs = []string{"public", "abstract"}
 	add(StringClass, lib[ObjectClass])
 	add(ConsoleClass, lib[ObjectClass])
 	add(ExceptionClass, lib[ObjectClass])
@@ -712,8 +715,18 @@ func ElemSize(t *Type) int {
 		return 2
 	case KI4, KU4, KR4:
 		return 4
+	case KValue:
+		return 8 * t.Words()
 	}
 	return 8
+}
+
+// BoxSizeOf returns the heap size of a box of a value of type t.
+func BoxSizeOf(t *Type) int64 {
+	if t.Kind == KValue {
+		return 8 + 8*int64(t.Words())
+	}
+	return BoxSize
 }
 
 func align8(n int64) int64 { return (n + 7) &^ 7 }
