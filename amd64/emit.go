@@ -370,6 +370,24 @@ func (g *gen) instr(in *ir.Instr) {
 		g.elem(in)
 	case ir.OpCanStore:
 		g.canStore(in)
+	case ir.OpSlotAddr:
+		g.slotAddr(in)
+	case ir.OpStaticAddr:
+		g.staticAddr(in)
+	case ir.OpLea:
+		g.lea(in)
+	case ir.OpFieldAddr, ir.OpBoxData:
+		g.fieldAddr(in)
+	case ir.OpElemAddr:
+		g.elemAddr(in)
+	case ir.OpLoad:
+		g.loadInd(in)
+	case ir.OpStore:
+		g.storeInd(in)
+	case ir.OpCopyBlk:
+		g.copyBlk(in)
+	case ir.OpZeroBlk:
+		g.zeroBlk(in)
 	case ir.OpCall, ir.OpCallVirt:
 		g.call(in)
 	case ir.OpCatchArg:
