@@ -23,6 +23,7 @@ func (r *reader) importBlock(start int, b *ir.Block) {
 			}
 		}
 		r.ilOff = int(in.Offset)
+		r.idx = i
 		if r.instr(i, in) {
 			return
 		}

@@ -77,6 +77,7 @@ type reader struct {
 	cur         *ir.Block
 	stack       []ir.Value
 	ilOff       int
+	idx         int // index of the IL instruction being imported
 	throwBlk    map[throwKey]*ir.Block // shared throw blocks
 
 	// Value types and managed pointers (see value.go).

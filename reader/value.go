@@ -209,7 +209,7 @@ func (r *reader) loadVar(v ir.Value) {
 		r.push(r.load(addr, 0, t))
 		return
 	}
-	if r.exposed[v] {
+	if r.exposed[v] && !r.consumedNext() {
 		r.push(r.copyOf(addr, t))
 		return
 	}
@@ -218,6 +218,25 @@ func (r *reader) loadVar(v ir.Value) {
 	r.structOf[addr] = t
 	r.view[addr] = v
 	r.push(addr)
+}
+
+// consumedNext reports whether the value the current instruction pushes
+// is consumed by the next one, in the same block, by an instruction that
+// reads it before anything can write through a pointer: ldfld, ret, or a
+// store to a variable. A view of an exposed variable is then safe.
+func (r *reader) consumedNext() bool {
+	i := r.idx + 1
+	if i >= len(r.m.Code) {
+		return false
+	}
+	if _, leader := r.blockAt[i]; leader {
+		return false
+	}
+	switch r.m.Code[i].Op.Canon() {
+	case il.Ldfld, il.Ret, il.Stloc0, il.Stloc1, il.Stloc2, il.Stloc3, il.StlocS, il.Stloc, il.StargS, il.Starg:
+		return true
+	}
+	return false
 }
 
 // storeVar imports starg and stloc into a variable kept in memory.
@@ -291,6 +310,11 @@ func (r *reader) ldfld(f *il.Field) {
 			a := r.lea(obj, off)
 			r.structOf[a] = f.Type
 			if w, ok := r.view[obj]; ok {
+				if r.exposed[w] {
+					// Only safe until the next instruction: copy.
+					r.push(r.copyOf(a, f.Type))
+					return
+				}
 				r.view[a] = w
 			}
 			r.push(a)
