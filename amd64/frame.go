@@ -121,7 +121,9 @@ func (g *gen) prolog() MarkID {
 	if f.NumLocals > 0 {
 		a.I(XORL, R(RAX), R(RAX))
 		for i := 0; i < f.NumLocals; i++ {
-			g.storeBits(RAX, ir.Value(f.NumArgs+i))
+			if v := ir.Value(f.NumArgs + i); !g.plan.deadLocals[v] {
+				g.storeBits(RAX, v)
+			}
 		}
 	}
 	return a.Mark()
