@@ -786,8 +786,25 @@ func (v *verifier) lub(a, b *Type) *Type {
 	ca, cb := v.classOf(a), v.classOf(b)
 	if ca != nil && cb != nil {
 		for k := ca; k != nil; k = k.Base {
+			if k.Base == nil {
+				break // System.Object: try the interfaces first
+			}
 			if cb.IsSubclassOf(k) {
 				return k.Type()
+			}
+		}
+		// Two classes whose only common class is System.Object meet at
+		// an interface both implement, if any: the first of a's (its own
+		// interface first if a is one). C# compilers rely on it (mcs
+		// emits `cond ? (IShape)new Square() : new Circle()` without a
+		// cast); the result is a supertype of both, so it stays sound.
+		cands := ca.Interfaces
+		if ca.Interface {
+			cands = append([]*Class{ca}, cands...)
+		}
+		for _, i := range cands {
+			if cb.ImplementsIface(i) {
+				return i.Type()
 			}
 		}
 	}
