@@ -295,7 +295,7 @@ func (r *resolver) layoutValue(c *Class) {
 			others = append(others, piece{sz, sz})
 		}
 	}
-	c.NumFields = n
+	c.NumFields = max(n, 1) // an empty value type still takes a word
 	c.hasRefs = len(refs) > 0
 	// CoreCLR lays out a value type sequentially (natural alignment); one
 	// that holds references gets the automatic layout: references first,
