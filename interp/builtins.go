@@ -157,7 +157,7 @@ func (s *state) quickString(r any) (str *managedString, ok bool, exc *managedObj
 			return nil, true, s.outOfMemory()
 		}
 		return str, true, nil
-	case *managedArray:
+	case *managedArray, *svalue:
 		return newString(typeName(o)), true, nil
 	case *managedObject:
 		t := o.cls.vtable[s.toStringSlot]
