@@ -56,7 +56,8 @@ func BaseLibraryClasses() []string {
 // staticClasses are the base library's classes of static members only
 // (all extend System.Object), in the order their static fields are
 // numbered.
-var staticClasses = []string{MathClass, Int32Class, Int64Class, DoubleClass, EnvironmentClass, StopwatchClass}
+var staticClasses = []string{MathClass, Int32Class, Int64Class, DoubleClass, EnvironmentClass, StopwatchClass,
+	UInt32Class, UInt64Class, SingleClass, BooleanClass, CharClass}
 
 // DefaultMessage returns the message that the parameterless constructor of
 // the named base library exception class stores, and false for
@@ -96,9 +97,14 @@ const (
 	TypeInitializationClass = "System.TypeInitializationException"
 
 	MathClass        = "System.Math"
-	Int32Class       = "System.Int32" // its static Parse; int32 itself is a primitive type
+	Int32Class       = "System.Int32" // its static Parse and ToString; int32 itself is a primitive type
 	Int64Class       = "System.Int64"
 	DoubleClass      = "System.Double"
+	UInt32Class      = "System.UInt32" // its ToString; uint32 itself is a primitive type
+	UInt64Class      = "System.UInt64"
+	SingleClass      = "System.Single"
+	BooleanClass     = "System.Boolean"
+	CharClass        = "System.Char"
 	EnvironmentClass = "System.Environment"
 	StopwatchClass   = "System.Diagnostics.Stopwatch" // in .NET's [System] assembly
 )
@@ -315,6 +321,18 @@ const (
 	InvalidProgramExceptionCtorStringException
 	TypeInitializationExceptionCtorStringException // .ctor(string fullTypeName, Exception)
 
+	// ToString of the primitive types, instance methods of their classes
+	// called on a managed pointer to the value (Method.ThisType), which
+	// format it as Console.Write does.
+	Int32ToString   // System.Int32::ToString()
+	Int64ToString   // System.Int64::ToString()
+	UInt32ToString  // System.UInt32::ToString()
+	UInt64ToString  // System.UInt64::ToString()
+	DoubleToString  // System.Double::ToString()
+	SingleToString  // System.Single::ToString()
+	BooleanToString // System.Boolean::ToString()
+	CharToString    // System.Char::ToString()
+
 	numBuiltinKinds
 )
 
@@ -493,6 +511,24 @@ var builtinDecls = [numBuiltinKinds]builtinDecl{
 	InvalidProgramExceptionCtorString:              exceptionCtor("System.InvalidProgramException", String),
 	InvalidProgramExceptionCtorStringException:     exceptionCtor("System.InvalidProgramException", String, excType),
 	TypeInitializationExceptionCtorStringException: exceptionCtor(TypeInitializationClass, String, excType),
+
+	Int32ToString:   instanceMethod(Int32Class, "ToString", String),
+	Int64ToString:   instanceMethod(Int64Class, "ToString", String),
+	UInt32ToString:  instanceMethod(UInt32Class, "ToString", String),
+	UInt64ToString:  instanceMethod(UInt64Class, "ToString", String),
+	DoubleToString:  instanceMethod(DoubleClass, "ToString", String),
+	SingleToString:  instanceMethod(SingleClass, "ToString", String),
+	BooleanToString: instanceMethod(BooleanClass, "ToString", String),
+	CharToString:    instanceMethod(CharClass, "ToString", String),
+}
+
+// PrimitiveToString returns the primitive type whose ToString k is (nil
+// for other kinds): the type of the value its this points to.
+func (k BuiltinKind) PrimitiveToString() *Type {
+	if k < Int32ToString || k > CharToString {
+		return nil
+	}
+	return primitiveOfClass[builtinDecls[k].class]
 }
 
 // excType is the parameter and result type class System.Exception in

@@ -765,8 +765,10 @@ func (m *Module) AllMethods() []*Method {
 }
 
 // StaticFields returns every static field: global ones first, then those
-// of the classes, then (in a resolved module) the base library's; Field.Slot
-// of a static field is its position in this list.
+// of the classes, then (in a resolved module) the base library's. The
+// static storage holds them in this order: Field.Slot of a static field
+// is its first word there, and it takes Type.Words() words
+// (Module.StaticWords in all).
 func (m *Module) StaticFields() []*Field {
 	all := append([]*Field(nil), m.Fields...)
 	for _, c := range m.Classes {
