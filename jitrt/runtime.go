@@ -1017,6 +1017,9 @@ func (rt *Runtime) isInstance(obj uintptr, t *rtType) bool {
 		if t.class.Interface {
 			return o.kind == tkClass && o.class.ImplementsIface(t.class)
 		}
+		if t.class.Name == il.ValueTypeClass && o.kind == tkBox {
+			return true // a boxed primitive is a System.ValueType
+		}
 		return o.kind == tkClass && o.class.IsSubclassOf(t.class)
 	case tkArray:
 		return o.kind == tkArray && arrayElemAssignable(o.elem, t.elem)

@@ -93,10 +93,10 @@ func (r *reader) run() error {
 	m := r.m
 	r.blockAt = map[int]*ir.Block{}
 	r.entry = map[*ir.Block][]ir.Value{}
-	pre := r.prepareVars()
 	r.spills = map[[2]int]ir.Value{}
 	r.done = map[*ir.Block]bool{}
 	r.throwBlk = map[throwKey]*ir.Block{}
+	pre := r.prepareVars()
 	if err := r.buildRegions(); err != nil {
 		return err
 	}
