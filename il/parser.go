@@ -33,6 +33,7 @@ func Parse(file string, src []byte) (m *Module, err error) {
 	lx.names = names
 	p := &parser{lx: lx, m: &Module{File: file},
 		classTypes: map[string]*Type{}, arrayTypes: map[*Type]*Type{},
+		valueTypes: map[string]*Type{}, bareTypes: map[string]*Type{}, byrefTypes: map[*Type]*Type{},
 		methodRefs: map[methodKey][]*MethodRef{}, fieldRefs: map[fieldKey]*FieldRef{}}
 	p.fill(1)
 	defer func() {
@@ -65,6 +66,9 @@ type parser struct {
 	// Types and member references, one per distinct spelling.
 	classTypes map[string]*Type
 	arrayTypes map[*Type]*Type
+	valueTypes map[string]*Type // valuetype NAME, one per name
+	bareTypes  map[string]*Type // NAME in a type token, one per name
+	byrefTypes map[*Type]*Type  // T&, one per T
 	methodRefs map[methodKey][]*MethodRef
 	fieldRefs  map[fieldKey]*FieldRef
 	// slab is where instructions are allocated, many at a time; code is
@@ -345,7 +349,9 @@ func (p *parser) class() {
 		case "explicit":
 			p.errorf(t.pos, "explicit class layout is not supported in mini MSIL")
 		case "value":
-			p.errorf(t.pos, "value types are not supported in mini MSIL")
+			attrs = append(attrs, t.text) // a value type: extends System.ValueType
+			p.next()
+			continue
 		}
 		break
 	}
@@ -368,13 +374,14 @@ func (p *parser) class() {
 		bt := p.tok()
 		c.Extends = p.typeRef()
 		switch {
-		case c.Extends.Kind == KClass && (c.Extends.Name == "System.ValueType" || c.Extends.Name == "System.Enum"):
-			p.errorf(bt.pos, "value types are not supported in mini MSIL (class %s extends %s)", name, c.Extends.Name)
 		case c.Extends.Kind == KClass && (c.Extends.Name == "System.MulticastDelegate" || c.Extends.Name == "System.Delegate"):
 			p.errorf(bt.pos, "delegates are not supported in mini MSIL (class %s extends %s)", name, c.Extends.Name)
 		case c.Extends.Kind != KClass && c.Extends.Kind != KObject:
 			p.errorf(bt.pos, "class %s cannot extend sealed class %s", name, c.Extends.CLRName())
 		}
+	}
+	if c.Extends == nil && hasAttr(attrs, "value") {
+		c.Extends = p.classType(ValueTypeClass)
 	}
 	if p.isIdent("implements") {
 		p.next()
@@ -899,7 +906,7 @@ func (p *parser) locals() {
 			p.expect(",")
 		}
 		first = false
-		if p.isPunct("[") {
+		if p.isPunct("[") && p.peek(1).kind == tNumber {
 			p.next()
 			v, pos := p.integer("local index")
 			if int(v) != len(m.Locals) {
@@ -924,6 +931,10 @@ func (p *parser) locals() {
 func (p *parser) instr() {
 	m := p.meth
 	t := p.next()
+	if t.text == "constrained." {
+		p.constrainedPrefix(t)
+		return
+	}
 	op, ok := LookupOp(t.text)
 	if !ok {
 		p.errorf(t.pos, "unknown instruction %q", t.text)
@@ -1042,6 +1053,20 @@ func (p *parser) instr() {
 	m.Code = append(m.Code, in)
 }
 
+// constrainedPrefix parses `constrained. TYPE callvirt METHOD` (the
+// prefix token t is read): the callvirt carries the type.
+func (p *parser) constrainedPrefix(t token) {
+	ty := p.typeToken()
+	if !p.isIdent("callvirt") {
+		p.errorf(p.tok().pos, "constrained. must be followed by callvirt, found %s", p.tok())
+		return
+	}
+	p.instr()
+	in := p.meth.Code[len(p.meth.Code)-1]
+	in.SetConstrained(ty)
+	in.Line, in.Col = int32(t.pos.Line), int32(t.pos.Col)
+}
+
 // float reads a float operand: a decimal literal, an integer, or the byte
 // form ( 00 00 80 3F ) in little-endian order.
 func (p *parser) float(single bool) float64 {
@@ -1141,6 +1166,15 @@ func (p *parser) isTypeStart() bool {
 func (p *parser) typ() *Type {
 	t := p.tok()
 	var ty *Type
+	if t.kind == tPunct && t.text == "[" {
+		// [scope]Dotted.Name without class or valuetype, as ikdasm
+		// writes base library types: resolution tells which it is.
+		name, _ := p.scopedName()
+		if pt, ok := systemPrimitives[name]; ok {
+			return p.arraySuffix(pt)
+		}
+		return p.arraySuffix(p.bareType(name))
+	}
 	if t.kind != tIdent {
 		p.errorf(t.pos, "expected a type, found %s", t)
 	}
@@ -1153,9 +1187,14 @@ func (p *parser) typ() *Type {
 			ty = p.typeRef()
 		case "valuetype":
 			rt := p.tok()
-			ty = p.typeRef()
-			if ty.Kind == KClass || ty.Kind == KObject || ty.Kind == KString {
-				p.errorf(rt.pos, "value types are not supported in mini MSIL (only the primitive System types)")
+			name, _ := p.scopedName()
+			if pt, ok := systemPrimitives[name]; ok {
+				ty = pt
+				if ty.Kind == KObject || ty.Kind == KString {
+					p.errorf(rt.pos, "%s is a class, not a value type: write class %s", name, name)
+				}
+			} else {
+				ty = p.valueType(name)
 			}
 		case "native":
 			if p.isIdent("unsigned") {
@@ -1217,9 +1256,21 @@ func (p *parser) arraySuffix(ty *Type) *Type {
 			if ty.Kind == KVoid {
 				p.errorf(open.pos, "void[] is not a type")
 			}
+			if ty.Kind == KByRef {
+				p.errorf(open.pos, "%s[] is not a type: arrays of managed pointers are not allowed", ty)
+			}
 			ty = p.arrayOf(ty)
-		case p.isPunct("&"), p.isPunct("*"):
-			p.errorf(p.tok().pos, "pointer and byref types are not supported in mini MSIL")
+		case p.isPunct("&"):
+			amp := p.next()
+			switch ty.Kind {
+			case KVoid:
+				p.errorf(amp.pos, "void& is not a type")
+			case KByRef:
+				p.errorf(amp.pos, "%s& is not a type: a managed pointer cannot point to a managed pointer", ty)
+			}
+			ty = p.byrefOf(ty)
+		case p.isPunct("*"):
+			p.errorf(p.tok().pos, "unmanaged pointer types (T*) are not supported in mini MSIL; use a managed pointer (T&)")
 		case p.isPunct("<"):
 			p.errorf(p.tok().pos, "generic types are not supported in mini MSIL")
 		default:
@@ -1245,6 +1296,26 @@ func (p *parser) classType(name string) *Type {
 	if t == nil {
 		t = ClassType(name)
 		p.classTypes[name] = t
+	}
+	return t
+}
+
+// valueType returns the value type of a name, one *Type per name.
+func (p *parser) valueType(name string) *Type {
+	t := p.valueTypes[name]
+	if t == nil {
+		t = ValueType(name)
+		p.valueTypes[name] = t
+	}
+	return t
+}
+
+// byrefOf returns the managed pointer type elem&, one per target type.
+func (p *parser) byrefOf(elem *Type) *Type {
+	t := p.byrefTypes[elem]
+	if t == nil {
+		t = ByRefOf(elem)
+		p.byrefTypes[elem] = t
 	}
 	return t
 }
@@ -1289,12 +1360,28 @@ func (p *parser) typeToken() *Type {
 	if t.kind != tIdent && t.kind != tQuoted && !(t.kind == tPunct && t.text == "[") {
 		p.errorf(t.pos, "expected a type, found %s", t)
 	}
-	return p.arraySuffix(p.typeRef())
+	name, _ := p.scopedName()
+	if pt, ok := systemPrimitives[name]; ok {
+		return p.arraySuffix(pt)
+	}
+	return p.arraySuffix(p.bareType(name))
+}
+
+// bareType returns the type of a class or value type named without class
+// or valuetype (the operand of box, newarr, ...): resolution makes it a
+// value type if the name is one.
+func (p *parser) bareType(name string) *Type {
+	t := p.bareTypes[name]
+	if t == nil {
+		t = &Type{Kind: KClass, Name: name, bare: true}
+		p.bareTypes[name] = t
+	}
+	return t
 }
 
 // ownerRef parses the class part of a member reference: [class] TYPEREF.
 func (p *parser) ownerRef() *Type {
-	if p.isIdent("class") {
+	if p.isIdent("class") || p.isIdent("valuetype") {
 		p.next()
 	}
 	name, _ := p.scopedName()
