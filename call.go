@@ -276,7 +276,7 @@ func Phases() []string {
 // print (nil: the phase's own printer).
 func (p *Program) dump(w io.Writer, method, last string, print func(io.Writer, *jit.Method) error) (err error) {
 	defer recoverInternal("dump", &err)
-	methods := p.mod.AllMethods()
+	methods := p.mod.CodeMethods() // with the hidden type initializers' Run methods
 	if method != "" {
 		m, err := p.FindMethod(method)
 		if err != nil {

@@ -277,6 +277,11 @@ type Module struct {
 	// NumInterfaces counts the interfaces the module declares
 	// (Class.IfaceIndex numbers them).
 	NumInterfaces int
+	// Init is the module initializer, from a global .cctor (nil: none).
+	Init *TypeInit
+	// TypeInits lists every type initializer (the module's, then the
+	// classes' in declaration order); see CodeMethods and CodeStatics.
+	TypeInits []*TypeInit
 
 	classes map[string]*Class // user and base-library classes by full name
 }
@@ -312,6 +317,9 @@ type Class struct {
 	IMap map[*Class][]*Method
 	// IfaceIndex numbers the module's interfaces from 0 (-1: a class).
 	IfaceIndex int
+	// Init is the class's type initializer, made by resolution when it
+	// declares a static constructor (nil: none).
+	Init *TypeInit
 }
 
 // ImplementsIface reports whether c is, extends or implements interface i.
@@ -426,6 +434,10 @@ type Method struct {
 	// parameters that returns the new string (CoreCLR's String.Ctor). It
 	// belongs to no class's method list, so no program can name it.
 	NewobjCall *Method
+	// Hidden marks a method resolution synthesized (TypeInit.Run): it is
+	// in no method list of the program's declarations, the printer never
+	// prints it, and stack traces leave it out.
+	Hidden bool
 }
 
 // HasThis reports whether the method takes an implicit this argument.

@@ -79,6 +79,8 @@ type dmethod struct {
 	decoded   bool
 	owner     *rtClass // for constructors: the class newobj allocates
 	trace     string
+	init      *typeInit // the type initializer the method's entry triggers (cctor.go)
+	initRun   bool      // il.TypeInit.Run: its return runs the triggering site again
 }
 
 func (dm *dmethod) traceName() string {
@@ -276,6 +278,7 @@ func (s *state) decode(dm *dmethod) error {
 	}
 	dm.maxStack = d.max
 	dm.frameSize = dm.nvars + d.max + 2
+	s.markTriggers(dm)
 	dm.decoded = true
 	return nil
 }

@@ -172,6 +172,10 @@ type state struct {
 
 	heapLimit, heapUsed int64          // bytes the run may allocate, and has allocated
 	oom                 *managedObject // the preallocated OutOfMemoryException
+
+	inits       []*typeInit            // type initializers (cctor.go), by the index sites carry
+	initIdx     map[*il.TypeInit]int32 // their indices
+	innerTraces map[any][]*dmethod     // traces of inner exceptions of TypeInitializationExceptions
 }
 
 const pollInterval = 10000
@@ -203,6 +207,9 @@ func Run(ctx context.Context, m *il.Module, opts Options) (exitCode int, err err
 	}()
 	if err := s.setup(); err != nil {
 		return -1, err
+	}
+	if err := s.runModuleInit(); err != nil {
+		return s.exit(err)
 	}
 	entry := s.method(m.Entry)
 	if err := s.callFromGo(entry); err != nil {
@@ -284,13 +291,13 @@ func (s *state) setup() error {
 	}
 	// Preallocated, as CoreCLR does, not charged to the heap.
 	s.oom = &managedObject{cls: s.rtc(oom), f: make([]value, s.rtc(oom).nf)}
-	s.statics = make([]value, len(m.StaticFields()))
+	s.statics = make([]value, len(m.CodeStatics()))
 	for _, f := range m.StaticFields() {
 		if f.Builtin {
 			s.statics[f.Slot] = value{n: f.Init}
 		}
 	}
-	for _, meth := range m.AllMethods() {
+	for _, meth := range m.CodeMethods() {
 		dm := s.method(meth)
 		if dm.bi == il.BuiltinNone && !dm.decoded && !meth.Abstract {
 			if err := s.decode(dm); err != nil {
@@ -575,7 +582,10 @@ func (s *state) callFromGo(dm *dmethod, args ...value) error {
 		s.grow(need)
 	}
 	copy(s.vals[lbase:], args)
-	return s.pushFrame(dm, lbase)
+	if err := s.pushFrame(dm, lbase); err != nil {
+		return err
+	}
+	return s.enterInit()
 }
 
 // leaveCatches ends, once a leave of frame fi has run its finallys, the
@@ -1084,8 +1094,22 @@ outer:
 					return err
 				}
 				s.frames[len(s.frames)-1].newobj = obj
+				if callee.init != nil {
+					if err := s.enterInit(); err != nil {
+						return err
+					}
+				}
 				goto tickOuter
 			case oRet:
+				if m.initRun {
+					// A type initializer ran: the site that triggered it
+					// runs again (it finds the class initialized now).
+					s.popFrame()
+					if n := len(s.frames); n > 0 && s.frames[n-1].pc < 0 {
+						s.frames[n-1].pc = 0 // a method's entry (enterInit)
+					}
+					continue outer
+				}
 				nobj := fr.newobj
 				s.popFrame()
 				var err error
@@ -1131,6 +1155,25 @@ outer:
 			case oLdsfld:
 				stk[sp] = s.statics[in.a]
 				sp++
+			case oLdsfldInit:
+				if t := s.inits[in.b]; s.mustInit(t) {
+					fr.pc, fr.sp = pc-1, sp
+					if err := s.runInit(t); err != nil {
+						return err
+					}
+					goto tickOuter
+				}
+				stk[sp] = s.statics[in.a]
+				sp++
+			case oStsfldInit:
+				if t := s.inits[in.b]; s.mustInit(t) {
+					fr.pc, fr.sp = pc-1, sp
+					if err := s.runInit(t); err != nil {
+						return err
+					}
+					goto tickOuter
+				}
+				fallthrough
 			case oStsfld:
 				sp--
 				v := stk[sp]
@@ -1373,6 +1416,11 @@ outer:
 				}
 				if err := s.pushFrame(callee, fr.sbase+sp-nargs); err != nil {
 					return err
+				}
+				if callee.init != nil {
+					if err := s.enterInit(); err != nil {
+						return err
+					}
 				}
 			}
 		tickOuter:

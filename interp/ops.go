@@ -129,6 +129,10 @@ const (
 	oStfld  // a = slot, n = normalization kind
 	oLdsfld // a = static slot
 	oStsfld // a = static slot, n = normalization kind
+	// oLdsfldInit and oStsfldInit are oLdsfld and oStsfld that first run
+	// the type initializer s.inits[b] when it must run (cctor.go).
+	oLdsfldInit
+	oStsfldInit
 	oIsinst // a = type index
 	oCastclass
 	oBox    // n = kind
