@@ -19,8 +19,8 @@ import "fmt"
 // throws the TypeInitializationException at the triggering site):
 //
 //	    ldsfld  int32 C::<cctor-state>
-//	    brtrue  AGAIN                    // running, done or failed
-//	    ldc.i4  1                        // InitRunning
+//	    brtrue  AGAIN                    // failed, running or done
+//	    ldc.i4  2                        // InitRunning
 //	    stsfld  int32 C::<cctor-state>
 //	    .try {
 //	      call  void C::.cctor()
@@ -32,18 +32,18 @@ import "fmt"
 //	      isinst System.Exception        // a thrown non-exception: no inner exception
 //	      newobj instance void System.TypeInitializationException::.ctor(string, class System.Exception)
 //	      stsfld class System.TypeInitializationException C::<cctor-error>
-//	      ldc.i4  3                      // InitFailed
+//	      ldc.i4  1                      // InitFailed
 //	      stsfld  int32 C::<cctor-state>
 //	      ldsfld  class System.TypeInitializationException C::<cctor-error>
 //	      throw
 //	    }
 //	DONE:
-//	    ldc.i4  2                        // InitDone
+//	    ldc.i4  3                        // InitDone
 //	    stsfld  int32 C::<cctor-state>
 //	    ret
 //	AGAIN:
 //	    ldsfld  int32 C::<cctor-state>
-//	    ldc.i4  3
+//	    ldc.i4  1                        // InitFailed
 //	    bne.un  RET                      // running (on this thread) or done
 //	    ldsfld  class System.TypeInitializationException C::<cctor-error>
 //	    throw                            // the same object every time, as CoreCLR
@@ -72,11 +72,14 @@ type TypeInit struct {
 }
 
 // The values of TypeInit.State. Statics start at zero: InitNotStarted.
+// A site must call Run exactly when the state is below InitRunning: one
+// compare, whether the class is done or being initialized (by this
+// thread: a use from inside the .cctor proceeds without a call).
 const (
 	InitNotStarted = 0
-	InitRunning    = 1 // Cctor is running (a use from inside it proceeds)
-	InitDone       = 2
-	InitFailed     = 3 // Error holds the exception every use throws
+	InitFailed     = 1 // Error holds the exception every use throws
+	InitRunning    = 2 // Cctor is running
+	InitDone       = 3
 )
 
 // Names of the hidden members, which no program can spell.

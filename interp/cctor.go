@@ -64,8 +64,7 @@ func (s *state) markTriggers(dm *dmethod) {
 // mustInit reports whether a site of type initializer t must run t.run:
 // the class is neither done nor being initialized (by this thread).
 func (s *state) mustInit(t *typeInit) bool {
-	st := s.statics[t.state].n
-	return st != il.InitDone && st != il.InitRunning
+	return s.statics[t.state].n < il.InitRunning
 }
 
 // runInit pushes a frame running t.run above the top frame, whose pc is

@@ -90,11 +90,11 @@ func (r *reader) instr2(idx int, in *il.Instr) bool {
 		v = r.coerce(v, f.Type)
 		r.emit(ir.OpStField, ir.KindOf(f.Type), ir.NoValue, []ir.Value{obj, v}, ir.Aux{Field: f})
 	case il.Ldsfld:
-		r.initCheck(il.InitTriggered(m, in))
+		r.initCheck(il.InitTriggered(m, in), nil)
 		f := in.Field().Field
 		r.push(r.value(ir.OpLdStatic, ir.KindOf(f.Type), ir.Aux{Field: f}))
 	case il.Stsfld:
-		r.initCheck(il.InitTriggered(m, in))
+		r.initCheck(il.InitTriggered(m, in), nil)
 		f := in.Field().Field
 		v := r.coerce(r.pop(), f.Type)
 		r.emit(ir.OpStStatic, ir.KindOf(f.Type), ir.NoValue, []ir.Value{v}, ir.Aux{Field: f})

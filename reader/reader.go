@@ -120,8 +120,7 @@ func (r *reader) run() error {
 	}
 	r.entry[r.blockAt[0]] = nil
 	if entryInit != nil {
-		r.cur = entryInit
-		r.terminate(ir.OpJump, nil, ir.Aux{}, r.blockAt[0])
+		r.fillEntryInit(entryInit, r.blockAt[0])
 	}
 	r.work = []int{0}
 	r.handlerEntries()

@@ -250,3 +250,70 @@ func TestCctorAPI(t *testing.T) {
 		t.Errorf("the IL dump does not load: %v\n%s", err, dump.String())
 	}
 }
+
+// deepCctor recurses inside a static constructor until the call depth
+// limit: rec is a static method of the class being initialized, so each
+// call's entry tests the class's state, finds it running and goes on.
+const deepCctor = `
+.assembly extern mscorlib {}
+.assembly deep_cctor {}
+.class public auto ansi R extends [mscorlib]System.Object
+{
+  .field static int32 x
+  .method private hidebysig specialname rtspecialname static void .cctor() cil managed
+  {
+    ldc.i4.0
+    call void R::rec(int32)
+    ret
+  }
+  .method public static void rec(int32 n) cil managed
+  {
+    ldarg.0
+    stsfld int32 R::x
+    ldarg.0
+    call void [mscorlib]System.Console::WriteLine(int32)
+    ldarg.0
+    ldc.i4.1
+    add
+    call void R::rec(int32)
+    ret
+  }
+}
+.method public static void main() cil managed
+{
+  .entrypoint
+  call void helper()
+  ret
+}
+.method public static void helper() cil managed
+{
+  ldsfld int32 R::x
+  pop
+  ret
+}
+`
+
+// TestCctorCallDepth checks that both engines count the calls a static
+// constructor adds alike (the hidden method that runs it, two levels
+// below the triggering method; no call at all for a use while it runs),
+// so a recursion inside it overflows at the same call: main, helper, the
+// hidden method and .cctor, then rec(0) at depth 5.
+func TestCctorCallDepth(t *testing.T) {
+	p, err := miniil.Load("deep_cctor.il", []byte(deepCctor))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, depth := range []int{5, 6, 12, 100} {
+		for _, eng := range engines {
+			var out bytes.Buffer
+			_, err := p.Run(context.Background(), miniil.Config{Engine: eng, Stdout: &out, MaxCallDepth: depth})
+			var so *miniil.StackOverflowError
+			if !errors.As(err, &so) {
+				t.Fatalf("%s, depth %d: %v, want a stack overflow", eng, depth, err)
+			}
+			if got, want := strings.Count(out.String(), "\n"), depth-4; got != want {
+				t.Errorf("%s, depth limit %d: rec ran %d times, want %d", eng, depth, got, want)
+			}
+		}
+	}
+}
