@@ -62,6 +62,14 @@ func (p *Program) Call(ctx context.Context, cfg Config, name string, args ...any
 	if len(args) != len(m.Params) {
 		return nil, fmt.Errorf("%s takes %d argument(s), got %d", m.Signature(), len(m.Params), len(args))
 	}
+	if k := m.Ret.Kind; k == il.KValue {
+		return nil, fmt.Errorf("%s returns value type %s; only primitives, strings and objects can be returned to Go", m.FullName(), m.Ret.CLRName())
+	}
+	for i, p := range m.Params {
+		if k := p.Type.Kind; k == il.KValue || k == il.KByRef {
+			return nil, fmt.Errorf("argument %d of %s has type %s; Go can pass only primitives, strings and null", i+1, m.FullName(), p.Type)
+		}
+	}
 	norm := make([]any, len(args))
 	for i, a := range args {
 		if norm[i], err = normalizeArg(a, m.Params[i].Type); err != nil {

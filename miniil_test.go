@@ -165,6 +165,10 @@ P: ret
 }
 .method public static uint32 Big() cil managed { .maxstack 1 ldc.i4.m1 ret }
 .method public static void Boom() cil managed { .maxstack 1 newobj instance void [mscorlib]System.NotImplementedException::.ctor() throw }
+.class public sequential sealed P extends [mscorlib]System.ValueType { .field public int32 x }
+.method public static valuetype P MakeP() cil managed { .maxstack 1 .locals init (valuetype P p) ldloc.0 ret }
+.method public static int32 ReadP(valuetype P p) cil managed { .maxstack 1 ldarga.s p ldfld int32 P::x ret }
+.method public static void Bump(int32& x) cil managed { .maxstack 3 ldarg.0 ldarg.0 ldind.i4 ldc.i4.1 add stind.i4 ret }
 .method public static void main() cil managed { .entrypoint .maxstack 1 ret }`
 
 func TestCall(t *testing.T) { forEngines(t, testCall) }
@@ -193,6 +197,9 @@ func testCall(t *testing.T, eng miniil.Engine) {
 		{"Add", []any{int64(1) << 40, 1}, nil, "does not fit"},
 		{"Add", []any{"x", 1}, nil, "cannot be passed"},
 		{"Nope", nil, nil, "no method named Nope"},
+		{"MakeP", nil, nil, "returns value type P"},
+		{"ReadP", []any{1}, nil, "argument 1 of ReadP has type valuetype P"},
+		{"Bump", []any{1}, nil, "argument 1 of Bump has type int32&"},
 	}
 	for _, tt := range tests {
 		got, err := p.Call(context.Background(), cfg, tt.method, tt.args...)

@@ -131,6 +131,9 @@ func (g *gen) callGeneric(in *ir.Instr) {
 		a.I(CALL, Mem(RAX, int32(abi.MTVTable+abi.MTSlotSize*callee.Slot)))
 		g.site(in.ILOffset)
 		g.note("callvirt " + callee.FullName())
+	case callee.BuiltinKind == il.MathSqrt:
+		// IEEE square root, correctly rounded like the base library's.
+		a.I(SQRTSD, R(X0), R(X0))
 	case callee.Builtin:
 		g.exit(abi.HelperBuiltin, uint64(callee.BuiltinKind), true, in.ILOffset)
 		g.note("call " + callee.BuiltinKind.String() + " (base library)")

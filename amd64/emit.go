@@ -63,6 +63,8 @@ type Code struct {
 	// only RSP and RBP, so its epilog is what gives its caller back the
 	// registers of the frames the exception unwound.
 	Saves []Save
+	// Blocks are the RBP offsets of the frame blocks (ir.Func.Slots).
+	Blocks []int
 }
 
 // Note names the target of the call or exit whose return address is at
@@ -251,7 +253,7 @@ func (g *gen) result(blob *Blob, m codeMarks) *Code {
 	f, lay := g.f, g.lay
 	code := &Code{Method: abi.Method{Code: blob.Code, ColdStart: blob.Marks[m.coldStart]},
 		FrameSize: g.frame.size, PrologSize: blob.Marks[m.prologEnd], PSPOffset: g.frame.pspOff, Layout: lay,
-		Homes: g.homes, Saves: g.frame.saves}
+		Homes: g.homes, Saves: g.frame.saves, Blocks: g.frame.blocks}
 	inFilter := map[*ir.Region]bool{}
 	for _, r := range f.Regions { // parents first
 		inFilter[r] = r.Kind == ir.RegionFilter || inFilter[r.Parent]
@@ -370,6 +372,24 @@ func (g *gen) instr(in *ir.Instr) {
 		g.elem(in)
 	case ir.OpCanStore:
 		g.canStore(in)
+	case ir.OpSlotAddr:
+		g.slotAddr(in)
+	case ir.OpStaticAddr:
+		g.staticAddr(in)
+	case ir.OpLea:
+		g.lea(in)
+	case ir.OpFieldAddr, ir.OpBoxData:
+		g.fieldAddr(in)
+	case ir.OpElemAddr:
+		g.elemAddr(in)
+	case ir.OpLoad:
+		g.loadInd(in)
+	case ir.OpStore:
+		g.storeInd(in)
+	case ir.OpCopyBlk:
+		g.copyBlk(in)
+	case ir.OpZeroBlk:
+		g.zeroBlk(in)
 	case ir.OpCall, ir.OpCallVirt:
 		g.call(in)
 	case ir.OpCatchArg:

@@ -22,9 +22,11 @@ import (
 // frame is the layout of a method's frames, fixed before its code is
 // emitted.
 type frame struct {
-	slots []int  // each value's frame slot (an RBP offset; 0 if none)
-	saves []Save // the callee-saved registers the prolog stores
-	size  int    // bytes below the saved RBP in the main body's frame
+	slots []int // each value's frame slot (an RBP offset; 0 if none)
+	// blocks are the RBP offsets of the frame blocks (ir.Func.Slots).
+	blocks []int
+	saves  []Save // the callee-saved registers the prolog stores
+	size   int    // bytes below the saved RBP in the main body's frame
 	// funcletSize is the frame size of every funclet.
 	funcletSize int
 	// pspOff is the RSP-relative offset of the PSPSym in every frame.
@@ -53,6 +55,7 @@ func layoutFrame(f *ir.Func, lay *funclet.Layout, homes []Reg, transient map[ir.
 			fr.slots[v] = -8 * n
 		}
 	}
+	n = fr.layoutBlocks(f, n)
 	for _, r := range CalleeSaved {
 		used := fr.hasEH
 		for _, h := range homes {
@@ -96,6 +99,7 @@ func (g *gen) prolog() MarkID {
 	if fr.hasEH {
 		a.I(MOVQ, R(RSP), Mem(RSP, int32(fr.pspOff))) // PSPSym = InitialSP
 	}
+	g.zeroSlots()
 	args := make([]ir.Kind, f.NumArgs)
 	copy(args, f.Kinds[:f.NumArgs])
 	locs, _ := classify(args)
@@ -117,7 +121,9 @@ func (g *gen) prolog() MarkID {
 	if f.NumLocals > 0 {
 		a.I(XORL, R(RAX), R(RAX))
 		for i := 0; i < f.NumLocals; i++ {
-			g.storeBits(RAX, ir.Value(f.NumArgs+i))
+			if v := ir.Value(f.NumArgs + i); !g.plan.deadLocals[v] {
+				g.storeBits(RAX, v)
+			}
 		}
 	}
 	return a.Mark()

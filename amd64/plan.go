@@ -31,6 +31,10 @@ type plan struct {
 	// slotless marks the constants no instruction reads from a slot
 	// (slotReads): their definitions emit nothing.
 	slotless map[ir.Value]bool
+	// deadLocals marks the locals no instruction reads or writes (a local
+	// kept in a frame block, or one the program never uses): the prolog
+	// does not zero them, and they need no location.
+	deadLocals map[ir.Value]bool
 	// blocks is each block's plan, by block ID.
 	blocks []blockPlan
 	// deferArgs moves the prolog's stores of register arguments into the
@@ -120,6 +124,12 @@ func (p *plan) analyze(f *ir.Func) {
 			delete(p.consts, v)
 		}
 	}
+	p.deadLocals = map[ir.Value]bool{}
+	for v := f.NumArgs; v < f.NumArgs+f.NumLocals; v++ {
+		if p.uses[v] == 0 && defs[v] == 0 {
+			p.deadLocals[ir.Value(v)] = true
+		}
+	}
 	// A constant needs its slot only if some use reads the slot directly.
 	p.slotless = map[ir.Value]bool{}
 	for v := range p.consts {
@@ -143,6 +153,9 @@ func (p *plan) analyze(f *ir.Func) {
 func (p *plan) transient() map[ir.Value]bool {
 	t := map[ir.Value]bool{}
 	for v := range p.slotless {
+		t[v] = true
+	}
+	for v := range p.deadLocals {
 		t[v] = true
 	}
 	for _, bp := range p.blocks {

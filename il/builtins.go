@@ -46,7 +46,7 @@ var sealedExceptions = map[string]bool{"System.InvalidProgramException": true, T
 // BaseLibraryClasses returns the full names of the base library's classes,
 // every base before its subclasses.
 func BaseLibraryClasses() []string {
-	names := []string{ObjectClass, StringClass, ConsoleClass, ExceptionClass}
+	names := []string{ObjectClass, ValueTypeClass, StringClass, ConsoleClass, ExceptionClass}
 	for _, e := range exceptionClasses {
 		names = append(names, e.name)
 	}
@@ -57,7 +57,8 @@ func BaseLibraryClasses() []string {
 // staticClasses are the base library's classes of static members only
 // (all extend System.Object), in the order their static fields are
 // numbered.
-var staticClasses = []string{MathClass, Int32Class, Int64Class, DoubleClass, EnvironmentClass, StopwatchClass}
+var staticClasses = []string{MathClass, Int32Class, Int64Class, DoubleClass, EnvironmentClass, StopwatchClass,
+	UInt32Class, UInt64Class, SingleClass, BooleanClass, CharClass}
 
 // DefaultMessage returns the message that the parameterless constructor of
 // the named base library exception class stores, and false for
@@ -82,6 +83,7 @@ func ExceptionDefaultMessage(runtimeClass string) string {
 // Names of base library classes and members that engines refer to.
 const (
 	ObjectClass    = "System.Object"
+	ValueTypeClass = "System.ValueType"
 	StringClass    = "System.String"
 	ConsoleClass   = "System.Console"
 	ExceptionClass = "System.Exception"
@@ -96,9 +98,14 @@ const (
 	TypeInitializationClass = "System.TypeInitializationException"
 
 	MathClass        = "System.Math"
-	Int32Class       = "System.Int32" // its static Parse; int32 itself is a primitive type
+	Int32Class       = "System.Int32" // its static Parse and ToString; int32 itself is a primitive type
 	Int64Class       = "System.Int64"
 	DoubleClass      = "System.Double"
+	UInt32Class      = "System.UInt32" // its ToString; uint32 itself is a primitive type
+	UInt64Class      = "System.UInt64"
+	SingleClass      = "System.Single"
+	BooleanClass     = "System.Boolean"
+	CharClass        = "System.Char"
 	EnvironmentClass = "System.Environment"
 	StopwatchClass   = "System.Diagnostics.Stopwatch" // in .NET's [System] assembly
 )
@@ -334,6 +341,17 @@ const (
 	StringBuilderClear         // System.Text.StringBuilder::Clear()
 	StringBuilderGetChars      // System.Text.StringBuilder::get_Chars(int32)
 	StringBuilderSetLength     // System.Text.StringBuilder::set_Length(int32)
+	// ToString of the primitive types, instance methods of their classes
+	// called on a managed pointer to the value (Method.ThisType), which
+	// format it as Console.Write does.
+	Int32ToString   // System.Int32::ToString()
+	Int64ToString   // System.Int64::ToString()
+	UInt32ToString  // System.UInt32::ToString()
+	UInt64ToString  // System.UInt64::ToString()
+	DoubleToString  // System.Double::ToString()
+	SingleToString  // System.Single::ToString()
+	BooleanToString // System.Boolean::ToString()
+	CharToString    // System.Char::ToString()
 
 	numBuiltinKinds
 )
@@ -531,6 +549,23 @@ var builtinDecls = [numBuiltinKinds]builtinDecl{
 	StringBuilderClear:         instanceMethod(StringBuilderClass, "Clear", sbType),
 	StringBuilderGetChars:      instanceMethod(StringBuilderClass, "get_Chars", Char, Int32),
 	StringBuilderSetLength:     instanceMethod(StringBuilderClass, "set_Length", Void, Int32),
+	Int32ToString:              instanceMethod(Int32Class, "ToString", String),
+	Int64ToString:              instanceMethod(Int64Class, "ToString", String),
+	UInt32ToString:             instanceMethod(UInt32Class, "ToString", String),
+	UInt64ToString:             instanceMethod(UInt64Class, "ToString", String),
+	DoubleToString:             instanceMethod(DoubleClass, "ToString", String),
+	SingleToString:             instanceMethod(SingleClass, "ToString", String),
+	BooleanToString:            instanceMethod(BooleanClass, "ToString", String),
+	CharToString:               instanceMethod(CharClass, "ToString", String),
+}
+
+// PrimitiveToString returns the primitive type whose ToString k is (nil
+// for other kinds): the type of the value its this points to.
+func (k BuiltinKind) PrimitiveToString() *Type {
+	if k < Int32ToString || k > CharToString {
+		return nil
+	}
+	return primitiveOfClass[builtinDecls[k].class]
 }
 
 // sbType is the builder class type that Append and Clear return, a
@@ -633,6 +668,8 @@ func newBaseLibrary() map[string]*Class {
 		lib[name] = c
 	}
 	add(ObjectClass, nil)
+	add(ValueTypeClass, lib[ObjectClass])
+	lib[ValueTypeClass].Attrs = []string{"public", "abstract"}
 	add(StringClass, lib[ObjectClass])
 	add(ConsoleClass, lib[ObjectClass])
 	add(ExceptionClass, lib[ObjectClass])
@@ -762,8 +799,18 @@ func ElemSize(t *Type) int {
 		return 2
 	case KI4, KU4, KR4:
 		return 4
+	case KValue:
+		return 8 * t.Words()
 	}
 	return 8
+}
+
+// BoxSizeOf returns the heap size of a box of a value of type t.
+func BoxSizeOf(t *Type) int64 {
+	if t.Kind == KValue {
+		return 8 + 8*int64(t.Words())
+	}
+	return BoxSize
 }
 
 func align8(n int64) int64 { return (n + 7) &^ 7 }

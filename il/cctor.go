@@ -52,9 +52,10 @@ import "fmt"
 //
 // The hidden members are in no list the program declares (Class.Fields,
 // Class.Methods, Module.AllMethods, Module.StaticFields): the printer
-// never prints them and embedders do not see them. Engines find them
-// through Module.CodeMethods and Module.CodeStatics, which continue the
-// numbering of Method.Index and of static Field.Slot.
+// never prints them and embedders do not see them. Engines find the
+// methods through Module.CodeMethods, which continues the numbering of
+// Method.Index; the statics take the last words of the static storage
+// (Module.StaticWords).
 
 // TypeInit is the type initializer of a class with a static constructor,
 // or of the module (a global .cctor, CoreCLR's module initializer, which
@@ -106,9 +107,10 @@ func (ti *TypeInit) Name() string {
 // its first instruction) when in is nil. This is the one place that
 // decides it, for both engines:
 //
-//   - ldsfld and stsfld of a static field of a class with a static
-//     constructor trigger it, precise or beforefieldinit (CoreCLR 2.0 runs
-//     a beforefieldinit cctor lazily, at the first static field access);
+//   - ldsfld, stsfld and ldsflda of a static field of a class with a
+//     static constructor trigger it, precise or beforefieldinit (CoreCLR
+//     2.0 runs a beforefieldinit cctor lazily, at the first static field
+//     access);
 //   - the entry of a static method or an instance constructor of a
 //     precise class triggers it (CoreCLR checks in the callee's prolog,
 //     so the trace of a failure starts in that method), the entry point
@@ -119,7 +121,9 @@ func (ti *TypeInit) Name() string {
 //
 // Instance methods other than constructors and virtual calls trigger
 // nothing, and neither does a derived class's initialization for its base
-// class. Value types will add their own rules here.
+// class. Value types, whose static constructors are refused for now, will
+// add their own rules here (CoreCLR does not run them at their
+// constructors).
 func InitTriggered(m *Method, in *Instr) *TypeInit {
 	if in == nil {
 		c := m.Owner
@@ -132,7 +136,7 @@ func InitTriggered(m *Method, in *Instr) *TypeInit {
 		return nil
 	}
 	switch in.Op.Canon() {
-	case Ldsfld, Stsfld:
+	case Ldsfld, Stsfld, Ldsflda:
 		ref := in.Field()
 		if ref == nil || ref.Field == nil || ref.Field.Owner == nil {
 			return nil
@@ -160,17 +164,6 @@ func (m *Module) CodeMethods() []*Method {
 	return all
 }
 
-// CodeStatics returns every static field the engines allocate:
-// StaticFields, then each type initializer's hidden State and Error (in
-// TypeInits order), whose Slot continues StaticFields' numbering.
-func (m *Module) CodeStatics() []*Field {
-	all := m.StaticFields()
-	for _, ti := range m.TypeInits {
-		all = append(all, ti.State, ti.Error)
-	}
-	return all
-}
-
 // typeInits checks the static constructors the program declares and
 // synthesizes the type initializer of each (after members: it numbers
 // the hidden methods and statics after the declared ones).
@@ -183,11 +176,12 @@ func (r *resolver) typeInits() {
 	if len(m.TypeInits) == 0 {
 		return
 	}
-	nm, ns := len(m.AllMethods()), len(m.StaticFields())
+	nm := len(m.AllMethods())
 	for i, ti := range m.TypeInits {
 		ti.Run.Index = nm + i
-		ti.State.Slot = ns + 2*i
-		ti.Error.Slot = ns + 2*i + 1
+		ti.State.Slot = m.StaticWords
+		ti.Error.Slot = m.StaticWords + 1
+		m.StaticWords += 2
 	}
 }
 
@@ -208,6 +202,10 @@ func (r *resolver) typeInit(c *Class, methods []*Method) *TypeInit {
 			r.errorf(md.Pos, "static constructor %s must return void and take no parameters: static void .cctor()", md.FullName())
 		case md.IsEntry:
 			r.errorf(md.EntryPos, "static constructor %s cannot be the entry point", md.FullName())
+		case c != nil && c.ValueType:
+			// CoreCLR runs them at other triggers than a class's (not at
+			// its constructors): InitTriggered would need them.
+			r.errorf(md.Pos, "static constructors of value types are not supported yet (%s)", md.FullName())
 		case cctor == nil:
 			cctor = md
 		}

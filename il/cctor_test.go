@@ -38,7 +38,8 @@ const cctorProgram = `
   }
   .method public instance int32 Read() cil managed
   {
-    ldsfld int32 Precise::n
+    ldsflda int32 Precise::n
+    ldind.i4
     ret
   }
 }
@@ -102,7 +103,7 @@ func TestInitTriggered(t *testing.T) {
 		{"Precise::.cctor", "", []string{"Lazy", "", ""}},
 		{"Precise::.ctor", "Precise", []string{"", "", ""}},
 		{"Precise::Get", "Precise", []string{"", ""}},
-		{"Precise::Read", "", []string{"Precise", ""}},
+		{"Precise::Read", "", []string{"Precise", "", ""}}, // ldsflda
 		{"Derived::.ctor", "", []string{"", "", ""}},
 		{"Lazy::Get", "", []string{"Lazy", ""}},
 		{"Lazy::.cctor", "", []string{""}},
@@ -137,9 +138,15 @@ func TestInitTriggered(t *testing.T) {
 	}
 	// The hidden members: numbered after the declared ones, and the Run
 	// methods (verified with the module) trigger nothing themselves.
-	all, statics := m.AllMethods(), m.StaticFields()
+	all, words := m.AllMethods(), 0
+	for _, f := range m.StaticFields() {
+		words += f.Type.Words()
+	}
+	if m.StaticWords != words+2*len(m.TypeInits) {
+		t.Errorf("%d words of statics, want %d declared and 2 per type initializer", m.StaticWords, words)
+	}
 	for i, ti := range m.TypeInits {
-		if ti.Run.Index != len(all)+i || !ti.Run.Hidden || ti.State.Slot != len(statics)+2*i || ti.Error.Slot != ti.State.Slot+1 {
+		if ti.Run.Index != len(all)+i || !ti.Run.Hidden || ti.State.Slot != words+2*i || ti.Error.Slot != ti.State.Slot+1 {
 			t.Errorf("%s: Run index %d, state slot %d, error slot %d", ti, ti.Run.Index, ti.State.Slot, ti.Error.Slot)
 		}
 		for _, in := range ti.Run.Code {

@@ -85,6 +85,8 @@ const (
 	KObject
 	KClass // a class by name
 	KArray // single-dimension zero-based array of Elem
+	KValue // a value type (a class extending System.ValueType) by name
+	KByRef // a managed pointer to Elem (T&)
 )
 
 var kindNames = [...]string{
@@ -99,9 +101,11 @@ var kindNames = [...]string{
 // resolution.
 type Type struct {
 	Kind  Kind
-	Name  string // full class name, for KClass
-	Elem  *Type  // element type, for KArray
-	Class *Class // resolved class, for KClass (nil before resolution)
+	Name  string // full class name, for KClass and KValue
+	Elem  *Type  // element type, for KArray; target type, for KByRef
+	Class *Class // resolved class, for KClass and KValue (nil before resolution)
+
+	bare bool // named in a type token without class or valuetype
 }
 
 // Predefined types.
@@ -172,11 +176,23 @@ func ClassType(name string) *Type { return &Type{Kind: KClass, Name: name} }
 // ArrayOf returns the single-dimension array type of elem.
 func ArrayOf(elem *Type) *Type { return &Type{Kind: KArray, Elem: elem} }
 
+// ValueType returns the type of a value type given by full name.
+func ValueType(name string) *Type { return &Type{Kind: KValue, Name: name} }
+
+// ByRefOf returns the managed pointer type elem&.
+func ByRefOf(elem *Type) *Type { return &Type{Kind: KByRef, Elem: elem} }
+
 // String returns the type in ilasm syntax.
 func (t *Type) String() string {
+	if t.Kind == KByRef {
+		return t.Elem.String() + "&"
+	}
 	elem, rank := t.innermost()
-	if elem.Kind == KClass {
+	switch elem.Kind {
+	case KClass:
 		return withBrackets("class "+elem.Name, rank)
+	case KValue:
+		return withBrackets("valuetype "+elem.Name, rank)
 	}
 	return withBrackets(kindNames[elem.Kind], rank)
 }
@@ -216,9 +232,9 @@ func (t *Type) Equal(u *Type) bool {
 			return false
 		}
 		switch t.Kind {
-		case KClass:
+		case KClass, KValue:
 			return t.Name == u.Name
-		case KArray:
+		case KArray, KByRef:
 			t, u = t.Elem, u.Elem
 			continue
 		}
@@ -234,11 +250,28 @@ func (t *Type) IsRef() bool {
 // CLRName returns the type's name as the CLR reflects it (System.Int32,
 // MyNs.Foo, System.String[]): used in messages and stack traces.
 func (t *Type) CLRName() string {
+	if t.Kind == KByRef {
+		return t.Elem.CLRName() + "&"
+	}
 	elem, rank := t.innermost()
-	if elem.Kind == KClass {
+	if elem.Kind == KClass || elem.Kind == KValue {
 		return withBrackets(elem.Name, rank)
 	}
 	return withBrackets(clrNames[elem.Kind], rank)
+}
+
+// IsValue reports whether t is a user value type (KValue).
+func (t *Type) IsValue() bool { return t.Kind == KValue }
+
+// Words returns how many 8-byte words a value of type t takes in a
+// field, a local, an array element of a value type or a box: the number
+// of words of a value type's layout (Class.NumFields, at least 1), and 1
+// for every other type. Valid after resolution.
+func (t *Type) Words() int {
+	if t.Kind == KValue && t.Class != nil {
+		return max(t.Class.NumFields, 1)
+	}
+	return 1
 }
 
 var clrNames = [...]string{
@@ -265,6 +298,11 @@ func (t *Type) ShortCLRName() string {
 }
 
 // Module is a parsed program.
+//
+// Resolution lays out values in 8-byte words: a field of a primitive or
+// reference type takes one word, a field of a value type the words of
+// that type's fields; an object's fields, a value type's fields and the
+// module's statics are numbered in words (Field.Slot).
 type Module struct {
 	File     string    // source file name as given to the parser
 	Assembly string    // name in `.assembly NAME`, if any
@@ -277,10 +315,13 @@ type Module struct {
 	// NumInterfaces counts the interfaces the module declares
 	// (Class.IfaceIndex numbers them).
 	NumInterfaces int
+	// StaticWords is the size of the module's static storage in 8-byte
+	// words: every static field takes Type.Words() of them from its Slot.
+	StaticWords int
 	// Init is the module initializer, from a global .cctor (nil: none).
 	Init *TypeInit
 	// TypeInits lists every type initializer (the module's, then the
-	// classes' in declaration order); see CodeMethods and CodeStatics.
+	// classes' in declaration order); see CodeMethods.
 	TypeInits []*TypeInit
 
 	classes map[string]*Class // user and base-library classes by full name
@@ -317,9 +358,23 @@ type Class struct {
 	IMap map[*Class][]*Method
 	// IfaceIndex numbers the module's interfaces from 0 (-1: a class).
 	IfaceIndex int
+
+	// ValueType marks a value type: a class that extends System.ValueType.
+	// Its instances are values of NumFields 8-byte words (Field.Slot of
+	// an instance field is its first word); a field, local, argument or
+	// array element of a value type holds the words themselves.
+	ValueType bool
+	// Size is what sizeof returns for a value type: the size of CoreCLR's
+	// layout of its fields (natural alignment, references first when it
+	// holds any), which miniil's word layout does not follow.
+	Size int
+
 	// Init is the class's type initializer, made by resolution when it
 	// declares a static constructor (nil: none).
 	Init *TypeInit
+
+	align   int  // CoreCLR alignment of a value type
+	hasRefs bool // a value type holding references (in nested values too)
 }
 
 // ImplementsIface reports whether c is, extends or implements interface i.
@@ -348,7 +403,21 @@ func (c *Class) Type() *Type {
 	case "System.String":
 		return String
 	}
+	if pt := primitiveOfClass[c.Name]; pt != nil {
+		return pt
+	}
+	if c.ValueType {
+		return &Type{Kind: KValue, Name: c.Name, Class: c}
+	}
 	return &Type{Kind: KClass, Name: c.Name, Class: c}
+}
+
+// primitiveOfClass maps the base library's classes of primitive types to
+// those types (the class holds the type's methods).
+var primitiveOfClass = map[string]*Type{
+	"System.Int32": Int32, "System.Int64": Int64, "System.Double": Float64,
+	"System.UInt32": UInt32, "System.UInt64": UInt64, "System.Single": Float32,
+	"System.Boolean": Bool, "System.Char": Char,
 }
 
 // IsSubclassOf reports whether c is base or derives from it.
@@ -369,7 +438,10 @@ type Field struct {
 	Attrs  []string // as written
 	Owner  *Class
 	Pos    Pos
-	Slot   int // instance: index among the object's fields; static: index among the module's statics
+	// Slot is, for an instance field, its first 8-byte word in the
+	// object (or, in a value type, in the value); for a static field, its
+	// first word in the module's static storage (Module.StaticWords).
+	Slot int
 
 	// Builtin marks a static field of the base library (Stopwatch's
 	// Frequency), which programs read but cannot store; every run starts
@@ -456,11 +528,22 @@ func (m *Method) NumArgs() int {
 func (m *Method) ArgType(i int) *Type {
 	if !m.Static {
 		if i == 0 {
-			return m.Owner.Type()
+			return m.ThisType()
 		}
 		i--
 	}
 	return m.Params[i].Type
+}
+
+// ThisType returns the type of an instance method's this: the owner's
+// class type, or a managed pointer to the value for a value type's
+// method (primitive types' methods included).
+func (m *Method) ThisType() *Type {
+	t := m.Owner.Type()
+	if m.Owner.ValueType || primitiveOfClass[m.Owner.Name] != nil {
+		return ByRefOf(t)
+	}
+	return t
 }
 
 // FullName returns Class::Name, or Name for a global method.
@@ -695,8 +778,10 @@ func (m *Module) AllMethods() []*Method {
 }
 
 // StaticFields returns every static field: global ones first, then those
-// of the classes, then (in a resolved module) the base library's; Field.Slot
-// of a static field is its position in this list.
+// of the classes, then (in a resolved module) the base library's. The
+// static storage holds them in this order: Field.Slot of a static field
+// is its first word there, and it takes Type.Words() words
+// (Module.StaticWords in all).
 func (m *Module) StaticFields() []*Field {
 	all := append([]*Field(nil), m.Fields...)
 	for _, c := range m.Classes {

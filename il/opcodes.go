@@ -216,6 +216,40 @@ const (
 	Endfilter
 	Rethrow
 
+	// Value types and managed pointers.
+	LdargaS
+	Ldarga
+	LdlocaS
+	Ldloca
+	Ldflda
+	Ldsflda
+	Ldelema
+	LdindI1
+	LdindU1
+	LdindI2
+	LdindU2
+	LdindI4
+	LdindU4
+	LdindI8
+	LdindI
+	LdindR4
+	LdindR8
+	LdindRef
+	StindRef
+	StindI1
+	StindI2
+	StindI4
+	StindI8
+	StindR4
+	StindR8
+	StindI
+	Ldobj
+	Stobj
+	Cpobj
+	Initobj
+	Sizeof
+	Unbox
+
 	// Aliases accepted by ilasm.
 	Endfault
 	LdelemU8
@@ -226,6 +260,7 @@ const (
 	Brinst
 	BrinstS
 	LdcI4M1Upper
+	LdindU8
 
 	numOps
 )
@@ -400,6 +435,38 @@ var Ops = [numOps]OpInfo{
 	Stloc:        {"stloc", 0xFE0E, OpVar, Stloc},
 	Endfilter:    {"endfilter", 0xFE11, OpNone, Endfilter},
 	Rethrow:      {"rethrow", 0xFE1A, OpNone, Rethrow},
+	LdargaS:      {"ldarga.s", 0x0F, OpShortVar, LdargaS},
+	Ldarga:       {"ldarga", 0xFE0A, OpVar, Ldarga},
+	LdlocaS:      {"ldloca.s", 0x12, OpShortVar, LdlocaS},
+	Ldloca:       {"ldloca", 0xFE0D, OpVar, Ldloca},
+	Ldflda:       {"ldflda", 0x7C, OpField, Ldflda},
+	Ldsflda:      {"ldsflda", 0x7F, OpField, Ldsflda},
+	Ldelema:      {"ldelema", 0x8F, OpType, Ldelema},
+	LdindI1:      {"ldind.i1", 0x46, OpNone, LdindI1},
+	LdindU1:      {"ldind.u1", 0x47, OpNone, LdindU1},
+	LdindI2:      {"ldind.i2", 0x48, OpNone, LdindI2},
+	LdindU2:      {"ldind.u2", 0x49, OpNone, LdindU2},
+	LdindI4:      {"ldind.i4", 0x4A, OpNone, LdindI4},
+	LdindU4:      {"ldind.u4", 0x4B, OpNone, LdindU4},
+	LdindI8:      {"ldind.i8", 0x4C, OpNone, LdindI8},
+	LdindI:       {"ldind.i", 0x4D, OpNone, LdindI},
+	LdindR4:      {"ldind.r4", 0x4E, OpNone, LdindR4},
+	LdindR8:      {"ldind.r8", 0x4F, OpNone, LdindR8},
+	LdindRef:     {"ldind.ref", 0x50, OpNone, LdindRef},
+	StindRef:     {"stind.ref", 0x51, OpNone, StindRef},
+	StindI1:      {"stind.i1", 0x52, OpNone, StindI1},
+	StindI2:      {"stind.i2", 0x53, OpNone, StindI2},
+	StindI4:      {"stind.i4", 0x54, OpNone, StindI4},
+	StindI8:      {"stind.i8", 0x55, OpNone, StindI8},
+	StindR4:      {"stind.r4", 0x56, OpNone, StindR4},
+	StindR8:      {"stind.r8", 0x57, OpNone, StindR8},
+	StindI:       {"stind.i", 0xDF, OpNone, StindI},
+	Ldobj:        {"ldobj", 0x71, OpType, Ldobj},
+	Stobj:        {"stobj", 0x81, OpType, Stobj},
+	Cpobj:        {"cpobj", 0x70, OpType, Cpobj},
+	Initobj:      {"initobj", 0xFE15, OpType, Initobj},
+	Sizeof:       {"sizeof", 0xFE1C, OpType, Sizeof},
+	Unbox:        {"unbox", 0x79, OpType, Unbox},
 	Endfault:     {"endfault", 0xDC, OpNone, Endfinally},
 	LdelemU8:     {"ldelem.u8", 0x96, OpNone, LdelemI8},
 	Brnull:       {"brnull", 0x39, OpBr, Brfalse},
@@ -409,6 +476,7 @@ var Ops = [numOps]OpInfo{
 	Brinst:       {"brinst", 0x3A, OpBr, Brtrue},
 	BrinstS:      {"brinst.s", 0x2D, OpShortBr, BrtrueS},
 	LdcI4M1Upper: {"ldc.i4.M1", 0x15, OpNone, LdcI4M1},
+	LdindU8:      {"ldind.u8", 0x4C, OpNone, LdindI8},
 }
 
 var opByName = func() map[string]Op {

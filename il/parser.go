@@ -33,6 +33,7 @@ func Parse(file string, src []byte) (m *Module, err error) {
 	lx.names = names
 	p := &parser{lx: lx, m: &Module{File: file},
 		classTypes: map[string]*Type{}, arrayTypes: map[*Type]*Type{},
+		valueTypes: map[string]*Type{}, bareTypes: map[string]*Type{}, byrefTypes: map[*Type]*Type{},
 		methodRefs: map[methodKey][]*MethodRef{}, fieldRefs: map[fieldKey]*FieldRef{}}
 	p.fill(1)
 	defer func() {
@@ -65,6 +66,9 @@ type parser struct {
 	// Types and member references, one per distinct spelling.
 	classTypes map[string]*Type
 	arrayTypes map[*Type]*Type
+	valueTypes map[string]*Type // valuetype NAME, one per name
+	bareTypes  map[string]*Type // NAME in a type token, one per name
+	byrefTypes map[*Type]*Type  // T&, one per T
 	methodRefs map[methodKey][]*MethodRef
 	fieldRefs  map[fieldKey]*FieldRef
 	// slab is where instructions are allocated, many at a time; code is
@@ -345,7 +349,9 @@ func (p *parser) class() {
 		case "explicit":
 			p.errorf(t.pos, "explicit class layout is not supported in mini MSIL")
 		case "value":
-			p.errorf(t.pos, "value types are not supported in mini MSIL")
+			attrs = append(attrs, t.text) // a value type: extends System.ValueType
+			p.next()
+			continue
 		}
 		break
 	}
@@ -368,13 +374,14 @@ func (p *parser) class() {
 		bt := p.tok()
 		c.Extends = p.typeRef()
 		switch {
-		case c.Extends.Kind == KClass && (c.Extends.Name == "System.ValueType" || c.Extends.Name == "System.Enum"):
-			p.errorf(bt.pos, "value types are not supported in mini MSIL (class %s extends %s)", name, c.Extends.Name)
 		case c.Extends.Kind == KClass && (c.Extends.Name == "System.MulticastDelegate" || c.Extends.Name == "System.Delegate"):
 			p.errorf(bt.pos, "delegates are not supported in mini MSIL (class %s extends %s)", name, c.Extends.Name)
 		case c.Extends.Kind != KClass && c.Extends.Kind != KObject:
 			p.errorf(bt.pos, "class %s cannot extend sealed class %s", name, c.Extends.CLRName())
 		}
+	}
+	if c.Extends == nil && hasAttr(attrs, "value") {
+		c.Extends = p.classType(ValueTypeClass)
 	}
 	if p.isIdent("implements") {
 		p.next()
@@ -1150,9 +1157,14 @@ func (p *parser) typ() *Type {
 			ty = p.typeRef()
 		case "valuetype":
 			rt := p.tok()
-			ty = p.typeRef()
-			if ty.Kind == KClass || ty.Kind == KObject || ty.Kind == KString {
-				p.errorf(rt.pos, "value types are not supported in mini MSIL (only the primitive System types)")
+			name, _ := p.scopedName()
+			if pt, ok := systemPrimitives[name]; ok {
+				ty = pt
+				if ty.Kind == KObject || ty.Kind == KString {
+					p.errorf(rt.pos, "%s is a class, not a value type: write class %s", name, name)
+				}
+			} else {
+				ty = p.valueType(name)
 			}
 		case "native":
 			if p.isIdent("unsigned") {
@@ -1214,9 +1226,21 @@ func (p *parser) arraySuffix(ty *Type) *Type {
 			if ty.Kind == KVoid {
 				p.errorf(open.pos, "void[] is not a type")
 			}
+			if ty.Kind == KByRef {
+				p.errorf(open.pos, "%s[] is not a type: arrays of managed pointers are not allowed", ty)
+			}
 			ty = p.arrayOf(ty)
-		case p.isPunct("&"), p.isPunct("*"):
-			p.errorf(p.tok().pos, "pointer and byref types are not supported in mini MSIL")
+		case p.isPunct("&"):
+			amp := p.next()
+			switch ty.Kind {
+			case KVoid:
+				p.errorf(amp.pos, "void& is not a type")
+			case KByRef:
+				p.errorf(amp.pos, "%s& is not a type: a managed pointer cannot point to a managed pointer", ty)
+			}
+			ty = p.byrefOf(ty)
+		case p.isPunct("*"):
+			p.errorf(p.tok().pos, "unmanaged pointer types (T*) are not supported in mini MSIL; use a managed pointer (T&)")
 		case p.isPunct("<"):
 			p.errorf(p.tok().pos, "generic types are not supported in mini MSIL")
 		default:
@@ -1242,6 +1266,26 @@ func (p *parser) classType(name string) *Type {
 	if t == nil {
 		t = ClassType(name)
 		p.classTypes[name] = t
+	}
+	return t
+}
+
+// valueType returns the value type of a name, one *Type per name.
+func (p *parser) valueType(name string) *Type {
+	t := p.valueTypes[name]
+	if t == nil {
+		t = ValueType(name)
+		p.valueTypes[name] = t
+	}
+	return t
+}
+
+// byrefOf returns the managed pointer type elem&, one per target type.
+func (p *parser) byrefOf(elem *Type) *Type {
+	t := p.byrefTypes[elem]
+	if t == nil {
+		t = ByRefOf(elem)
+		p.byrefTypes[elem] = t
 	}
 	return t
 }
@@ -1286,12 +1330,28 @@ func (p *parser) typeToken() *Type {
 	if t.kind != tIdent && t.kind != tQuoted && !(t.kind == tPunct && t.text == "[") {
 		p.errorf(t.pos, "expected a type, found %s", t)
 	}
-	return p.arraySuffix(p.typeRef())
+	name, _ := p.scopedName()
+	if pt, ok := systemPrimitives[name]; ok {
+		return p.arraySuffix(pt)
+	}
+	return p.arraySuffix(p.bareType(name))
+}
+
+// bareType returns the type of a class or value type named without class
+// or valuetype (the operand of box, newarr, ...): resolution makes it a
+// value type if the name is one.
+func (p *parser) bareType(name string) *Type {
+	t := p.bareTypes[name]
+	if t == nil {
+		t = &Type{Kind: KClass, Name: name, bare: true}
+		p.bareTypes[name] = t
+	}
+	return t
 }
 
 // ownerRef parses the class part of a member reference: [class] TYPEREF.
 func (p *parser) ownerRef() *Type {
-	if p.isIdent("class") {
+	if p.isIdent("class") || p.isIdent("valuetype") {
 		p.next()
 	}
 	name, _ := p.scopedName()

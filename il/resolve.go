@@ -2,6 +2,7 @@ package il
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -119,8 +120,17 @@ func (r *resolver) classes() {
 		}
 		b := m.classes[c.Extends.Name]
 		switch {
+		case c.Extends.Name == "System.Enum":
+			r.errorf(c.Pos, "enum %s: enums are not supported in mini MSIL (use int32 constants)", c.Name)
 		case b == nil:
 			r.errorf(c.Pos, "class %s extends unknown class %s", c.Name, c.Extends.Name)
+		case b.Name == ValueTypeClass:
+			c.ValueType = true
+			c.Base = b
+			c.Extends.Class = b
+			r.checkValueType(c)
+		case b.ValueType:
+			r.errorf(c.Pos, "class %s cannot extend value type %s (value types are sealed)", c.Name, b.Name)
 		case b.Interface:
 			r.errorf(c.Pos, "class %s cannot extend interface %s; list it after implements", c.Name, b.Name)
 		case b.Name == StringClass || b.Name == ConsoleClass || hasAttr(b.Attrs, "sealed"):
@@ -153,7 +163,7 @@ func (r *resolver) classes() {
 		return true
 	}
 	// Base library first, in a fixed order.
-	lib := []*Class{obj, m.classes[StringClass], m.classes[ConsoleClass], m.classes[ExceptionClass]}
+	lib := []*Class{obj, m.classes[ValueTypeClass], m.classes[StringClass], m.classes[ConsoleClass], m.classes[ExceptionClass]}
 	for _, e := range exceptionClasses {
 		lib = append(lib, m.classes[e.name])
 	}
@@ -164,12 +174,150 @@ func (r *resolver) classes() {
 			return
 		}
 	}
+	r.fieldTypes()
+	if len(r.errs.list) > 0 {
+		return
+	}
+	r.valueLayouts()
+	if len(r.errs.list) > 0 {
+		return
+	}
 	for _, c := range order {
 		r.layout(c)
 	}
 	if len(r.errs.list) == 0 {
 		r.interfaces(order)
 	}
+}
+
+// checkValueType reports what a value type may not declare in mini MSIL.
+func (r *resolver) checkValueType(c *Class) {
+	if c.Interface {
+		r.errorf(c.Pos, "interface %s cannot extend System.ValueType", c.Name)
+	}
+	if len(c.Implements) > 0 {
+		r.errorf(c.Pos, "value type %s: value types implementing interfaces are not supported in mini MSIL", c.Name)
+	}
+	if hasAttr(c.Attrs, "abstract") {
+		r.errorf(c.Pos, "value type %s cannot be abstract", c.Name)
+	}
+	for _, md := range c.Methods {
+		if md.Virtual {
+			r.errorf(md.Pos, "value type %s: virtual methods in value types are not supported in mini MSIL (%s)", c.Name, md.FullName())
+		}
+	}
+}
+
+// fieldTypes resolves the types of every field, which layout needs.
+func (r *resolver) fieldTypes() {
+	m := r.m
+	check := func(f *Field) {
+		if !r.resolveType(f.Type, f.Pos) {
+			return
+		}
+		if f.Type.Kind == KByRef {
+			r.errorf(f.Pos, "field %s cannot have type %s: a managed pointer cannot be stored in a field", f.FullName(), f.Type)
+		}
+	}
+	for _, f := range m.Fields {
+		check(f)
+	}
+	for _, c := range m.Classes {
+		for _, f := range c.Fields {
+			check(f)
+		}
+	}
+}
+
+// valueLayouts lays out every value type, the value types of its fields
+// first, and rejects value types that contain themselves.
+func (r *resolver) valueLayouts() {
+	state := map[*Class]int{} // 1 visiting, 2 done
+	var path []*Class
+	var visit func(c *Class) bool
+	visit = func(c *Class) bool {
+		switch state[c] {
+		case 1:
+			chain := c.Name
+			for k := len(path) - 1; k >= 0 && path[k] != c; k-- {
+				chain = path[k].Name + " -> " + chain
+			}
+			r.errorf(c.Pos, "value type %s contains itself: %s -> %s (a value type cannot have a field of its own type)", c.Name, c.Name, chain)
+			return false
+		case 2:
+			return true
+		}
+		state[c] = 1
+		path = append(path, c)
+		for _, f := range c.Fields {
+			if !f.Static && f.Type.Kind == KValue && !visit(f.Type.Class) {
+				return false
+			}
+		}
+		path = path[:len(path)-1]
+		r.layoutValue(c)
+		state[c] = 2
+		return true
+	}
+	for _, c := range r.m.Classes {
+		if c.ValueType && !visit(c) {
+			return
+		}
+	}
+}
+
+// layoutValue numbers a value type's fields in words and computes its
+// CoreCLR size (Class.Size) and alignment.
+func (r *resolver) layoutValue(c *Class) {
+	n := 0
+	seen := map[string]*Field{}
+	type piece struct{ size, align int }
+	var refs, others []piece
+	for _, f := range c.Fields {
+		if old, ok := seen[f.Name]; ok {
+			r.errorf(f.Pos, "field %s is defined twice in value type %s (first at %s)", f.Name, c.Name, old.Pos)
+		}
+		seen[f.Name] = f
+		if f.Static {
+			continue
+		}
+		f.Slot = n
+		n += f.Type.Words()
+		switch t := f.Type; {
+		case t.IsRef():
+			refs = append(refs, piece{8, 8})
+		case t.Kind == KValue:
+			if t.Class.hasRefs {
+				refs = append(refs, piece{t.Class.Size, t.Class.align})
+			} else {
+				others = append(others, piece{t.Class.Size, t.Class.align})
+			}
+		default:
+			sz := ElemSize(t)
+			others = append(others, piece{sz, sz})
+		}
+	}
+	c.NumFields = max(n, 1) // an empty value type still takes a word
+	c.hasRefs = len(refs) > 0
+	// CoreCLR lays out a value type sequentially (natural alignment); one
+	// that holds references gets the automatic layout: references first,
+	// then the other fields from the largest alignment down.
+	pieces := others
+	if c.hasRefs {
+		sort.SliceStable(others, func(i, j int) bool { return others[i].align > others[j].align })
+		pieces = append(refs, others...)
+	}
+	off, align := 0, 1
+	for _, p := range pieces {
+		off = (off + p.align - 1) / p.align * p.align
+		off += p.size
+		align = max(align, p.align)
+	}
+	if off == 0 {
+		off = 1 // an empty value type takes one byte
+	}
+	c.Size = (off + align - 1) / align * align
+	c.align = align
 }
 
 // interfaces resolves what each class implements and each interface
@@ -394,6 +542,10 @@ func (r *resolver) layout(c *Class) {
 		r.layoutInterface(c)
 		return
 	}
+	if c.ValueType {
+		c.VTable = vt
+		return // laid out by valueLayouts
+	}
 	seen := map[string]*Field{}
 	for _, f := range c.Fields {
 		if old, ok := seen[f.Name]; ok {
@@ -402,7 +554,7 @@ func (r *resolver) layout(c *Class) {
 		seen[f.Name] = f
 		if !f.Static {
 			f.Slot = n
-			n++
+			n += f.Type.Words()
 		}
 	}
 	c.NumFields = n
@@ -501,6 +653,9 @@ func sameSig(a, b *Method) bool {
 // Arrays are unwrapped in a loop: a jagged array type may nest as deep
 // as the source's size allows.
 func (r *resolver) resolveType(t *Type, p Pos) bool {
+	if t.Kind == KByRef {
+		t = t.Elem
+	}
 	for t.Kind == KArray {
 		t = t.Elem
 	}
@@ -511,7 +666,38 @@ func (r *resolver) resolveType(t *Type, p Pos) bool {
 			r.errorf(p, "unknown class %s", t.Name)
 			return false
 		}
+		if c.ValueType {
+			if !t.bare {
+				r.errorf(p, "%s is a value type: write valuetype %s", t.Name, t.Name)
+				return false
+			}
+			t.Kind = KValue
+		}
 		t.Class = c
+	case KValue:
+		c := r.m.classes[t.Name]
+		if c == nil {
+			r.errorf(p, "unknown value type %s", t.Name)
+			return false
+		}
+		if !c.ValueType {
+			r.errorf(p, "%s is a class, not a value type: write class %s", t.Name, t.Name)
+			return false
+		}
+		t.Class = c
+	}
+	return true
+}
+
+// resolveValueType resolves t as resolveType does and also rejects a
+// managed pointer type, naming what has type t.
+func (r *resolver) resolveNoByRef(t *Type, p Pos, what string) bool {
+	if !r.resolveType(t, p) {
+		return false
+	}
+	if t.Kind == KByRef {
+		r.errorf(p, "%s cannot have type %s: managed pointers may only be locals, parameters and evaluation stack values", what, t)
+		return false
 	}
 	return true
 }
@@ -520,21 +706,16 @@ func (r *resolver) resolveType(t *Type, p Pos) bool {
 // static fields, and rejects duplicate methods.
 func (r *resolver) members() {
 	m := r.m
-	for i, f := range m.StaticFields() {
-		f.Slot = i
+	n := 0
+	for _, f := range m.StaticFields() {
+		f.Slot = n
+		n += f.Type.Words()
 	}
-	for _, f := range m.Fields {
-		r.resolveType(f.Type, f.Pos)
-	}
-	for _, c := range m.Classes {
-		for _, f := range c.Fields {
-			r.resolveType(f.Type, f.Pos)
-		}
-	}
+	m.StaticWords = n
 	seen := map[string]*Method{}
 	for i, md := range m.AllMethods() {
 		md.Index = i
-		r.resolveType(md.Ret, md.Pos)
+		r.resolveNoByRef(md.Ret, md.Pos, "the return value of "+md.FullName())
 		for _, p := range md.Params {
 			r.resolveType(p.Type, md.Pos)
 		}
@@ -620,7 +801,7 @@ func (r *resolver) operand(md *Method, in *Instr) {
 			r.errorf(in.Pos(r.m.File), "%s: method %s has only %d local(s)", in.Op, md.FullName(), len(md.Locals))
 		}
 	case OpType:
-		r.resolveType(in.Type(), in.Pos(r.m.File))
+		r.resolveNoByRef(in.Type(), in.Pos(r.m.File), "the operand of "+in.Op.String())
 		if in.Type().Kind == KVoid {
 			r.errorf(in.Pos(r.m.File), "%s cannot take type void", in.Op)
 		}
@@ -633,7 +814,7 @@ func (r *resolver) operand(md *Method, in *Instr) {
 
 func isArgOp(op Op) bool {
 	c := op.Canon()
-	return c == LdargS || c == Ldarg || c == StargS || c == Starg
+	return c == LdargS || c == Ldarg || c == StargS || c == Starg || c == LdargaS || c == Ldarga
 }
 
 func (r *resolver) varOperand(md *Method, in *Instr) {

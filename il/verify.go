@@ -25,12 +25,14 @@ func Verify(m *Module) error {
 type vkind uint8
 
 const (
-	vI4   vkind = iota + 1 // int32
-	vI8                    // int64
-	vI                     // native int
-	vF                     // F (float)
-	vRef                   // object reference of type t
-	vNull                  // the null reference
+	vI4    vkind = iota + 1 // int32
+	vI8                     // int64
+	vI                      // native int
+	vF                      // F (float)
+	vRef                    // object reference of type t
+	vNull                   // the null reference
+	vValue                  // a value of value type t
+	vByRef                  // a managed pointer to a location of type t
 )
 
 type vtype struct {
@@ -50,8 +52,10 @@ func (v vtype) String() string {
 		return "float (F)"
 	case vNull:
 		return "null"
-	case vRef:
+	case vRef, vValue:
 		return v.t.String()
+	case vByRef:
+		return v.t.String() + "&"
 	}
 	return "?"
 }
@@ -67,6 +71,10 @@ func stackType(t *Type) vtype {
 		return vtype{k: vI}
 	case KR4, KR8:
 		return vtype{k: vF}
+	case KValue:
+		return vtype{k: vValue, t: t}
+	case KByRef:
+		return vtype{k: vByRef, t: t.Elem}
 	}
 	return vtype{k: vRef, t: t}
 }
@@ -719,6 +727,8 @@ func (v *verifier) merge(t int, st []vtype, from *Instr) bool {
 
 func (v *verifier) mergeType(a, b vtype) (vtype, bool) {
 	switch {
+	case a.k == vValue || a.k == vByRef || b.k == vValue || b.k == vByRef:
+		return a, a.k == b.k && a.t.Equal(b.t)
 	case a.k == b.k && a.k != vRef:
 		return a, true
 	case a.k == vNull && b.k == vRef:
@@ -776,8 +786,25 @@ func (v *verifier) lub(a, b *Type) *Type {
 	ca, cb := v.classOf(a), v.classOf(b)
 	if ca != nil && cb != nil {
 		for k := ca; k != nil; k = k.Base {
+			if k.Base == nil {
+				break // System.Object: try the interfaces first
+			}
 			if cb.IsSubclassOf(k) {
 				return k.Type()
+			}
+		}
+		// Two classes whose only common class is System.Object meet at
+		// an interface both implement, if any: the first of a's (its own
+		// interface first if a is one). C# compilers rely on it (mcs
+		// emits `cond ? (IShape)new Square() : new Circle()` without a
+		// cast); the result is a supertype of both, so it stays sound.
+		cands := ca.Interfaces
+		if ca.Interface {
+			cands = append([]*Class{ca}, cands...)
+		}
+		for _, i := range cands {
+			if cb.ImplementsIface(i) {
+				return i.Type()
 			}
 		}
 	}
@@ -835,6 +862,10 @@ func sameStorage(a, b *Type) bool {
 // of type to.
 func (v *verifier) assignable(s vtype, to *Type) bool {
 	switch to.Kind {
+	case KValue:
+		return s.k == vValue && s.t.Equal(to)
+	case KByRef:
+		return s.k == vByRef && s.t.Equal(to.Elem)
 	case KBool, KChar, KI1, KU1, KI2, KU2, KI4, KU4:
 		return s.k == vI4 || s.k == vI
 	case KI8, KU8:
@@ -1016,7 +1047,7 @@ func (v *verifier) step(in *Instr, st []vtype) ([]vtype, bool) {
 		if !need(1) {
 			return nil, false
 		}
-		if x := pop(); x.k == vF {
+		if x := pop(); x.k == vF || x.k == vValue || x.k == vByRef {
 			return fail("the condition must be an integer or an object reference, found %s", x)
 		}
 		return st, true
@@ -1107,17 +1138,17 @@ func (v *verifier) step(in *Instr, st []vtype) ([]vtype, bool) {
 			return nil, false
 		}
 		return out(i4)
-	case Ldfld, Stfld, Ldsfld, Stsfld:
+	case Ldfld, Stfld, Ldsfld, Stsfld, Ldflda, Ldsflda:
 		fld := in.Field().Field
-		static := c == Ldsfld || c == Stsfld
+		static := c == Ldsfld || c == Stsfld || c == Ldsflda
 		if fld.Static != static {
-			other := map[Op]string{Ldfld: "ldsfld", Stfld: "stsfld", Ldsfld: "ldfld", Stsfld: "stfld"}[c]
+			other := map[Op]string{Ldfld: "ldsfld", Stfld: "stsfld", Ldsfld: "ldfld", Stsfld: "stfld", Ldflda: "ldsflda", Ldsflda: "ldflda"}[c]
 			if static {
 				return fail("field %s is an instance field; use %s", fld.FullName(), other)
 			}
 			return fail("field %s is static; use %s", fld.FullName(), other)
 		}
-		if c == Stsfld && fld.Builtin {
+		if (c == Stsfld || c == Ldsflda) && fld.Builtin {
 			return fail("field %s of the base library is read-only (initonly)", fld.FullName())
 		}
 		var val vtype
@@ -1135,14 +1166,113 @@ func (v *verifier) step(in *Instr, st []vtype) ([]vtype, bool) {
 				return nil, false
 			}
 			obj := pop()
-			if !isRef(obj) || obj.k == vRef && !v.refAssignable(obj.t, fld.Owner.Type()) {
-				return fail("expected an object of class %s, found %s", fld.Owner.Name, obj)
+			if owner := fld.Owner; owner.ValueType {
+				switch {
+				case obj.k == vByRef && obj.t.Equal(owner.Type()):
+				case obj.k == vValue && obj.t.Equal(owner.Type()) && c == Ldfld:
+				case c == Ldfld:
+					return fail("expected a value of value type %s or a managed pointer to one, found %s", owner.Name, obj)
+				default:
+					return fail("expected a managed pointer to value type %s, found %s", owner.Name, obj)
+				}
+			} else if !isRef(obj) || obj.k == vRef && !v.refAssignable(obj.t, owner.Type()) {
+				return fail("expected an object of class %s, found %s", owner.Name, obj)
 			}
 		}
-		if c == Ldfld || c == Ldsfld {
+		switch c {
+		case Ldfld, Ldsfld:
 			return out(stackType(fld.Type))
+		case Ldflda, Ldsflda:
+			return out(vtype{k: vByRef, t: fld.Type})
 		}
 		return st, true
+	case LdargaS, Ldarga, LdlocaS, Ldloca:
+		var t *Type
+		if c == LdargaS || c == Ldarga {
+			t = md.ArgType(int(in.Int))
+		} else {
+			t = md.Locals[in.Int].Type
+		}
+		if t.Kind == KByRef {
+			return fail("cannot take the address of a managed pointer (%s)", t)
+		}
+		return out(vtype{k: vByRef, t: t})
+	case LdindI1, LdindU1, LdindI2, LdindU2, LdindI4, LdindU4, LdindI8, LdindI, LdindR4, LdindR8, LdindRef:
+		if !need(1) {
+			return nil, false
+		}
+		p := pop()
+		if p.k != vByRef || !indCompatible(c, p.t) {
+			return fail("expected a managed pointer to %s, found %s", indName(c), p)
+		}
+		if c == LdindRef {
+			return out(stackType(p.t))
+		}
+		return out(stackType(indType(c)))
+	case StindI1, StindI2, StindI4, StindI8, StindI, StindR4, StindR8, StindRef:
+		if !need(2) {
+			return nil, false
+		}
+		val, p := pop(), pop()
+		if p.k != vByRef || !indCompatible(c, p.t) {
+			return fail("expected a managed pointer to %s, found %s", indName(c), p)
+		}
+		if !v.assignable(val, p.t) {
+			return fail("cannot store %s through %s&", val, p.t)
+		}
+		return st, true
+	case Ldobj, Stobj, Initobj, Cpobj:
+		tok := in.Type()
+		var val vtype
+		n := map[Op]int{Ldobj: 1, Stobj: 2, Initobj: 1, Cpobj: 2}[c]
+		if !need(n) {
+			return nil, false
+		}
+		if c == Stobj {
+			val = pop()
+		}
+		if c == Cpobj {
+			if src := pop(); src.k != vByRef || !v.objCompatible(src.t, tok) {
+				return fail("the source must be a managed pointer to %s, found %s", tok, src)
+			}
+		}
+		p := pop()
+		if p.k != vByRef || !v.objCompatible(p.t, tok) {
+			return fail("expected a managed pointer to %s, found %s", tok, p)
+		}
+		switch c {
+		case Ldobj:
+			return out(stackType(tok))
+		case Stobj:
+			if !v.assignable(val, tok) || !v.assignable(val, p.t) {
+				return fail("cannot store %s as %s", val, tok)
+			}
+		}
+		return st, true
+	case Sizeof:
+		return out(i4)
+	case Unbox:
+		if !need(1) {
+			return nil, false
+		}
+		if x := pop(); !isRef(x) {
+			return fail("operand must be an object reference, found %s", x)
+		}
+		if in.Type().IsRef() {
+			return fail("cannot unbox to %s, which is not a value type", in.Type())
+		}
+		return out(vtype{k: vByRef, t: in.Type()})
+	case Ldelema:
+		if !need(2) {
+			return nil, false
+		}
+		et := in.Type()
+		if _, ok := checkArray(func(e *Type) bool {
+			return sameStorage(e, et) || e.IsRef() && et.IsRef() && v.refAssignable(e, et)
+		}, et.String()); !ok {
+			return nil, false
+		}
+		return out(vtype{k: vByRef, t: et})
 	case Isinst, Castclass:
 		if !need(1) {
 			return nil, false
@@ -1260,6 +1390,66 @@ func (v *verifier) step(in *Instr, st []vtype) ([]vtype, bool) {
 	return fail("instruction is not supported by the verifier")
 }
 
+// indType returns the type an ldind or stind form accesses (nil for the
+// .ref forms).
+func indType(c Op) *Type {
+	switch c {
+	case LdindI1, StindI1:
+		return Int8
+	case LdindU1:
+		return UInt8
+	case LdindI2, StindI2:
+		return Int16
+	case LdindU2:
+		return UInt16
+	case LdindI4, StindI4:
+		return Int32
+	case LdindU4:
+		return UInt32
+	case LdindI8, StindI8:
+		return Int64
+	case LdindI, StindI:
+		return NatInt
+	case LdindR4, StindR4:
+		return Float32
+	case LdindR8, StindR8:
+		return Float64
+	}
+	return nil
+}
+
+func indName(c Op) string {
+	if t := indType(c); t != nil {
+		return t.String()
+	}
+	return "an object reference"
+}
+
+// indCompatible reports whether ldind or stind form c may access a
+// location of type t: one of the same storage (int32 and uint32, int8,
+// uint8 and bool, int16, uint16 and char), or any reference for .ref.
+func indCompatible(c Op, t *Type) bool {
+	it := indType(c)
+	if it == nil {
+		return t.IsRef()
+	}
+	if t.Kind == KBool {
+		t = UInt8
+	} else if t.Kind == KChar {
+		t = UInt16
+	}
+	return sameStorage(t, it) || t.Kind == it.Kind
+}
+
+// objCompatible reports whether a managed pointer to a location of type t
+// may be used by ldobj, stobj, cpobj or initobj with type token tok.
+func (v *verifier) objCompatible(t, tok *Type) bool {
+	if t.IsRef() || tok.IsRef() {
+		return t.IsRef() && tok.IsRef() && v.refAssignable(t, tok)
+	}
+	return sameStorage(t, tok)
+}
+
 // elemType returns the element type an ldelem/stelem form accesses (nil
 // for the .ref forms: any reference).
 func elemType(c Op, tok *Type) *Type {
@@ -1315,7 +1505,9 @@ func (v *verifier) call(in *Instr, st []vtype, need func(int) bool, pop func() v
 		return fail("%s is abstract: call it with callvirt", callee.FullName())
 	case callee.Name == cctorName && !v.md.Hidden:
 		return fail("%s is a static constructor: the runtime runs it, a program cannot call it", callee.FullName())
-	case c != Newobj && callee.Name == ".ctor" && v.md.Name != ".ctor":
+	case c == Callvirt && callee.HasThis() && callee.ThisType().Kind == KByRef:
+		return fail("%s is a method of value type %s: call it with call on a managed pointer", callee.FullName(), callee.Owner.Type())
+	case c != Newobj && callee.Name == ".ctor" && v.md.Name != ".ctor" && !callee.Owner.ValueType:
 		return fail("a constructor can only be called with newobj, or with call from another constructor")
 	}
 	n := len(callee.Params)
@@ -1334,7 +1526,11 @@ func (v *verifier) call(in *Instr, st []vtype, need func(int) bool, pop func() v
 	if callee.HasThis() && c != Newobj {
 		x := pop()
 		owner := callee.Owner.Type()
-		if x.k != vNull && (x.k != vRef || !v.refAssignable(x.t, owner)) {
+		if tt := callee.ThisType(); tt.Kind == KByRef {
+			if x.k != vByRef || !x.t.Equal(tt.Elem) {
+				return fail("%s needs a managed pointer to %s as this, found %s", callee.FullName(), tt.Elem, x)
+			}
+		} else if x.k != vNull && (x.k != vRef || !v.refAssignable(x.t, owner)) {
 			if callee.Owner.Interface {
 				return fail("%s needs an object implementing interface %s as this, found %s", callee.FullName(), callee.Owner.Name, x)
 			}
@@ -1342,7 +1538,7 @@ func (v *verifier) call(in *Instr, st []vtype, need func(int) bool, pop func() v
 		}
 	}
 	if c == Newobj {
-		return out(vtype{k: vRef, t: callee.Owner.Type()})
+		return out(stackType(callee.Owner.Type()))
 	}
 	if callee.Ret.Kind != KVoid {
 		return out(stackType(callee.Ret))

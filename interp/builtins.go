@@ -157,7 +157,7 @@ func (s *state) quickString(r any) (str *managedString, ok bool, exc *managedObj
 			return nil, true, s.outOfMemory()
 		}
 		return str, true, nil
-	case *managedArray:
+	case *managedArray, *svalue:
 		return newString(typeName(o)), true, nil
 	case *managedObject:
 		t := o.cls.vtable[s.toStringSlot]
@@ -334,6 +334,19 @@ func (s *state) builtin(dm *dmethod, args []value) (value, bstatus) {
 			return s.strResult(str, exc)
 		}
 		return s.excToStringNative(o, false)
+	case il.Int32ToString, il.Int64ToString, il.UInt32ToString, il.UInt64ToString,
+		il.DoubleToString, il.SingleToString, il.BooleanToString, il.CharToString:
+		// this is a managed pointer to the value.
+		v, ok := s.ptrLoad(args[0])
+		if !ok {
+			return s.nre()
+		}
+		t := k.PrimitiveToString()
+		str := primString(t.Kind, normalize(t.Kind, v.n))
+		if !s.charge(il.StringSize(len(str.u))) {
+			return s.throwing(s.outOfMemory())
+		}
+		return value{r: str}, stOK
 	}
 	if dm.bi.IsExceptionCtor() {
 		return s.excCtor(dm, args)

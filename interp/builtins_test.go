@@ -48,6 +48,10 @@ func builtinArg(t *testing.T, s *state, meth *il.Method, typ *il.Type) value {
 		if typ.Elem.Kind == il.KString {
 			return value{r: &managedArray{elem: typ.Elem, r: []any{newString("s"), newString("t")}}}
 		}
+	case il.KByRef:
+		// A pointer to the value in a box.
+		v := builtinArg(t, s, meth, typ.Elem)
+		return mkPtr(&boxedValue{k: typ.Elem.Kind, n: v.n}, 0, typ.Elem.Kind)
 	}
 	t.Fatalf("no test argument of type %v", typ)
 	return value{}

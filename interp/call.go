@@ -20,6 +20,14 @@ func Call(ctx context.Context, m *il.Module, meth *il.Method, args []any, opts O
 	if len(args) != len(meth.Params) {
 		return nil, fmt.Errorf("interp: %s takes %d argument(s), got %d", meth.FullName(), len(meth.Params), len(args))
 	}
+	for _, p := range meth.Params {
+		if k := p.Type.Kind; k == il.KValue || k == il.KByRef {
+			return nil, fmt.Errorf("interp: %s takes a %s; only primitives and references can be passed from Go", meth.FullName(), p.Type)
+		}
+	}
+	if meth.Ret.Kind == il.KValue {
+		return nil, fmt.Errorf("interp: %s returns a %s; only primitives and references can be returned to Go", meth.FullName(), meth.Ret)
+	}
 	if ctx == nil {
 		ctx = context.Background()
 	}

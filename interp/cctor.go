@@ -7,11 +7,11 @@ import "miniil/il"
 // any method) runs the .cctor once and throws the TypeInitializationException
 // of a failed run. A site runs Run when the class's state is neither done
 // nor running on this (the only) thread, then runs again: it then finds
-// the class done or running and proceeds, or Run has thrown. Field sites
-// are decoded into their checking forms (oLdsfldInit, oStsfldInit); the
-// entry of a method whose call triggers its class is checked when its
-// frame is pushed, so a failure's trace starts in that method, as on
-// CoreCLR.
+// the class done or running and proceeds, or Run has thrown. A field
+// site's decoded instruction becomes an oInit, which checks, then runs
+// the instruction (kept aside in dmethod.initSites); the entry of a
+// method whose call triggers its class is checked when its frame is
+// pushed, so a failure's trace starts in that method, as on CoreCLR.
 
 // typeInit is a type initializer as the interpreter runs it.
 type typeInit struct {
@@ -36,8 +36,9 @@ func (s *state) typeInit(ti *il.TypeInit) int32 {
 }
 
 // markTriggers records the sites of a decoded method that trigger a type
-// initializer: its entry (dm.init) and its static field accesses, which
-// take their checking opcodes with b the initializer's index.
+// initializer: its entry (dm.init) and its static field accesses, whose
+// instructions become oInit (a: the instruction in dm.initSites, b: the
+// initializer's index in s.inits).
 func (s *state) markTriggers(dm *dmethod) {
 	m := dm.il
 	if ti := il.InitTriggered(m, nil); ti != nil {
@@ -45,19 +46,11 @@ func (s *state) markTriggers(dm *dmethod) {
 	}
 	for i, in := range m.Code {
 		ti := il.InitTriggered(m, in)
-		if ti == nil {
+		if ti == nil || dm.code[i].op == oUnreachable {
 			continue
 		}
-		e := &dm.code[i]
-		switch e.op {
-		case oLdsfld:
-			e.op = oLdsfldInit
-		case oStsfld:
-			e.op = oStsfldInit
-		default:
-			continue // unreachable code
-		}
-		e.b = s.typeInit(ti)
+		dm.initSites = append(dm.initSites, dm.code[i])
+		dm.code[i] = inst{op: oInit, a: int32(len(dm.initSites) - 1), b: s.typeInit(ti)}
 	}
 }
 

@@ -20,6 +20,8 @@ const (
 	sR4
 	sR8
 	sO
+	sP // a managed pointer
+	sV // a value of a value type (a *svalue)
 )
 
 func (t styp) isInt() bool { return t == sI4 || t == sI8 || t == sI }
@@ -79,8 +81,12 @@ type dmethod struct {
 	decoded   bool
 	owner     *rtClass // for constructors: the class newobj allocates
 	trace     string
-	init      *typeInit // the type initializer the method's entry triggers (cctor.go)
-	initRun   bool      // il.TypeInit.Run: its return runs the triggering site again
+	// structLocals are the locals of a value type, which every frame
+	// gets a fresh zero value of.
+	structLocals []structLocal
+	init         *typeInit // the type initializer the method's entry triggers (cctor.go)
+	initRun      bool      // il.TypeInit.Run: its return runs the triggering site again
+	initSites    []inst    // the instructions of the sites oInit checks
 }
 
 func (dm *dmethod) traceName() string {
@@ -104,6 +110,10 @@ func kindStyp(t *il.Type) styp {
 		return sR8
 	case il.KVoid:
 		return sNone
+	case il.KByRef:
+		return sP
+	case il.KValue:
+		return sV
 	}
 	if c := canonType(t); c != t && !c.IsRef() {
 		return kindStyp(c)
@@ -464,28 +474,28 @@ func (d *decoder) step(i int, emit bool) ([]styp, error) {
 			return nil, d.errf(i, "argument %d out of range", idx)
 		}
 		push(kindStyp(d.m.ArgType(idx)))
-		e = inst{op: oLdv, a: int32(idx)}
+		e = loadVar(idx, d.m.ArgType(idx))
 	case il.Ldloc0, il.Ldloc1, il.Ldloc2, il.Ldloc3, il.LdlocS, il.Ldloc:
 		idx := argIdx(map[il.Op]int{il.Ldloc0: 0, il.Ldloc1: 1, il.Ldloc2: 2, il.Ldloc3: 3, il.LdlocS: -1, il.Ldloc: -1}[op])
 		if idx < 0 || idx >= len(d.m.Locals) {
 			return nil, d.errf(i, "local %d out of range", idx)
 		}
 		push(kindStyp(d.m.Locals[idx].Type))
-		e = inst{op: oLdv, a: int32(nargs + idx)}
+		e = loadVar(nargs+idx, d.m.Locals[idx].Type)
 	case il.StargS, il.Starg:
 		idx := int(in.Int)
 		if idx < 0 || idx >= nargs {
 			return nil, d.errf(i, "argument %d out of range", idx)
 		}
 		t := pop()
-		e = storeVar(idx, normFor(d.m.ArgType(idx).Kind, t))
+		e = storeVar(idx, d.m.ArgType(idx), t)
 	case il.Stloc0, il.Stloc1, il.Stloc2, il.Stloc3, il.StlocS, il.Stloc:
 		idx := argIdx(map[il.Op]int{il.Stloc0: 0, il.Stloc1: 1, il.Stloc2: 2, il.Stloc3: 3, il.StlocS: -1, il.Stloc: -1}[op])
 		if idx < 0 || idx >= len(d.m.Locals) {
 			return nil, d.errf(i, "local %d out of range", idx)
 		}
 		t := pop()
-		e = storeVar(nargs+idx, normFor(d.m.Locals[idx].Type.Kind, t))
+		e = storeVar(nargs+idx, d.m.Locals[idx].Type, t)
 	case il.Ldnull:
 		push(sO)
 		e.op = oLdnull
@@ -515,6 +525,9 @@ func (d *decoder) step(i int, emit bool) ([]styp, error) {
 		push(t)
 		push(t)
 		e.op = oDup
+		if t == sV {
+			e.op = oDupV
+		}
 	case il.Pop:
 		pop()
 		e.op = oPop
@@ -731,7 +744,12 @@ func (d *decoder) step(i int, emit bool) ([]styp, error) {
 				return nil, d.errf(i, "newobj needs an instance constructor")
 			}
 			e.op = oNewobj // inserts this below the arguments: frameSize has room
-			push(sO)
+			if callee.Owner.ValueType {
+				e.op = oNewobjV
+				push(sV)
+			} else {
+				push(sO)
+			}
 		case op == il.Callvirt && callee.Virtual:
 			e.op = oCallvirt
 		case op == il.Callvirt && !callee.Static:
@@ -758,28 +776,167 @@ func (d *decoder) step(i int, emit bool) ([]styp, error) {
 			return nil, d.errf(i, "unresolved field")
 		}
 		f := in.Field().Field
+		vt := f.Type.Kind == il.KValue
+		var ti int32
+		if vt {
+			ti = int32(d.s.typeIndex(f.Type))
+		}
 		switch op {
 		case il.Ldfld:
-			pop()
-			e = inst{op: oLdfld, a: int32(f.Slot)}
-			if f.Static {
-				e.op = oLdsfld // ldfld of a static field: the object is ignored
+			obj := pop()
+			switch {
+			case f.Static:
+				return nil, d.errf(i, "ldfld of a static field")
+			case obj == sO:
+				e = inst{op: oLdfld, a: int32(f.Slot)}
+				if vt {
+					e = inst{op: oLdfldOV, a: int32(f.Slot), b: ti}
+				}
+			case obj == sP:
+				e = inst{op: oLdfldP, a: int32(f.Slot), n: uint8(f.Type.Kind)}
+				if vt {
+					e = inst{op: oLdfldPV, a: int32(f.Slot), b: ti}
+				}
+			case obj == sV:
+				e = inst{op: oLdfldV, a: int32(f.Slot)}
+				if vt {
+					e = inst{op: oLdfldVV, a: int32(f.Slot), b: ti}
+				}
+			default:
+				return nil, d.errf(i, "bad operand type")
 			}
 			push(kindStyp(f.Type))
 		case il.Ldsfld:
 			e = inst{op: oLdsfld, a: int32(f.Slot)}
+			if vt {
+				e = inst{op: oLdsfldV, a: int32(f.Slot), b: ti}
+			}
 			push(kindStyp(f.Type))
 		case il.Stfld:
 			t := pop()
-			pop()
-			e = inst{op: oStfld, a: int32(f.Slot), n: uint8(normFor(f.Type.Kind, t))}
-			if f.Static {
+			obj := pop()
+			switch {
+			case f.Static:
 				return nil, d.errf(i, "stfld of a static field")
+			case obj == sO:
+				e = inst{op: oStfld, a: int32(f.Slot), n: uint8(normFor(f.Type.Kind, t))}
+				if vt {
+					e = inst{op: oStfldOV, a: int32(f.Slot), b: ti}
+				}
+			case obj == sP:
+				e = inst{op: oStfldP, a: int32(f.Slot), n: uint8(f.Type.Kind)}
+				if vt {
+					e = inst{op: oStfldPV, a: int32(f.Slot), b: ti}
+				}
+			default:
+				return nil, d.errf(i, "bad operand type")
 			}
 		case il.Stsfld:
 			t := pop()
 			e = inst{op: oStsfld, a: int32(f.Slot), n: uint8(normFor(f.Type.Kind, t))}
+			if vt {
+				e = inst{op: oStsfldV, a: int32(f.Slot), b: ti}
+			}
 		}
+	case il.Ldflda, il.Ldsflda:
+		if in.Field() == nil || in.Field().Field == nil {
+			return nil, d.errf(i, "unresolved field")
+		}
+		f := in.Field().Field
+		k := uint8(f.Type.Kind)
+		if op == il.Ldsflda {
+			e = inst{op: oLdsflda, a: int32(f.Slot), n: k}
+		} else {
+			switch obj := pop(); {
+			case f.Static:
+				return nil, d.errf(i, "ldflda of a static field")
+			case obj == sO:
+				e = inst{op: oLdfldaO, a: int32(f.Slot), n: k}
+			case obj == sP:
+				e = inst{op: oLdfldaP, a: int32(f.Slot), n: k}
+			default:
+				return nil, d.errf(i, "bad operand type")
+			}
+		}
+		push(sP)
+	case il.LdargaS, il.Ldarga, il.LdlocaS, il.Ldloca:
+		idx, t := int(in.Int), (*il.Type)(nil)
+		if op == il.LdargaS || op == il.Ldarga {
+			if idx < 0 || idx >= nargs {
+				return nil, d.errf(i, "argument %d out of range", idx)
+			}
+			t = d.m.ArgType(idx)
+		} else {
+			if idx < 0 || idx >= len(d.m.Locals) {
+				return nil, d.errf(i, "local %d out of range", idx)
+			}
+			t = d.m.Locals[idx].Type
+			idx += nargs
+		}
+		e = inst{op: oLdva, a: int32(idx), n: uint8(t.Kind)}
+		if t.Kind == il.KValue {
+			e.op = oLdvaV
+		}
+		push(sP)
+	case il.LdindI1, il.LdindU1, il.LdindI2, il.LdindU2, il.LdindI4, il.LdindU4, il.LdindI8,
+		il.LdindI, il.LdindR4, il.LdindR8, il.LdindRef:
+		if pop() != sP {
+			return nil, d.errf(i, "bad operand type")
+		}
+		if op == il.LdindRef {
+			e.op = oLdindRef
+			push(sO)
+		} else {
+			k := ldindKinds[op]
+			e = inst{op: oLdind, n: uint8(k)}
+			push(kindStyp(il.PrimitiveType(k)))
+		}
+	case il.StindI1, il.StindI2, il.StindI4, il.StindI8, il.StindI, il.StindR4, il.StindR8, il.StindRef:
+		pop()
+		if pop() != sP {
+			return nil, d.errf(i, "bad operand type")
+		}
+		e.op = oStind
+	case il.Ldobj, il.Stobj, il.Cpobj, il.Initobj:
+		t := canonType(in.Type())
+		if op == il.Stobj || op == il.Cpobj {
+			pop()
+		}
+		if pop() != sP {
+			return nil, d.errf(i, "bad operand type")
+		}
+		vt := t.Kind == il.KValue
+		switch {
+		case op == il.Ldobj && vt:
+			e = inst{op: oLdobjV, a: int32(d.s.typeIndex(t))}
+		case op == il.Ldobj && t.IsRef():
+			e.op = oLdindRef
+		case op == il.Ldobj:
+			e = inst{op: oLdind, n: uint8(t.Kind)}
+		case op == il.Stobj && vt:
+			e = inst{op: oStobjV, a: int32(t.Words())}
+		case op == il.Stobj:
+			e.op = oStind
+		case op == il.Cpobj:
+			e = inst{op: oCpobj, a: int32(t.Words()), n: uint8(b2i(vt))}
+		default:
+			e = inst{op: oInitobj, a: int32(t.Words()), n: uint8(b2i(vt))}
+		}
+		if op == il.Ldobj {
+			push(kindStyp(t))
+		}
+	case il.Sizeof:
+		push(sI4)
+		e = inst{op: oLdi, k: int64(sizeOf(canonType(in.Type())))}
+	case il.Unbox:
+		pop()
+		push(sP)
+		e = inst{op: oUnboxP, a: int32(d.s.typeIndex(in.Type()))}
+	case il.Ldelema:
+		pop()
+		pop()
+		push(sP)
+		e = inst{op: oLdelema, a: int32(d.s.typeIndex(in.Type()))}
 
 	case il.Isinst, il.Castclass:
 		pop()
@@ -792,18 +949,25 @@ func (d *decoder) step(i int, emit bool) ([]styp, error) {
 		pop()
 		push(sO)
 		t := canonType(in.Type())
-		if t.IsRef() {
+		switch {
+		case t.IsRef():
 			e.op = oNop
-		} else {
+		case t.Kind == il.KValue:
+			e = inst{op: oBoxV, a: int32(d.s.typeIndex(t))}
+		default:
 			e = inst{op: oBox, n: uint8(t.Kind)}
 		}
 	case il.UnboxAny:
 		pop()
 		t := canonType(in.Type())
-		if t.IsRef() {
+		switch {
+		case t.IsRef():
 			push(sO)
 			e = inst{op: oCastclass, a: int32(d.s.typeIndex(t))}
-		} else {
+		case t.Kind == il.KValue:
+			push(sV)
+			e = inst{op: oUnboxV, a: int32(d.s.typeIndex(t))}
+		default:
 			push(kindStyp(t))
 			e = inst{op: oUnbox, a: int32(d.s.typeIndex(t))}
 		}
@@ -826,7 +990,10 @@ func (d *decoder) step(i int, emit bool) ([]styp, error) {
 			k = ldelemKinds[op]
 		}
 		t := il.PrimitiveType(k)
-		if t == nil || t.IsRef() {
+		if k == il.KValue {
+			push(sV)
+			e = inst{op: oLdelemV, a: int32(d.s.typeIndex(in.Type()))}
+		} else if t == nil || t.IsRef() {
 			push(sO)
 			e.op = oLdelemRef
 		} else {
@@ -844,7 +1011,9 @@ func (d *decoder) step(i int, emit bool) ([]styp, error) {
 		} else if op != il.StelemRef {
 			k = stelemKinds[op]
 		}
-		if t := il.PrimitiveType(k); t == nil || t.IsRef() {
+		if k == il.KValue {
+			e.op = oStelemV
+		} else if t := il.PrimitiveType(k); t == nil || t.IsRef() {
 			e.op = oStelemRef
 		} else {
 			e = inst{op: oStelem, n: uint8(k)}
@@ -902,9 +1071,39 @@ func (d *decoder) step(i int, emit bool) ([]styp, error) {
 	return d.stk, nil
 }
 
-func storeVar(idx int, k il.Kind) inst {
+// loadVar is ldarg or ldloc of variable idx of type t.
+func loadVar(idx int, t *il.Type) inst {
+	if t.Kind == il.KValue {
+		return inst{op: oLdvV, a: int32(idx)}
+	}
+	return inst{op: oLdv, a: int32(idx)}
+}
+
+// storeVar is starg or stloc of a src-typed value into variable idx of
+// type t.
+func storeVar(idx int, t *il.Type, src styp) inst {
+	if t.Kind == il.KValue {
+		return inst{op: oStvV, a: int32(idx)}
+	}
+	k := normFor(t.Kind, src)
 	if k == il.KVoid {
 		return inst{op: oStv, a: int32(idx)}
 	}
 	return inst{op: oStvN, a: int32(idx), n: uint8(k)}
+}
+
+// ldindKinds gives the kind of location the typed ldind forms read.
+var ldindKinds = map[il.Op]il.Kind{
+	il.LdindI1: il.KI1, il.LdindU1: il.KU1, il.LdindI2: il.KI2, il.LdindU2: il.KU2,
+	il.LdindI4: il.KI4, il.LdindU4: il.KU4, il.LdindI8: il.KI8, il.LdindI: il.KI,
+	il.LdindR4: il.KR4, il.LdindR8: il.KR8,
+}
+
+// sizeOf is what sizeof pushes for type t: CoreCLR's size of a value
+// type, the natural size of a primitive, 8 for a reference.
+func sizeOf(t *il.Type) int {
+	if t.Kind == il.KValue {
+		return t.Class.Size
+	}
+	return il.ElemSize(t)
 }

@@ -291,7 +291,7 @@ func (s *state) setup() error {
 	}
 	// Preallocated, as CoreCLR does, not charged to the heap.
 	s.oom = &managedObject{cls: s.rtc(oom), f: make([]value, s.rtc(oom).nf)}
-	s.statics = make([]value, len(m.CodeStatics()))
+	s.statics = make([]value, m.StaticWords)
 	for _, f := range m.StaticFields() {
 		if f.Builtin {
 			s.statics[f.Slot] = value{n: f.Init}
@@ -347,6 +347,11 @@ func (s *state) method(m *il.Method) *dmethod {
 	}
 	dm := &dmethod{il: m, idx: len(s.methods), nargs: m.NumArgs(), hasRet: m.Ret.Kind != il.KVoid}
 	dm.nvars = dm.nargs + len(m.Locals)
+	for i, l := range m.Locals {
+		if l.Type.Kind == il.KValue {
+			dm.structLocals = append(dm.structLocals, structLocal{idx: dm.nargs + i, cls: l.Type.Class})
+		}
+	}
 	s.methods = append(s.methods, dm)
 	s.byIL[m] = dm
 	if m.Builtin {
@@ -546,6 +551,9 @@ func (s *state) pushFrame(dm *dmethod, lbase int) error {
 		s.grow(end)
 	}
 	clear(s.vals[lbase+dm.nargs : lbase+dm.nvars])
+	for _, l := range dm.structLocals {
+		s.vals[lbase+l.idx] = value{r: newSvalue(l.cls)}
+	}
 	s.frames = append(s.frames, frame{m: dm, lbase: lbase, sbase: lbase + dm.nvars, end: end, depth: depth, callbacks: s.topCallbacks()})
 	return nil
 }
@@ -671,6 +679,7 @@ outer:
 		for {
 			in := &code[pc]
 			pc++
+		dispatch:
 			switch in.op {
 			case oNop:
 			case oLdv:
@@ -1155,7 +1164,8 @@ outer:
 			case oLdsfld:
 				stk[sp] = s.statics[in.a]
 				sp++
-			case oLdsfldInit:
+			case oInit:
+				// A site that triggers a type initializer (cctor.go).
 				if t := s.inits[in.b]; s.mustInit(t) {
 					fr.pc, fr.sp = pc-1, sp
 					if err := s.runInit(t); err != nil {
@@ -1163,17 +1173,8 @@ outer:
 					}
 					goto tickOuter
 				}
-				stk[sp] = s.statics[in.a]
-				sp++
-			case oStsfldInit:
-				if t := s.inits[in.b]; s.mustInit(t) {
-					fr.pc, fr.sp = pc-1, sp
-					if err := s.runInit(t); err != nil {
-						return err
-					}
-					goto tickOuter
-				}
-				fallthrough
+				in = &m.initSites[in.a]
+				goto dispatch
 			case oStsfld:
 				sp--
 				v := stk[sp]
@@ -1230,9 +1231,13 @@ outer:
 					goto throw
 				}
 				a := &managedArray{elem: t}
-				if t.IsRef() {
+				switch {
+				case t.IsRef():
 					a.r = make([]any, n)
-				} else {
+				case t.Kind == il.KValue:
+					a.ew = t.Words()
+					a.w = make([]value, n*int64(a.ew))
+				default:
 					a.p = make([]int64, n)
 				}
 				stk[sp-1] = value{r: a}
@@ -1300,6 +1305,242 @@ outer:
 					goto throw
 				}
 				a.r[i] = v
+
+			case oLdvV:
+				sv := vars[in.a].r.(*svalue)
+				stk[sp] = value{r: copySvalue(sv.cls, sv.w)}
+				sp++
+			case oStvV:
+				sp--
+				copy(wordsOf(vars[in.a]), wordsOf(stk[sp]))
+			case oDupV:
+				sv := stk[sp-1].r.(*svalue)
+				stk[sp] = value{r: copySvalue(sv.cls, sv.w)}
+				sp++
+			case oNewobjV:
+				callee = s.methods[in.a]
+				np := callee.nargs - 1
+				if in.b >= 0 {
+					normArgs(m.argNorms[in.b], stk[sp-np:sp])
+				}
+				sv := newSvalue(callee.il.Owner)
+				copy(stk[sp-np+1:sp+1], stk[sp-np:sp])
+				stk[sp-np] = mkPtr(sv, 0, il.KValue)
+				fr.pc, fr.sp = pc-1, sp-np
+				if err := s.pushFrame(callee, fr.sbase+sp-np); err != nil {
+					return err
+				}
+				s.frames[len(s.frames)-1].newobj = sv
+				goto tickOuter
+			case oLdfldOV:
+				o, ok := stk[sp-1].r.(*managedObject)
+				if !ok {
+					exc = s.nullOrBad(stk[sp-1].r)
+					goto throw
+				}
+				c := s.types[in.b].Class
+				stk[sp-1] = value{r: copySvalue(c, o.f[in.a:int(in.a)+words(c)])}
+			case oStfldOV:
+				sp -= 2
+				o, ok := stk[sp].r.(*managedObject)
+				if !ok {
+					exc = s.nullOrBad(stk[sp].r)
+					goto throw
+				}
+				copy(o.f[in.a:], wordsOf(stk[sp+1]))
+			case oLdfldP:
+				v, ok := s.ptrLoad(ptrAdd(stk[sp-1], int(in.a), il.Kind(in.n)))
+				if !ok {
+					exc = s.newExc("System.NullReferenceException")
+					goto throw
+				}
+				stk[sp-1] = v
+			case oStfldP:
+				sp -= 2
+				if !s.ptrStore(ptrAdd(stk[sp], int(in.a), il.Kind(in.n)), stk[sp+1]) {
+					exc = s.newExc("System.NullReferenceException")
+					goto throw
+				}
+			case oLdfldPV:
+				c := s.types[in.b].Class
+				w := s.ptrWords(ptrAdd(stk[sp-1], int(in.a), il.KValue), words(c))
+				if w == nil {
+					exc = s.newExc("System.NullReferenceException")
+					goto throw
+				}
+				stk[sp-1] = value{r: copySvalue(c, w)}
+			case oStfldPV:
+				sp -= 2
+				src := wordsOf(stk[sp+1])
+				w := s.ptrWords(ptrAdd(stk[sp], int(in.a), il.KValue), len(src))
+				if w == nil {
+					exc = s.newExc("System.NullReferenceException")
+					goto throw
+				}
+				copy(w, src)
+			case oLdfldV:
+				stk[sp-1] = wordsOf(stk[sp-1])[in.a]
+			case oLdfldVV:
+				c := s.types[in.b].Class
+				stk[sp-1] = value{r: copySvalue(c, wordsOf(stk[sp-1])[in.a:int(in.a)+words(c)])}
+			case oLdsfldV:
+				c := s.types[in.b].Class
+				stk[sp] = value{r: copySvalue(c, s.statics[in.a:int(in.a)+words(c)])}
+				sp++
+			case oStsfldV:
+				sp--
+				copy(s.statics[in.a:], wordsOf(stk[sp]))
+			case oLdfldaO:
+				o, ok := stk[sp-1].r.(*managedObject)
+				if !ok {
+					exc = s.nullOrBad(stk[sp-1].r)
+					goto throw
+				}
+				stk[sp-1] = mkPtr(o, int(in.a), il.Kind(in.n))
+			case oLdfldaP:
+				if stk[sp-1].r == nil {
+					exc = s.newExc("System.NullReferenceException")
+					goto throw
+				}
+				stk[sp-1] = ptrAdd(stk[sp-1], int(in.a), il.Kind(in.n))
+			case oLdsflda:
+				stk[sp] = mkPtr(theStatics, int(in.a), il.Kind(in.n))
+				sp++
+			case oLdva:
+				stk[sp] = mkPtr(theVars, fr.lbase+int(in.a), il.Kind(in.n))
+				sp++
+			case oLdvaV:
+				stk[sp] = mkPtr(vars[in.a].r, 0, il.KValue)
+				sp++
+			case oLdind, oLdindRef:
+				v, ok := s.ptrLoad(stk[sp-1])
+				if !ok {
+					exc = s.newExc("System.NullReferenceException")
+					goto throw
+				}
+				if in.op == oLdind {
+					stk[sp-1] = value{n: normalize(il.Kind(in.n), v.n)}
+				} else {
+					stk[sp-1] = value{r: v.r}
+				}
+			case oStind:
+				sp -= 2
+				if !s.ptrStore(stk[sp], stk[sp+1]) {
+					exc = s.newExc("System.NullReferenceException")
+					goto throw
+				}
+			case oLdobjV:
+				c := s.types[in.a].Class
+				w := s.ptrWords(stk[sp-1], words(c))
+				if w == nil {
+					exc = s.newExc("System.NullReferenceException")
+					goto throw
+				}
+				stk[sp-1] = value{r: copySvalue(c, w)}
+			case oStobjV:
+				sp -= 2
+				src := wordsOf(stk[sp+1])
+				w := s.ptrWords(stk[sp], len(src))
+				if w == nil {
+					exc = s.newExc("System.NullReferenceException")
+					goto throw
+				}
+				copy(w, src)
+			case oCpobj:
+				sp -= 2
+				dst, src := stk[sp], stk[sp+1]
+				if in.n != 0 {
+					ws, wd := s.ptrWords(src, int(in.a)), s.ptrWords(dst, int(in.a))
+					if ws == nil || wd == nil {
+						exc = s.newExc("System.NullReferenceException")
+						goto throw
+					}
+					copy(wd, ws)
+				} else if v, ok := s.ptrLoad(src); !ok || !s.ptrStore(dst, v) {
+					exc = s.newExc("System.NullReferenceException")
+					goto throw
+				}
+			case oInitobj:
+				sp--
+				if in.n != 0 {
+					w := s.ptrWords(stk[sp], int(in.a))
+					if w == nil {
+						exc = s.newExc("System.NullReferenceException")
+						goto throw
+					}
+					clear(w)
+				} else if !s.ptrStore(stk[sp], value{}) {
+					exc = s.newExc("System.NullReferenceException")
+					goto throw
+				}
+			case oBoxV:
+				// The value on the stack is a copy no one else holds: it
+				// becomes the box.
+				if !s.charge(il.BoxSizeOf(s.types[in.a])) {
+					exc = s.outOfMemory()
+					goto throw
+				}
+			case oUnboxV, oUnboxP:
+				t := s.types[in.a]
+				r := stk[sp-1].r
+				var p value
+				switch b := r.(type) {
+				case *svalue:
+					if t.Kind == il.KValue && b.cls == t.Class {
+						p = mkPtr(b, 0, il.KValue)
+					}
+				case *boxedValue:
+					if b.k == t.Kind {
+						p = mkPtr(b, 0, b.k)
+					}
+				}
+				if p.r == nil {
+					if r == nil {
+						exc = s.newExc("System.NullReferenceException")
+					} else {
+						exc = s.castExc(r, t)
+					}
+					goto throw
+				}
+				if in.op == oUnboxV {
+					b := r.(*svalue)
+					p = value{r: copySvalue(b.cls, b.w)}
+				}
+				stk[sp-1] = p
+			case oLdelemV, oStelemV, oLdelema:
+				base := sp - 2
+				if in.op == oStelemV {
+					base = sp - 3
+				}
+				a, ok := stk[base].r.(*managedArray)
+				if !ok {
+					exc = s.nullOrBad(stk[base].r)
+					goto throw
+				}
+				i := stk[base+1].n
+				if uint64(i) >= uint64(a.length()) {
+					exc = s.newExc("System.IndexOutOfRangeException")
+					goto throw
+				}
+				sp = base + 1
+				switch in.op {
+				case oLdelemV:
+					ew := int64(a.ew)
+					stk[base] = value{r: copySvalue(a.elem.Class, a.w[i*ew:(i+1)*ew])}
+				case oStelemV:
+					sp = base
+					copy(a.w[i*int64(a.ew):], wordsOf(stk[base+2]))
+				default:
+					switch {
+					case a.w != nil:
+						stk[base] = mkPtr(a, int(i)*a.ew, il.KValue)
+					case a.r != nil && !a.elem.Equal(s.types[in.a]):
+						exc = s.newExc("System.ArrayTypeMismatchException")
+						goto throw
+					default:
+						stk[base] = mkPtr(a, int(i), a.elem.Kind)
+					}
+				}
 
 			case oThrow:
 				sp--
@@ -1440,6 +1681,9 @@ outer:
 		}
 	}
 }
+
+// words is the number of words a value of value type c takes.
+func words(c *il.Class) int { return max(c.NumFields, 1) }
 
 func b2i(b bool) int64 {
 	if b {

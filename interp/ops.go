@@ -129,10 +129,10 @@ const (
 	oStfld  // a = slot, n = normalization kind
 	oLdsfld // a = static slot
 	oStsfld // a = static slot, n = normalization kind
-	// oLdsfldInit and oStsfldInit are oLdsfld and oStsfld that first run
-	// the type initializer s.inits[b] when it must run (cctor.go).
-	oLdsfldInit
-	oStsfldInit
+	// oInit is a site that triggers the type initializer s.inits[b]: it
+	// runs it when it must (cctor.go), then the instruction itself,
+	// dmethod.initSites[a].
+	oInit
 	oIsinst // a = type index
 	oCastclass
 	oBox    // n = kind
@@ -143,6 +143,40 @@ const (
 	oLdelemRef
 	oStelem // n = unused (the array's element kind normalizes)
 	oStelemRef
+
+	// Value types and managed pointers (see valuetype.go).
+	oLdvV     // push a copy of the struct in vars[a]
+	oStvV     // copy the struct popped into vars[a]
+	oDupV     // dup of a struct: a copy
+	oNewobjV  // newobj of a value type's constructor: pushes the value
+	oLdfldOV  // struct field at slot a of an object; b = type index
+	oStfldOV  // store a struct into the field at slot a of an object
+	oLdfldP   // field at slot a through a pointer; n = the field's kind
+	oStfldP   // store through a pointer into slot a, normalized to kind n
+	oLdfldPV  // struct field at slot a through a pointer; b = type index
+	oStfldPV  // store a struct through a pointer into slot a
+	oLdfldV   // field at slot a of a struct value
+	oLdfldVV  // struct field at slot a of a struct value; b = type index
+	oLdsfldV  // struct static at word a; b = type index
+	oStsfldV  // store a struct into the static at word a
+	oLdfldaO  // pointer to slot a of an object, a location of kind n
+	oLdfldaP  // pointer to slot a from a pointer, a location of kind n
+	oLdsflda  // pointer to static word a, a location of kind n
+	oLdva     // pointer to vars[a], a location of kind n
+	oLdvaV    // pointer to the struct in vars[a]
+	oLdind    // load through a pointer, normalized to kind n
+	oLdindRef // load a reference through a pointer
+	oStind    // store through a pointer (normalized to the location's kind)
+	oLdobjV   // load a struct through a pointer; a = type index
+	oStobjV   // store a struct of a words through a pointer
+	oCpobj    // copy a location: a = words, n = 1 for a struct
+	oInitobj  // zero a location: a = words, n = 1 for a struct
+	oBoxV     // box a struct; a = type index
+	oUnboxV   // unbox.any to a struct; a = type index
+	oUnboxP   // unbox: pointer into a box; a = type index
+	oLdelemV  // load a struct element
+	oStelemV  // store a struct element
+	oLdelema  // pointer to an element; a = type index of the token
 
 	oThrow
 	oRethrow // a = clause index

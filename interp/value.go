@@ -18,7 +18,8 @@ type value struct {
 }
 
 // The reference types of the heap. An object reference is a value.r
-// holding one of *managedObject, *managedString, *managedArray or *boxedValue.
+// holding one of *managedObject, *managedString, *managedArray,
+// *boxedValue or *svalue (a boxed value type).
 
 // managedObject is an instance of a class (exceptions included).
 type managedObject struct {
@@ -34,16 +35,22 @@ type managedString struct {
 
 // managedArray is a single-dimension zero-based array. Primitive elements are kept
 // in p (stack form: integers normalized to the element type, floats as
-// float64 bits), references in r.
+// float64 bits), references in r, values of a value type in w, ew words
+// each.
 type managedArray struct {
 	elem *il.Type
 	p    []int64
 	r    []any
+	w    []value
+	ew   int
 }
 
 func (a *managedArray) length() int {
-	if a.r != nil {
+	switch {
+	case a.r != nil:
 		return len(a.r)
+	case a.ew > 0:
+		return len(a.w) / a.ew
 	}
 	return len(a.p)
 }
@@ -204,6 +211,8 @@ func typeName(r any) string {
 		return o.elem.CLRName() + "[]"
 	case *boxedValue:
 		return il.PrimitiveType(o.k).CLRName()
+	case *svalue:
+		return o.cls.Name
 	}
 	return il.ObjectClass
 }
@@ -226,6 +235,12 @@ func isInstance(r any, t *il.Type) bool {
 		case il.StringClass:
 			_, ok := r.(*managedString)
 			return ok
+		case il.ValueTypeClass:
+			switch r.(type) {
+			case *boxedValue, *svalue:
+				return true
+			}
+			return false
 		}
 		o, ok := r.(*managedObject)
 		if ok && t.Class.Interface {
@@ -235,6 +250,9 @@ func isInstance(r any, t *il.Type) bool {
 	case il.KArray:
 		a, ok := r.(*managedArray)
 		return ok && arrayElemAssignable(a.elem, t.Elem)
+	case il.KValue:
+		b, ok := r.(*svalue)
+		return ok && b.cls == t.Class
 	default:
 		b, ok := r.(*boxedValue)
 		return ok && b.k == t.Kind
@@ -274,6 +292,9 @@ func arrayElemAssignable(from, to *il.Type) bool {
 	}
 	if from.IsRef() || to.IsRef() {
 		return false
+	}
+	if from.Kind == il.KValue || to.Kind == il.KValue {
+		return from.Equal(to)
 	}
 	return intEquiv(from.Kind) == intEquiv(to.Kind)
 }

@@ -133,13 +133,24 @@ func (c *checker) blocks() error {
 	if len(f.Blocks) == 0 {
 		return c.errorf("no blocks")
 	}
-	if f.NumArgs != m.NumArgs() || f.NumLocals != len(m.Locals) || len(f.Kinds) < f.NumArgs+f.NumLocals {
+	nargs := m.NumArgs()
+	if m.Ret.Kind == il.KValue {
+		nargs++ // the return buffer
+		if f.RetBuf != Value(nargs-1) {
+			return c.errorf("the return buffer is %s, want the last argument v%d", f.RetBuf, nargs-1)
+		}
+	} else if f.RetBuf != NoValue && f.RetBuf != 0 {
+		return c.errorf("a return buffer (%s) in a method returning %s", f.RetBuf, m.Ret)
+	}
+	if f.NumArgs != nargs || f.NumLocals != len(m.Locals) || len(f.Kinds) < f.NumArgs+f.NumLocals {
 		return c.errorf("%d arguments and %d locals among %d values, the method has %d and %d",
-			f.NumArgs, f.NumLocals, len(f.Kinds), m.NumArgs(), len(m.Locals))
+			f.NumArgs, f.NumLocals, len(f.Kinds), nargs, len(m.Locals))
 	}
 	for v, k := range f.Kinds {
 		var want Kind
 		switch {
+		case v == nargs-1 && m.Ret.Kind == il.KValue:
+			want = I64
 		case v < f.NumArgs:
 			want = KindOf(m.ArgType(v))
 		case v < f.NumArgs+f.NumLocals:

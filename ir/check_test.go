@@ -434,7 +434,7 @@ var checkCases = []struct {
 	{"static as instance field", func(x fx) { _, in := x.instr(ir.OpLdField); in.Aux.Field = x.mod.Class("Box").Fields[1] }, "Box::s is a static field"},
 	{"instance as static field", func(x fx) { _, in := x.instr(ir.OpLdStatic); in.Aux.Field = x.mod.Class("Box").Fields[0] }, "Box::a is an instance field"},
 	{"box of a reference type", func(x fx) { _, in := x.instr(ir.OpBox); in.Aux.Type = il.Object }, "box: operand 0 v0 is i32, want ref"},
-	{"typeis of a reference type", func(x fx) { _, in := x.instr(ir.OpTypeIs); in.Aux.Type = il.Object }, "object is not a value type"},
+	{"typeis of a reference type", func(x fx) { _, in := x.instr(ir.OpTypeIs); in.Aux.Type = il.Object }, "object is neither a value type nor an array type"},
 	{"box of an object", func(x fx) {
 		_, in := x.instr(ir.OpBox)
 		in.Aux.Type, in.Args[0] = il.Object, 1

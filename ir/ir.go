@@ -55,6 +55,10 @@ func KindOf(t *il.Type) Kind {
 		return F32
 	case il.KR8:
 		return F64
+	case il.KValue, il.KByRef:
+		// A value type's value is handled through its address: a frame
+		// block, an argument's copy, a field or an element.
+		return I64
 	}
 	return Ref
 }
@@ -138,6 +142,20 @@ const (
 	OpStElem   // Args[0][Args[1]] = Args[2] with element type Aux.Type
 	OpCanStore // Dst(I32) = 1 if Args[1] (a reference) may be stored in array Args[0]
 
+	// Addresses and memory: managed pointers and value types. An address
+	// is an I64; a value of a value type is Type.Words() 8-byte words at
+	// an address.
+	OpSlotAddr   // Dst(I64) = the address of frame block Aux.Int (Func.Slots)
+	OpStaticAddr // Dst(I64) = the address of static Aux.Field
+	OpLea        // Dst(I64) = Args[0] (a reference or an address) + Aux.Int
+	OpFieldAddr  // Dst(I64) = the address of instance field Aux.Field of object Args[0] (checked non-null)
+	OpBoxData    // Dst(I64) = the address of the value in box Args[0] (checked non-null)
+	OpElemAddr   // Dst(I64) = the address of element Args[1] (I64, checked) of array Args[0], of type Aux.Type
+	OpLoad       // Dst = the Aux.Type (no value type) at Args[0] + Aux.Int
+	OpStore      // the Aux.Type at Args[0] + Aux.Int = Args[1]
+	OpCopyBlk    // copy Aux.Int words from address Args[1] to address Args[0]
+	OpZeroBlk    // zero Aux.Int words at address Args[0]
+
 	// Calls. Args are the arguments (this first).
 	OpCall     // Dst = Aux.Method(Args...) (Dst NoValue for void)
 	OpCallVirt // like OpCall, dispatched through the vtable of Args[0]
@@ -175,6 +193,9 @@ var opNames = [numOps]string{
 	OpLdField: "ldfield", OpStField: "stfield", OpLdStatic: "ldstatic", OpStStatic: "ststatic",
 	OpAlloc: "alloc", OpIsInst: "isinst", OpBox: "box", OpUnbox: "unbox", OpTypeIs: "typeis",
 	OpNewArr: "newarr", OpArrLen: "arrlen", OpLdElem: "ldelem", OpStElem: "stelem", OpCanStore: "canstore",
+	OpSlotAddr: "slotaddr", OpStaticAddr: "staticaddr", OpLea: "lea", OpElemAddr: "elemaddr",
+	OpFieldAddr: "fieldaddr", OpBoxData: "boxdata",
+	OpLoad: "load", OpStore: "store", OpCopyBlk: "copyblk", OpZeroBlk: "zeroblk",
 	OpCall: "call", OpCallVirt: "callvirt", OpCatchArg: "catcharg",
 	OpCallFinally: "callfinally", OpCatchRet: "catchret", OpEndFinally: "endfinally", OpEndFilter: "endfilter", OpRethrow: "rethrow",
 	OpJump: "jump", OpIf: "if", OpSwitch: "switch", OpRet: "ret", OpThrow: "throw", OpThrowHelper: "throwhelper",
@@ -383,6 +404,22 @@ type Func struct {
 	// 0..NumArgs-1, locals NumArgs..NumArgs+NumLocals-1, then temporaries.
 	NumArgs   int
 	NumLocals int
+	// RetBuf is the argument holding the address where a method returning
+	// a value type stores its result (the last argument; NoValue when the
+	// method returns none): callers pass a block of their frame.
+	RetBuf Value
+	// Slots are the frame blocks OpSlotAddr addresses, in 8-byte words
+	// each: value-type locals and temporaries, and variables whose
+	// address the method takes.
+	Slots []int
+	// ZeroSlots are the blocks the prolog zeroes (the locals').
+	ZeroSlots []int
+}
+
+// NewSlot adds a frame block of words 8-byte words and returns its index.
+func (f *Func) NewSlot(words int) int {
+	f.Slots = append(f.Slots, words)
+	return len(f.Slots) - 1
 }
 
 // NewValue allocates a temporary of kind k.

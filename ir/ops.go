@@ -230,13 +230,24 @@ var opTable = [numOps]opInfo{
 	OpIsInst:   {kind: ref, args: rules(ref), dst: always, dstKind: ref, aux: withType},
 	OpBox:      {kind: ref, args: rules(ofType), dst: always, dstKind: ref, aux: withType, rule: valueType},
 	OpUnbox:    {kind: kindRule{set: numbers, from: fromType}, args: rules(ref), dst: always, dstKind: same, aux: withType},
-	OpTypeIs:   {kind: i32, args: rules(ref), dst: always, dstKind: i32, aux: withType, rule: valueType},
+	OpTypeIs:   {kind: i32, args: rules(ref), dst: always, dstKind: i32, aux: withType, rule: exactType},
 
 	OpNewArr:   {kind: ref, args: rules(i64), dst: always, dstKind: ref, aux: withType},
 	OpArrLen:   {kind: i64, args: rules(ref), dst: always, dstKind: i64},
 	OpLdElem:   {kind: ofType, args: rules(ref, i64), dst: always, dstKind: same, aux: withType},
 	OpStElem:   {kind: ofType, args: rules(ref, i64, same), aux: withType},
 	OpCanStore: {kind: i32, args: rules(ref, ref), dst: always, dstKind: i32},
+
+	OpSlotAddr:   {kind: i64, dst: always, dstKind: i64, rule: checkSlot},
+	OpStaticAddr: {kind: i64, dst: always, dstKind: i64, aux: withField, rule: staticField},
+	OpLea:        {kind: i64, args: rules(kindRule{set: kindsOf(I64, Ref)}), dst: always, dstKind: i64},
+	OpElemAddr:   {kind: i64, args: rules(ref, i64), dst: always, dstKind: i64, aux: withType},
+	OpFieldAddr:  {kind: i64, args: rules(ref), dst: always, dstKind: i64, aux: withField, rule: instanceField},
+	OpBoxData:    {kind: i64, args: rules(ref), dst: always, dstKind: i64},
+	OpLoad:       {kind: ofType, args: rules(i64), dst: always, dstKind: same, aux: withType, rule: memType},
+	OpStore:      {kind: ofType, args: rules(i64, same), aux: withType, rule: memType},
+	OpCopyBlk:    {kind: kindRule{set: noKind}, args: rules(i64, i64), rule: checkWords},
+	OpZeroBlk:    {kind: kindRule{set: noKind}, args: rules(i64), rule: checkWords},
 
 	OpCall:     {kind: kindRule{set: noKind | anyKind}, variadic: true, dst: optional, aux: withMethod, rule: checkCall},
 	OpCallVirt: {kind: kindRule{set: noKind | anyKind}, variadic: true, dst: optional, aux: withMethod, rule: checkCall},
@@ -305,6 +316,40 @@ func valueType(f *Func, in *Instr) error {
 	return nil
 }
 
+// checkSlot checks that Aux.Int names a frame block.
+func checkSlot(f *Func, in *Instr) error {
+	if in.Aux.Int < 0 || in.Aux.Int >= int64(len(f.Slots)) {
+		return fmt.Errorf("frame block %d of %d", in.Aux.Int, len(f.Slots))
+	}
+	return nil
+}
+
+// memType checks that a load or store accesses one word or less (a
+// value type is copied with copyblk).
+func memType(f *Func, in *Instr) error {
+	if in.Aux.Type.Kind == il.KValue || in.Aux.Type.Kind == il.KByRef || in.Aux.Type.Kind == il.KVoid {
+		return fmt.Errorf("%s of %s", in.Op, in.Aux.Type)
+	}
+	return nil
+}
+
+// checkWords checks a block copy's or zeroing's word count.
+func checkWords(f *Func, in *Instr) error {
+	if in.Aux.Int <= 0 {
+		return fmt.Errorf("%s of %d words", in.Op, in.Aux.Int)
+	}
+	return nil
+}
+
+// exactType checks the type of an exact type test: a value type (unbox)
+// or an array type (ldelema).
+func exactType(f *Func, in *Instr) error {
+	if in.Aux.Type.IsRef() && in.Aux.Type.Kind != il.KArray {
+		return fmt.Errorf("%s is neither a value type nor an array type", in.Aux.Type)
+	}
+	return nil
+}
+
 // checkSignature checks that m has what Check reads of a method's
 // signature: a return type, a type for every parameter and local, and a
 // class if it takes this.
@@ -339,18 +384,28 @@ func checkCall(f *Func, in *Instr) error {
 	if in.Op == OpCallVirt && (!m.Virtual || !m.HasThis()) {
 		return fmt.Errorf("callvirt of %s, which is not a virtual instance method", m.FullName())
 	}
-	if len(in.Args) != m.NumArgs() {
-		return fmt.Errorf("%d operands for %s, which takes %d", len(in.Args), m.Signature(), m.NumArgs())
+	n := m.NumArgs()
+	if m.Ret.Kind == il.KValue {
+		n++ // the return buffer
+	}
+	if len(in.Args) != n {
+		return fmt.Errorf("%d operands for %s, which takes %d", len(in.Args), m.Signature(), n)
 	}
 	for i, a := range in.Args {
-		if k := KindOf(m.ArgType(i)); f.Kinds[a] != k {
+		k := I64 // the return buffer
+		if i < m.NumArgs() {
+			k = KindOf(m.ArgType(i))
+		}
+		if f.Kinds[a] != k {
 			return fmt.Errorf("operand %d is %s, parameter %d of %s is %s", i, f.Kinds[a], i, m.FullName(), k)
 		}
 	}
 	switch {
+	case m.Ret.Kind == il.KValue && in.Dst != NoValue:
+		return fmt.Errorf("a result from %s, which returns a value type through its return buffer", m.FullName())
 	case m.Ret.Kind == il.KVoid && in.Dst != NoValue:
 		return fmt.Errorf("a result from %s, which returns void", m.FullName())
-	case m.Ret.Kind != il.KVoid && in.Dst == NoValue:
+	case m.Ret.Kind != il.KVoid && m.Ret.Kind != il.KValue && in.Dst == NoValue:
 		return fmt.Errorf("no result from %s, which returns %s", m.FullName(), m.Ret)
 	case in.Dst != NoValue && f.Kinds[in.Dst] != KindOf(m.Ret):
 		return fmt.Errorf("result %s is %s, %s returns %s", in.Dst, f.Kinds[in.Dst], m.FullName(), KindOf(m.Ret))
@@ -364,6 +419,10 @@ func checkCall(f *Func, in *Instr) error {
 func checkRet(f *Func, in *Instr) error {
 	ret := f.Method.Ret
 	switch {
+	case ret.Kind == il.KValue && len(in.Args) != 0:
+		return fmt.Errorf("returns a value from a method returning %s through its return buffer", ret)
+	case ret.Kind == il.KValue:
+		return nil
 	case ret.Kind == il.KVoid && len(in.Args) != 0:
 		return fmt.Errorf("returns a value from a void method")
 	case ret.Kind != il.KVoid && len(in.Args) != 1:

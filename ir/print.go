@@ -5,6 +5,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"miniil/il"
 )
 
 // Fprint writes f in a readable text form, one instruction per line.
@@ -16,7 +18,9 @@ func Fprint(w io.Writer, f *Func) error {
 			break
 		}
 		what, name := "arg", ""
-		if i < f.NumArgs {
+		if Value(i) == f.RetBuf && f.Method.Ret.Kind == il.KValue {
+			name = "return buffer"
+		} else if i < f.NumArgs {
 			if !f.Method.Static {
 				if i == 0 {
 					name = "this"
@@ -34,6 +38,17 @@ func Fprint(w io.Writer, f *Func) error {
 			name = " (" + name + ")"
 		}
 		fmt.Fprintf(&b, "  %s %s:%s%s\n", what, Value(i), f.Kinds[i], name)
+	}
+	zero := map[int]bool{}
+	for _, s := range f.ZeroSlots {
+		zero[s] = true
+	}
+	for i, w := range f.Slots {
+		what := "temporary"
+		if zero[i] {
+			what = "zeroed on entry"
+		}
+		fmt.Fprintf(&b, "  block %d: %d words, %s\n", i, w, what)
 	}
 	for _, blk := range f.Blocks {
 		fmt.Fprintf(&b, "b%d:", blk.ID)
@@ -123,9 +138,17 @@ func (f *Func) Format(in *Instr, blk *Block) string {
 		arg(strconv.Quote(in.Aux.Str))
 	case OpCallFinally, OpRethrow:
 		arg(fmt.Sprintf("clause %d", in.Aux.Int))
+	case OpSlotAddr:
+		arg(fmt.Sprintf("block %d", in.Aux.Int))
 	}
 	for _, a := range in.Args {
 		arg(a.String())
+	}
+	switch in.Op {
+	case OpLea, OpLoad, OpStore:
+		arg(fmt.Sprintf("+%d", in.Aux.Int))
+	case OpCopyBlk, OpZeroBlk:
+		arg(fmt.Sprintf("%d words", in.Aux.Int))
 	}
 	switch {
 	case in.Aux.Field != nil:

@@ -35,6 +35,13 @@ func FprintCode(w io.Writer, m *Method) error {
 		}
 		fmt.Fprintln(w)
 	}
+	if len(code.Blocks) > 0 {
+		fmt.Fprint(w, "; frame blocks:")
+		for i, off := range code.Blocks {
+			fmt.Fprintf(w, " %d at rbp%+#x", i, off)
+		}
+		fmt.Fprintln(w)
+	}
 	lines, err := amd64.Disassemble(code.Code, 0)
 	if err != nil {
 		return err

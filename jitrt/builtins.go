@@ -165,11 +165,38 @@ func (rt *Runtime) builtin(m *Machine, k il.BuiltinKind) error {
 			return ret(rt.innerOf(this), nil)
 		}
 		return ret(rt.excToString(this))
+	case il.Int32ToString, il.Int64ToString, il.UInt32ToString, il.UInt64ToString,
+		il.DoubleToString, il.SingleToString, il.BooleanToString, il.CharToString:
+		// this is the address of the value (a managed pointer).
+		p := uintptr(a[0])
+		if p == 0 {
+			return rt.throwNewAt(m, "System.NullReferenceException")
+		}
+		t := k.PrimitiveToString()
+		return ret(rt.newString(utf16Of(formatPrim(t.Kind, rt.loadAt(m, p, il.ElemSize(t))))))
 	}
 	if k.IsExceptionCtor() {
 		return rt.excCtor(m, meth, a)
 	}
 	return fmt.Errorf("jitrt: base library method %v is not implemented", k)
+}
+
+// loadAt reads the n-byte value (n is 1, 2, 4 or 8, and the value
+// naturally aligned) a managed pointer p points to: in the heap, in the
+// statics of the metadata arena, or in a frame on m's native stack.
+func (rt *Runtime) loadAt(m *Machine, p uintptr, n int) uint64 {
+	if lo, hi := m.StackBounds(); p >= lo && p < hi {
+		w := m.ReadStack(p&^7) >> (8 * (p & 7))
+		if n < 8 {
+			w &= 1<<(8*n) - 1
+		}
+		return w
+	}
+	var v uint64
+	for i, b := range rt.bytes(p, n) {
+		v |= uint64(b) << (8 * i)
+	}
+	return v
 }
 
 // excCtor runs meth, a constructor of System.Exception or of a base

@@ -68,6 +68,18 @@ func builtinArg(t *testing.T, rt *Runtime, meth *il.Method, typ *il.Type) uint64
 		for i, str := range []string{"s", "t"} {
 			rt.setU64(p+abi.ArrData+uintptr(8*i), uint64(rt.StringAddr(str)))
 		}
+	case il.KByRef:
+		// A pointer to the value in the first element of an int64[1].
+		at, err := rt.typeFor(il.ArrayOf(il.Int64))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p, err = rt.alloc(at, il.ArraySize(il.Int64, 1)); err != nil {
+			t.Fatal(err)
+		}
+		rt.setU64(p+abi.ArrLen, 1)
+		rt.setU64(p+abi.ArrData, builtinArg(t, rt, meth, typ.Elem))
+		return uint64(p + abi.ArrData)
 	default:
 		t.Fatalf("no test argument of type %v", typ)
 	}
@@ -136,6 +148,68 @@ func TestBuiltinDispatch(t *testing.T) {
 	for _, k := range []il.BuiltinKind{il.BuiltinNone, il.BuiltinKind(len(il.BuiltinKinds()) + 1), math.MaxUint16} {
 		if err := rt.builtin(m, k); err == nil || !strings.Contains(err.Error(), "not implemented") {
 			t.Errorf("kind %d: error %v, want not implemented", k, err)
+		}
+	}
+}
+
+// TestPrimitiveToString calls the primitive types' ToString with this
+// pointing into a frame of the native stack (a word of its own) and into
+// the heap (the second element of an array of the type, packed): each
+// reads the value with its type's width.
+func TestPrimitiveToString(t *testing.T) {
+	mod, err := il.Load("t.il", []byte(tinyProgram))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := NewRuntime(mod, Options{Compile: noCompile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	m := rt.mach
+	tests := []struct {
+		kind il.BuiltinKind
+		bits uint64 // the value, in the low bytes; the rest is noise the width drops
+		want string
+	}{
+		{il.Int32ToString, 0xdead_beef_ffff_fffb, "-5"},
+		{il.Int64ToString, 0x8000_0000_0000_0000, "-9223372036854775808"},
+		{il.UInt32ToString, 0x1234_5678_ffff_ffff, "4294967295"},
+		{il.UInt64ToString, 0xffff_ffff_ffff_ffff, "18446744073709551615"},
+		{il.DoubleToString, math.Float64bits(-0.1), "-0.1"},
+		{il.SingleToString, 0x7777_7777_0000_0000 | uint64(math.Float32bits(2.5)), "2.5"},
+		{il.BooleanToString, 0xffff_ff00, "False"},
+		{il.BooleanToString, 0xffff_ff02, "True"},
+		{il.CharToString, 0xffff_0041, "A"},
+	}
+	_, hi := m.StackBounds()
+	slot := hi - 64
+	for _, tt := range tests {
+		typ := tt.kind.PrimitiveToString()
+		size := il.ElemSize(typ)
+		at, err := rt.typeFor(il.ArrayOf(typ))
+		if err != nil {
+			t.Fatal(err)
+		}
+		arr, err := rt.alloc(at, il.ArraySize(typ, 3))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt.setU64(arr+abi.ArrLen, 3)
+		elem := arr + abi.ArrData + uintptr(size)
+		b := rt.bytes(elem, size)
+		for i := range b {
+			b[i] = byte(tt.bits >> (8 * i))
+		}
+		m.WriteStack(slot, tt.bits)
+		for _, p := range []uintptr{slot, elem} {
+			m.SetReg(intArgSlots[0], uint64(p))
+			if err := rt.builtin(m, tt.kind); err != nil {
+				t.Fatalf("%v: %v", tt.kind, err)
+			}
+			if got := goString(rt.str(uintptr(m.Reg(abi.CtxRAX)))); got != tt.want {
+				t.Errorf("%v of %#x at %#x = %q, want %q", tt.kind, tt.bits, p, got, tt.want)
+			}
 		}
 	}
 }

@@ -407,7 +407,7 @@ func codeReserve(mod *il.Module) int {
 // and the interned strings (literals, type names, default messages),
 // doubled, up to 1 GiB.
 func metaReserve(mod *il.Module) int {
-	n := 8 * (len(mod.CodeStatics()) + 1)
+	n := 8 * (mod.StaticWords + 1)
 	for _, name := range il.BaseLibraryClasses() {
 		if c := mod.Class(name); c != nil {
 			n += metaClass(c, mod.NumInterfaces)
@@ -487,7 +487,7 @@ func (rt *Runtime) init() error {
 	if rt.cells, err = rt.code.NewCells(len(rt.methods)); err != nil {
 		return err
 	}
-	if rt.statics, err = rt.meta.alloc(8 * int64(len(mod.CodeStatics())+1)); err != nil {
+	if rt.statics, err = rt.meta.alloc(8 * int64(mod.StaticWords+1)); err != nil {
 		return err
 	}
 	for _, f := range mod.StaticFields() {
@@ -720,7 +720,7 @@ func (rt *Runtime) typeFor(t *il.Type) (*rtType, error) {
 		return rt.classMT[rt.mod.Class(il.ObjectClass)], nil
 	case il.KString:
 		return rt.classMT[rt.mod.Class(il.StringClass)], nil
-	case il.KClass:
+	case il.KClass, il.KValue:
 		return rt.classMT[t.Class], nil
 	}
 	key := t.String()
@@ -914,7 +914,7 @@ func (rt *Runtime) handle(m *Machine, code uint64) error {
 	case abi.HelperTypeIs:
 		obj := rt.typeOf(uintptr(m.Reg(abi.CtxRDI)))
 		t := rt.types[rt.u64(uintptr(m.Reg(abi.CtxRSI))+abi.MTTypeID)]
-		return rt.result(b2u(obj.kind == tkBox && obj.prim == t.prim), nil)
+		return rt.result(b2u(sameType(obj, t)), nil)
 	case abi.HelperCanStore:
 		arr := rt.typeOf(uintptr(m.Reg(abi.CtxRDI)))
 		et, err := rt.typeFor(arr.elem)
@@ -1025,11 +1025,27 @@ func (rt *Runtime) isInstance(obj uintptr, t *rtType) bool {
 		if t.class.Interface {
 			return o.kind == tkClass && o.class.ImplementsIface(t.class)
 		}
+		if t.class.Name == il.ValueTypeClass && o.kind == tkBox {
+			return true // a boxed primitive is a System.ValueType
+		}
 		return o.kind == tkClass && o.class.IsSubclassOf(t.class)
 	case tkArray:
 		return o.kind == tkArray && arrayElemAssignable(o.elem, t.elem)
 	}
 	return o.kind == tkBox && o.prim == t.prim
+}
+
+// sameType reports whether an object of runtime type obj is exactly of
+// type t: a box of the same primitive (unbox.any), a box of the same
+// value type (unbox), an array of the same element type (ldelema).
+func sameType(obj, t *rtType) bool {
+	switch t.kind {
+	case tkBox:
+		return obj.kind == tkBox && obj.prim == t.prim
+	case tkArray:
+		return obj.kind == tkArray && obj.elem.Equal(t.elem)
+	}
+	return obj == t
 }
 
 // arrayElemAssignable reports whether an array of from may be used as an
@@ -1057,6 +1073,9 @@ func arrayElemAssignable(from, to *il.Type) bool {
 	}
 	if from.IsRef() || to.IsRef() {
 		return false
+	}
+	if from.Kind == il.KValue || to.Kind == il.KValue {
+		return from.Equal(to)
 	}
 	return signless(from.Kind) == signless(to.Kind)
 }

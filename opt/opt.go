@@ -27,7 +27,8 @@ func Run(f *ir.Func) error {
 // NullChecks removes the null checks of values already known to be
 // non-null: the reader checks a reference before every field access,
 // array access and call through it, and a value that passed a check, or
-// came from newobj, newarr, box or ldstr, stays non-null until it is
+// came from newobj, newarr, box or ldstr (or is an address the reader
+// computed), stays non-null until it is
 // redefined. It is a forward must-analysis over the blocks (the set of
 // values known non-null at each block's entry is the intersection over
 // its predecessors; a check adds its value on the edge to its
@@ -214,7 +215,10 @@ func (u *universe) transfer(b *ir.Block, known ir.ValueSet) {
 			continue
 		}
 		switch in.Op {
-		case ir.OpAlloc, ir.OpNewArr, ir.OpBox, ir.OpStr:
+		case ir.OpAlloc, ir.OpNewArr, ir.OpBox, ir.OpStr,
+			ir.OpSlotAddr, ir.OpStaticAddr, ir.OpFieldAddr, ir.OpBoxData, ir.OpElemAddr, ir.OpLea:
+			// Addresses of frame blocks, statics, fields and elements of
+			// checked objects, and offsets from them, are never null.
 			known.Add(u.bit(in.Dst))
 		case ir.OpCopy:
 			if known.Has(u.bit(in.Args[0])) {

@@ -100,6 +100,26 @@ func TestNullChecks(t *testing.T) {
   ldfld int32 Box::a
   ret
 }`, 1, 0},
+		{"pointer to a local needs no check", `
+.method public static int32 f() cil managed
+{
+  .locals init (int32 x, int32& p)
+  ldloca.s x
+  stloc.1
+  ldloc.1
+  ldind.i4
+  ret
+}`, 1, 0},
+		{"pointer argument checked once", `
+.method public static int32 f(int32& p) cil managed
+{
+  ldarg.0
+  ldind.i4
+  ldarg.0
+  ldind.i4
+  add
+  ret
+}`, 2, 1},
 		{"local redefined in a loop is checked again each iteration", box + `
 .method public static int32 f(class Box x) cil managed
 {

@@ -23,6 +23,7 @@ func (r *reader) importBlock(start int, b *ir.Block) {
 			}
 		}
 		r.ilOff = int(in.Offset)
+		r.idx = i
 		if r.instr(i, in) {
 			return
 		}
@@ -56,13 +57,21 @@ func (r *reader) spillTemp(d int, k ir.Kind) ir.Value {
 // that are themselves spill temporaries are first copied aside, so the
 // copies cannot clobber each other.
 func (r *reader) spillTo(succs ...*ir.Block) {
+	r.materializeAll()
 	isSpill := map[ir.Value]bool{}
 	for _, t := range r.spills {
 		isSpill[t] = true
 	}
+	for _, t := range r.structSpills {
+		isSpill[t] = true
+	}
 	for d, v := range r.stack {
 		if isSpill[v] {
-			r.stack[d] = r.value(ir.OpCopy, r.kind(v), ir.Aux{}, v)
+			c := r.value(ir.OpCopy, r.kind(v), ir.Aux{}, v)
+			if t := r.structOf[v]; t != nil {
+				r.structOf[c] = t
+			}
+			r.stack[d] = c
 		}
 	}
 	assigned := map[ir.Value]bool{}
@@ -71,6 +80,10 @@ func (r *reader) spillTo(succs ...*ir.Block) {
 		if !ok {
 			temps = make([]ir.Value, len(r.stack))
 			for d, v := range r.stack {
+				if t := r.structOf[v]; t != nil {
+					temps[d] = r.structSpill(d, t)
+					continue
+				}
 				k := r.kind(v)
 				if k == ir.F32 && r.forceF64[[2]int{r.leader[s], d}] {
 					k = ir.F64
@@ -164,13 +177,33 @@ func (r *reader) instr(idx int, in *il.Instr) bool {
 	switch c {
 	case il.Nop:
 	case il.Ldarg0, il.Ldarg1, il.Ldarg2, il.Ldarg3, il.LdargS, il.Ldarg:
-		r.push(ir.Value(in.Int))
+		if v := ir.Value(in.Int); r.inMemory(v) {
+			r.loadVar(v)
+		} else {
+			r.push(v)
+		}
 	case il.Ldloc0, il.Ldloc1, il.Ldloc2, il.Ldloc3, il.LdlocS, il.Ldloc:
-		r.push(ir.Value(r.f.NumArgs + int(in.Int)))
+		if v := ir.Value(r.f.NumArgs + int(in.Int)); r.inMemory(v) {
+			r.loadVar(v)
+		} else {
+			r.push(v)
+		}
 	case il.StargS, il.Starg:
-		r.store(ir.Value(in.Int), r.pop(), m.ArgType(int(in.Int)))
+		if v := ir.Value(in.Int); r.inMemory(v) {
+			r.storeVar(v)
+		} else {
+			r.store(v, r.pop(), m.ArgType(int(in.Int)))
+		}
 	case il.Stloc0, il.Stloc1, il.Stloc2, il.Stloc3, il.StlocS, il.Stloc:
-		r.store(ir.Value(r.f.NumArgs+int(in.Int)), r.pop(), m.Locals[in.Int].Type)
+		if v := ir.Value(r.f.NumArgs + int(in.Int)); r.inMemory(v) {
+			r.storeVar(v)
+		} else {
+			r.store(v, r.pop(), m.Locals[in.Int].Type)
+		}
+	case il.LdargaS, il.Ldarga:
+		r.addrOfVar(ir.Value(in.Int))
+	case il.LdlocaS, il.Ldloca:
+		r.addrOfVar(ir.Value(r.f.NumArgs + int(in.Int)))
 	case il.Ldnull:
 		r.push(r.value(ir.OpConst, ir.Ref, ir.Aux{}))
 	case il.LdcI4M1, il.LdcI40, il.LdcI41, il.LdcI42, il.LdcI43, il.LdcI44, il.LdcI45, il.LdcI46,
@@ -185,7 +218,11 @@ func (r *reader) instr(idx int, in *il.Instr) bool {
 	case il.Ldstr:
 		r.push(r.value(ir.OpStr, ir.Ref, ir.Aux{Str: in.Str()}))
 	case il.Dup:
-		r.push(r.stack[len(r.stack)-1])
+		top := r.stack[len(r.stack)-1]
+		if t := r.structOf[top]; t != nil && !r.isView(top) {
+			top = r.copyOf(top, t) // each stack entry owns its temporary
+		}
+		r.push(top)
 	case il.Pop:
 		r.pop()
 
@@ -408,12 +445,20 @@ func (r *reader) arrayAccess() (arr, idx ir.Value) {
 }
 
 func (r *reader) ldelem(et *il.Type) {
+	if et.Kind == il.KValue {
+		r.push(r.copyOf(r.elemAddr(et), et))
+		return
+	}
 	arr, idx := r.arrayAccess()
 	r.push(r.value(ir.OpLdElem, ir.KindOf(et), ir.Aux{Type: et}, arr, idx))
 }
 
 func (r *reader) stelem(et *il.Type) {
 	v := r.pop()
+	if et.Kind == il.KValue {
+		r.copyStruct(r.elemAddr(et), v, et)
+		return
+	}
 	arr, idx := r.arrayAccess()
 	if et.IsRef() {
 		// Store check, skipped for null.

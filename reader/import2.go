@@ -42,7 +42,10 @@ func (r *reader) instr2(idx int, in *il.Instr) bool {
 		r.terminate(ir.OpSwitch, []ir.Value{v}, ir.Aux{}, succs...)
 		return true
 	case il.Ret:
-		if m.Ret.Kind == il.KVoid {
+		if m.Ret.Kind == il.KValue {
+			r.copyStruct(r.f.RetBuf, r.pop(), m.Ret)
+			r.terminate(ir.OpRet, nil, ir.Aux{})
+		} else if m.Ret.Kind == il.KVoid {
 			r.terminate(ir.OpRet, nil, ir.Aux{})
 		} else {
 			r.terminate(ir.OpRet, []ir.Value{r.coerce(r.pop(), m.Ret)}, ir.Aux{})
@@ -78,26 +81,50 @@ func (r *reader) instr2(idx int, in *il.Instr) bool {
 	case il.Call, il.Callvirt, il.Newobj:
 		r.call(c, in.Method().Method)
 	case il.Ldfld:
-		obj := r.pop()
-		r.nullCheck(obj)
-		f := in.Field().Field
-		r.push(r.value(ir.OpLdField, ir.KindOf(f.Type), ir.Aux{Field: f}, obj))
+		r.ldfld(in.Field().Field)
 	case il.Stfld:
-		f := in.Field().Field
-		v := r.pop()
-		obj := r.pop()
-		r.nullCheck(obj)
-		v = r.coerce(v, f.Type)
-		r.emit(ir.OpStField, ir.KindOf(f.Type), ir.NoValue, []ir.Value{obj, v}, ir.Aux{Field: f})
+		r.stfld(in.Field().Field)
+	case il.Ldflda:
+		r.ldflda(in.Field().Field)
 	case il.Ldsfld:
 		r.initCheck(il.InitTriggered(m, in), nil)
 		f := in.Field().Field
+		if f.Type.Kind == il.KValue {
+			r.push(r.copyOf(r.staticAddr(f), f.Type))
+			break
+		}
 		r.push(r.value(ir.OpLdStatic, ir.KindOf(f.Type), ir.Aux{Field: f}))
 	case il.Stsfld:
 		r.initCheck(il.InitTriggered(m, in), nil)
 		f := in.Field().Field
+		if f.Type.Kind == il.KValue {
+			r.copyStruct(r.staticAddr(f), r.pop(), f.Type)
+			break
+		}
 		v := r.coerce(r.pop(), f.Type)
 		r.emit(ir.OpStStatic, ir.KindOf(f.Type), ir.NoValue, []ir.Value{v}, ir.Aux{Field: f})
+	case il.Ldsflda:
+		r.initCheck(il.InitTriggered(m, in), nil)
+		r.push(r.staticAddr(in.Field().Field))
+	case il.LdindI1, il.LdindU1, il.LdindI2, il.LdindU2, il.LdindI4, il.LdindU4, il.LdindI8, il.LdindI,
+		il.LdindR4, il.LdindR8, il.LdindRef:
+		r.ldobj(indTypes[c])
+	case il.StindI1, il.StindI2, il.StindI4, il.StindI8, il.StindI, il.StindR4, il.StindR8, il.StindRef:
+		r.stobj(indTypes[c])
+	case il.Ldobj:
+		r.ldobj(in.Type())
+	case il.Stobj:
+		r.stobj(in.Type())
+	case il.Cpobj:
+		r.cpobj(in.Type())
+	case il.Initobj:
+		r.initobj(in.Type())
+	case il.Sizeof:
+		r.push(r.constI32(sizeOf(in.Type())))
+	case il.Unbox:
+		r.unbox(in.Type())
+	case il.Ldelema:
+		r.ldelema(in.Type())
 	case il.Isinst:
 		obj := r.pop()
 		r.push(r.value(ir.OpIsInst, ir.Ref, ir.Aux{Type: in.Type()}, obj))
@@ -106,6 +133,10 @@ func (r *reader) instr2(idx int, in *il.Instr) bool {
 		r.castCheck(obj, in.Type())
 		r.push(obj)
 	case il.Box:
+		if in.Type().Kind == il.KValue {
+			r.boxStruct(in.Type())
+			break
+		}
 		v := r.pop()
 		if in.Type().IsRef() {
 			r.push(v)
@@ -120,9 +151,11 @@ func (r *reader) instr2(idx int, in *il.Instr) bool {
 			r.push(obj)
 			break
 		}
-		r.nullCheck(obj)
-		ok := r.value(ir.OpTypeIs, ir.I32, ir.Aux{Type: in.Type()}, obj)
-		r.branchOut(r.cmp(ir.Eq, ok, r.constI32(0)), r.castFailBlock(obj, in.Type()))
+		r.unboxCheck(obj, in.Type())
+		if t := in.Type(); t.Kind == il.KValue {
+			r.push(r.copyOf(r.boxData(obj), t))
+			break
+		}
 		r.push(r.value(ir.OpUnbox, ir.KindOf(in.Type()), ir.Aux{Type: in.Type()}, obj))
 	case il.Newarr:
 		n := r.toI64(r.pop())
@@ -171,7 +204,20 @@ func (r *reader) call(c il.Op, callee *il.Method) {
 	n := len(callee.Params)
 	args := r.popN(n)
 	for i, p := range callee.Params {
+		if p.Type.Kind == il.KValue {
+			// The callee owns its copy: not a variable's block.
+			args[i] = r.materialize(args[i])
+			continue
+		}
 		args[i] = r.coerce(args[i], p.Type)
+	}
+	if c == il.Newobj && callee.Owner.ValueType {
+		t := callee.Owner.Type()
+		tmp := r.temp(t)
+		r.emit(ir.OpZeroBlk, 0, ir.NoValue, []ir.Value{tmp}, ir.Aux{Int: int64(t.Words())})
+		r.emit(ir.OpCall, 0, ir.NoValue, append([]ir.Value{tmp}, args...), ir.Aux{Method: callee})
+		r.push(tmp)
+		return
 	}
 	if c == il.Newobj && callee.NewobjCall != nil {
 		// A string's constructor: a static call that returns the string.
@@ -196,6 +242,12 @@ func (r *reader) call(c il.Op, callee *il.Method) {
 			}
 		}
 		args = append([]ir.Value{this}, args...)
+	}
+	if callee.Ret.Kind == il.KValue {
+		buf := r.temp(callee.Ret)
+		r.emit(op, 0, ir.NoValue, append(args, buf), ir.Aux{Method: callee})
+		r.push(buf)
+		return
 	}
 	dst := ir.NoValue
 	if callee.Ret.Kind != il.KVoid {

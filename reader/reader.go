@@ -36,14 +36,20 @@ func ImportWith(mod *il.Module, m *il.Method, opts Options) (f *ir.Func, err err
 	// so this ends.
 	force := map[[2]int]bool{}
 	for {
-		r := &reader{mod: mod, m: m, f: &ir.Func{Method: m}, forceF64: force, opts: opts}
+		r := &reader{mod: mod, m: m, f: &ir.Func{Method: m, RetBuf: ir.NoValue}, forceF64: force, opts: opts}
 		for i := 0; i < m.NumArgs(); i++ {
 			r.f.Kinds = append(r.f.Kinds, ir.KindOf(m.ArgType(i)))
+		}
+		r.f.NumArgs = m.NumArgs()
+		if m.Ret.Kind == il.KValue {
+			r.f.RetBuf = ir.Value(r.f.NumArgs)
+			r.f.Kinds = append(r.f.Kinds, ir.I64)
+			r.f.NumArgs++
 		}
 		for _, l := range m.Locals {
 			r.f.Kinds = append(r.f.Kinds, ir.KindOf(l.Type))
 		}
-		r.f.NumArgs, r.f.NumLocals = m.NumArgs(), len(m.Locals)
+		r.f.NumLocals = len(m.Locals)
 		if err := r.run(); err != nil {
 			return nil, err
 		}
@@ -78,7 +84,16 @@ type reader struct {
 	cur         *ir.Block
 	stack       []ir.Value
 	ilOff       int
+	idx         int                    // index of the IL instruction being imported
 	throwBlk    map[throwKey]*ir.Block // shared throw blocks
+
+	// Value types and managed pointers (see value.go).
+	varSlot      map[ir.Value]int            // frame block of a variable kept in memory
+	exposed      map[ir.Value]bool           // variables whose address the method takes
+	structOf     map[ir.Value]*il.Type       // stack values that are values of a value type (their address)
+	view         map[ir.Value]ir.Value       // struct stack values that read a variable's own block
+	nonNull      map[ir.Value]bool           // addresses known to be non-null
+	structSpills map[structSpillKey]ir.Value // spill temporaries of value-type stack values
 }
 
 func (r *reader) run() error {
@@ -88,6 +103,7 @@ func (r *reader) run() error {
 	r.spills = map[[2]int]ir.Value{}
 	r.done = map[*ir.Block]bool{}
 	r.throwBlk = map[throwKey]*ir.Block{}
+	pre := r.prepareVars()
 	if err := r.buildRegions(); err != nil {
 		return err
 	}
@@ -119,8 +135,15 @@ func (r *reader) run() error {
 		}
 	}
 	r.entry[r.blockAt[0]] = nil
+	first := r.blockAt[0]
 	if entryInit != nil {
-		r.fillEntryInit(entryInit, r.blockAt[0])
+		r.fillEntryInit(entryInit, first)
+		first = entryInit
+	}
+	if pre != nil {
+		r.cur, r.region = pre, nil
+		r.copyExposedArgs()
+		r.terminate(ir.OpJump, nil, ir.Aux{}, first)
 	}
 	r.work = []int{0}
 	r.handlerEntries()
