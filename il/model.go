@@ -695,15 +695,60 @@ func (in *Instr) SetField(f *FieldRef) { in.operand = f }
 
 // Method returns an OpMethod operand.
 func (in *Instr) Method() *MethodRef {
-	m, _ := in.operand.(*MethodRef)
-	return m
+	switch m := in.operand.(type) {
+	case *MethodRef:
+		return m
+	case *Constrained:
+		return m.Method
+	}
+	return nil
 }
 
 // SetMethod sets an OpMethod operand.
-func (in *Instr) SetMethod(m *MethodRef) { in.operand = m }
+func (in *Instr) SetMethod(m *MethodRef) {
+	if c, ok := in.operand.(*Constrained); ok {
+		c.Method = m
+		return
+	}
+	in.operand = m
+}
+
+// Constrained is what the constrained. prefix adds to the callvirt that
+// follows it: the type of the value its this points to.
+type Constrained struct {
+	Method *MethodRef
+	Type   *Type
+	// Direct is, after resolution, the method of a value type (or of a
+	// primitive type's class) that implements the method called: it is
+	// called with the pointer as this. Nil for a reference type (this is
+	// loaded through the pointer) and for a value type that does not
+	// implement the method (the value is boxed, then the call is virtual).
+	Direct *Method
+}
+
+// Constrained returns the constrained. prefix of a callvirt (nil if none).
+func (in *Instr) Constrained() *Constrained {
+	c, _ := in.operand.(*Constrained)
+	return c
+}
+
+// SetConstrained makes the callvirt's method operand constrained to t.
+func (in *Instr) SetConstrained(t *Type) {
+	in.operand = &Constrained{Method: in.Method(), Type: t}
+}
+
+// constrainedSize is the size of the constrained. prefix: FE 16 and a
+// type token.
+const constrainedSize = 6
 
 // Size returns the encoded size of the instruction in bytes.
-func (in *Instr) Size() int { return in.Op.Size(len(in.Targets())) }
+func (in *Instr) Size() int {
+	n := in.Op.Size(len(in.Targets()))
+	if in.Constrained() != nil {
+		n += constrainedSize
+	}
+	return n
+}
 
 // Label is a label defined in a method body.
 type Label struct {

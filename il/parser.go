@@ -903,7 +903,7 @@ func (p *parser) locals() {
 			p.expect(",")
 		}
 		first = false
-		if p.isPunct("[") {
+		if p.isPunct("[") && p.peek(1).kind == tNumber {
 			p.next()
 			v, pos := p.integer("local index")
 			if int(v) != len(m.Locals) {
@@ -928,6 +928,10 @@ func (p *parser) locals() {
 func (p *parser) instr() {
 	m := p.meth
 	t := p.next()
+	if t.text == "constrained." {
+		p.constrainedPrefix(t)
+		return
+	}
 	op, ok := LookupOp(t.text)
 	if !ok {
 		p.errorf(t.pos, "unknown instruction %q", t.text)
@@ -1046,6 +1050,20 @@ func (p *parser) instr() {
 	m.Code = append(m.Code, in)
 }
 
+// constrainedPrefix parses `constrained. TYPE callvirt METHOD` (the
+// prefix token t is read): the callvirt carries the type.
+func (p *parser) constrainedPrefix(t token) {
+	ty := p.typeToken()
+	if !p.isIdent("callvirt") {
+		p.errorf(p.tok().pos, "constrained. must be followed by callvirt, found %s", p.tok())
+		return
+	}
+	p.instr()
+	in := p.meth.Code[len(p.meth.Code)-1]
+	in.SetConstrained(ty)
+	in.Line, in.Col = int32(t.pos.Line), int32(t.pos.Col)
+}
+
 // float reads a float operand: a decimal literal, an integer, or the byte
 // form ( 00 00 80 3F ) in little-endian order.
 func (p *parser) float(single bool) float64 {
@@ -1145,6 +1163,15 @@ func (p *parser) isTypeStart() bool {
 func (p *parser) typ() *Type {
 	t := p.tok()
 	var ty *Type
+	if t.kind == tPunct && t.text == "[" {
+		// [scope]Dotted.Name without class or valuetype, as ikdasm
+		// writes base library types: resolution tells which it is.
+		name, _ := p.scopedName()
+		if pt, ok := systemPrimitives[name]; ok {
+			return p.arraySuffix(pt)
+		}
+		return p.arraySuffix(p.bareType(name))
+	}
 	if t.kind != tIdent {
 		p.errorf(t.pos, "expected a type, found %s", t)
 	}

@@ -750,6 +750,20 @@ func (d *decoder) step(i int, emit bool) ([]styp, error) {
 			} else {
 				push(sO)
 			}
+		case op == il.Callvirt && in.Constrained() != nil:
+			k := in.Constrained()
+			e.op, e.k = oConstrained, int64(d.s.typeIndex(k.Type))
+			switch {
+			case k.Type.IsRef():
+				e.n = consRef
+			case k.Direct != nil:
+				// The value type's own method, on the pointer.
+				e = inst{op: oCall, a: int32(d.s.method(k.Direct).idx), b: e.b}
+			case k.Type.Kind == il.KValue:
+				e.n = consBoxV
+			default:
+				e.n = consBoxP
+			}
 		case op == il.Callvirt && callee.Virtual:
 			e.op = oCallvirt
 		case op == il.Callvirt && !callee.Static:

@@ -1056,6 +1056,54 @@ outer:
 					goto throw
 				}
 				goto call
+			case oConstrained:
+				callee = s.methods[in.a]
+				at := sp - callee.nargs
+				switch in.n {
+				case consRef:
+					v, ok := s.ptrLoad(stk[at])
+					if !ok {
+						exc = s.newExc("System.NullReferenceException")
+						goto throw
+					}
+					stk[at] = v
+				case consBoxV:
+					c := s.types[in.k].Class
+					w := s.ptrWords(stk[at], words(c))
+					if w == nil {
+						exc = s.newExc("System.NullReferenceException")
+						goto throw
+					}
+					if !s.charge(il.BoxSizeOf(s.types[in.k])) {
+						exc = s.outOfMemory()
+						goto throw
+					}
+					stk[at] = value{r: copySvalue(c, w)}
+				case consBoxP:
+					v, ok := s.ptrLoad(stk[at])
+					if !ok {
+						exc = s.newExc("System.NullReferenceException")
+						goto throw
+					}
+					if !s.charge(il.BoxSize) {
+						exc = s.outOfMemory()
+						goto throw
+					}
+					k := s.types[in.k].Kind
+					stk[at] = value{r: &boxedValue{k: k, n: normalize(k, v.n)}}
+				}
+				switch this := stk[at].r.(type) {
+				case nil:
+					exc = s.newExc("System.NullReferenceException")
+					goto throw
+				case *managedObject:
+					if o := callee.il.Owner; o != nil && o.Interface {
+						callee = this.cls.itab[o.IfaceIndex][callee.il.Slot]
+					} else if callee.il.Virtual {
+						callee = this.cls.vtable[callee.il.Slot]
+					}
+				}
+				goto call
 			case oCallvirt:
 				callee = s.methods[in.a]
 				switch this := stk[sp-callee.nargs].r.(type) {

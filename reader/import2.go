@@ -79,6 +79,10 @@ func (r *reader) instr2(idx int, in *il.Instr) bool {
 		r.terminate(ir.OpEndFilter, []ir.Value{r.pop()}, ir.Aux{})
 		return true
 	case il.Call, il.Callvirt, il.Newobj:
+		if k := in.Constrained(); k != nil {
+			r.constrainedCall(in.Method().Method, k)
+			break
+		}
 		r.call(c, in.Method().Method)
 	case il.Ldfld:
 		r.ldfld(in.Field().Field)

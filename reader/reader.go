@@ -191,7 +191,7 @@ func (r *reader) terminate(op ir.Op, args []ir.Value, aux ir.Aux, succs ...*ir.B
 
 func (r *reader) kind(v ir.Value) ir.Kind { return r.f.Kinds[v] }
 
-func (r *reader) push(v ir.Value) { r.stack = append(r.stack, v) }
+func (r *reader) push(vs ...ir.Value) { r.stack = append(r.stack, vs...) }
 
 func (r *reader) pop() ir.Value {
 	v := r.stack[len(r.stack)-1]
