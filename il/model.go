@@ -318,6 +318,11 @@ type Module struct {
 	// StaticWords is the size of the module's static storage in 8-byte
 	// words: every static field takes Type.Words() of them from its Slot.
 	StaticWords int
+	// Init is the module initializer, from a global .cctor (nil: none).
+	Init *TypeInit
+	// TypeInits lists every type initializer (the module's, then the
+	// classes' in declaration order); see CodeMethods.
+	TypeInits []*TypeInit
 
 	classes map[string]*Class // user and base-library classes by full name
 }
@@ -363,6 +368,10 @@ type Class struct {
 	// layout of its fields (natural alignment, references first when it
 	// holds any), which miniil's word layout does not follow.
 	Size int
+
+	// Init is the class's type initializer, made by resolution when it
+	// declares a static constructor (nil: none).
+	Init *TypeInit
 
 	align   int  // CoreCLR alignment of a value type
 	hasRefs bool // a value type holding references (in nested values too)
@@ -498,6 +507,10 @@ type Method struct {
 	// parameters that returns the new string (CoreCLR's String.Ctor). It
 	// belongs to no class's method list, so no program can name it.
 	NewobjCall *Method
+	// Hidden marks a method resolution synthesized (TypeInit.Run): it is
+	// in no method list of the program's declarations, the printer never
+	// prints it, and stack traces leave it out.
+	Hidden bool
 }
 
 // HasThis reports whether the method takes an implicit this argument.

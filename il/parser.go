@@ -523,11 +523,8 @@ func (p *parser) method(owner *Class) *Method {
 	default:
 		p.errorf(t.pos, "expected method name, found %s", t)
 	}
-	if m.Name == ".cctor" {
-		p.errorf(t.pos, "static constructors (.cctor) are not supported in mini MSIL")
-	}
-	if t.kind == tDot && m.Name != ".ctor" {
-		p.errorf(t.pos, "unexpected %s: a method name cannot start with '.' (only .ctor)", m.Name)
+	if t.kind == tDot && m.Name != ".ctor" && m.Name != cctorName {
+		p.errorf(t.pos, "unexpected %s: a method name cannot start with '.' (only .ctor and .cctor)", m.Name)
 	}
 	if p.isPunct("<") {
 		p.errorf(p.tok().pos, "generic methods are not supported in mini MSIL")

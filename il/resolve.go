@@ -28,6 +28,7 @@ func resolve(m *Module) error {
 		return r.errs.err()
 	}
 	r.members()
+	r.typeInits()
 	r.bodies()
 	r.entry()
 	return r.errs.err()

@@ -14,7 +14,7 @@ import (
 func Verify(m *Module) error {
 	var errs errorSink
 	v := &verifier{m: m, errs: &errs} // one verifier, its buffers reused by every method
-	for _, md := range m.AllMethods() {
+	for _, md := range m.CodeMethods() {
 		v.reset(md)
 		v.run()
 	}
@@ -1506,6 +1506,8 @@ func (v *verifier) call(in *Instr, st []vtype, need func(int) bool, pop func() v
 		return fail("cannot create an instance of abstract class %s", callee.Owner.Name)
 	case c == Call && callee.Abstract:
 		return fail("%s is abstract: call it with callvirt", callee.FullName())
+	case callee.Name == cctorName && !v.md.Hidden:
+		return fail("%s is a static constructor: the runtime runs it, a program cannot call it", callee.FullName())
 	case c == Callvirt && callee.HasThis() && callee.ThisType().Kind == KByRef:
 		return fail("%s is a method of value type %s: call it with call on a managed pointer", callee.FullName(), callee.Owner.Type())
 	case c != Newobj && callee.Name == ".ctor" && v.md.Name != ".ctor" && !callee.Owner.ValueType:

@@ -476,6 +476,7 @@ func (s *state) excCtor(dm *dmethod, args []value) (value, bstatus) {
 			return s.throwing(exc)
 		}
 		o.f[0].r, o.f[1].r = msg, args[2].r
+		s.keepInnerTrace(args[2].r)
 	case len(args) == 3: // .ctor(string message, Exception innerException)
 		o.f[0].r, o.f[1].r = args[1].r, args[2].r
 	case len(args) == 2: // .ctor(string message)

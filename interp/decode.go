@@ -84,6 +84,9 @@ type dmethod struct {
 	// structLocals are the locals of a value type, which every frame
 	// gets a fresh zero value of.
 	structLocals []structLocal
+	init         *typeInit // the type initializer the method's entry triggers (cctor.go)
+	initRun      bool      // il.TypeInit.Run: its return runs the triggering site again
+	initSites    []inst    // the instructions of the sites oInit checks
 }
 
 func (dm *dmethod) traceName() string {
@@ -285,6 +288,7 @@ func (s *state) decode(dm *dmethod) error {
 	}
 	dm.maxStack = d.max
 	dm.frameSize = dm.nvars + d.max + 2
+	s.markTriggers(dm)
 	dm.decoded = true
 	return nil
 }

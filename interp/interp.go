@@ -173,6 +173,10 @@ type state struct {
 
 	heapLimit, heapUsed int64          // bytes the run may allocate, and has allocated
 	oom                 *managedObject // the preallocated OutOfMemoryException
+
+	inits       []*typeInit            // type initializers (cctor.go), by the index sites carry
+	initIdx     map[*il.TypeInit]int32 // their indices
+	innerTraces map[any][]*dmethod     // traces of inner exceptions of TypeInitializationExceptions
 }
 
 const pollInterval = 10000
@@ -204,6 +208,9 @@ func Run(ctx context.Context, m *il.Module, opts Options) (exitCode int, err err
 	}()
 	if err := s.setup(); err != nil {
 		return -1, err
+	}
+	if err := s.runModuleInit(); err != nil {
+		return s.exit(err)
 	}
 	entry := s.method(m.Entry)
 	if err := s.callFromGo(entry); err != nil {
@@ -295,7 +302,7 @@ func (s *state) setup() error {
 			}
 		}
 	}
-	for _, meth := range m.AllMethods() {
+	for _, meth := range m.CodeMethods() {
 		dm := s.method(meth)
 		if dm.bi == il.BuiltinNone && !dm.decoded && !meth.Abstract {
 			if err := s.decode(dm); err != nil {
@@ -588,7 +595,10 @@ func (s *state) callFromGo(dm *dmethod, args ...value) error {
 		s.grow(need)
 	}
 	copy(s.vals[lbase:], args)
-	return s.pushFrame(dm, lbase)
+	if err := s.pushFrame(dm, lbase); err != nil {
+		return err
+	}
+	return s.enterInit()
 }
 
 // leaveCatches ends, once a leave of frame fi has run its finallys, the
@@ -674,6 +684,7 @@ outer:
 		for {
 			in := &code[pc]
 			pc++
+		dispatch:
 			switch in.op {
 			case oNop:
 			case oLdv:
@@ -1151,8 +1162,22 @@ outer:
 					return err
 				}
 				s.frames[len(s.frames)-1].newobj = obj
+				if callee.init != nil {
+					if err := s.enterInit(); err != nil {
+						return err
+					}
+				}
 				goto tickOuter
 			case oRet:
+				if m.initRun {
+					// A type initializer ran: the site that triggered it
+					// runs again (it finds the class initialized now).
+					s.popFrame()
+					if n := len(s.frames); n > 0 && s.frames[n-1].pc < 0 {
+						s.frames[n-1].pc = 0 // a method's entry (enterInit)
+					}
+					continue outer
+				}
 				nobj := fr.newobj
 				s.popFrame()
 				var err error
@@ -1198,6 +1223,17 @@ outer:
 			case oLdsfld:
 				stk[sp] = s.statics[in.a]
 				sp++
+			case oInit:
+				// A site that triggers a type initializer (cctor.go).
+				if t := s.inits[in.b]; s.mustInit(t) {
+					fr.pc, fr.sp = pc-1, sp
+					if err := s.runInit(t); err != nil {
+						return err
+					}
+					goto tickOuter
+				}
+				in = &m.initSites[in.a]
+				goto dispatch
 			case oStsfld:
 				sp--
 				v := stk[sp]
@@ -1680,6 +1716,11 @@ outer:
 				}
 				if err := s.pushFrame(callee, fr.sbase+sp-nargs); err != nil {
 					return err
+				}
+				if callee.init != nil {
+					if err := s.enterInit(); err != nil {
+						return err
+					}
 				}
 			}
 		tickOuter:

@@ -129,6 +129,10 @@ const (
 	oStfld  // a = slot, n = normalization kind
 	oLdsfld // a = static slot
 	oStsfld // a = static slot, n = normalization kind
+	// oInit is a site that triggers the type initializer s.inits[b]: it
+	// runs it when it must (cctor.go), then the instruction itself,
+	// dmethod.initSites[a].
+	oInit
 	oIsinst // a = type index
 	oCastclass
 	oBox    // n = kind

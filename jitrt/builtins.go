@@ -230,6 +230,7 @@ func (rt *Runtime) excCtor(m *Machine, meth *il.Method, a []uint64) error {
 			return err
 		}
 		rt.setU64(this+excInner, a[2])
+		rt.keepInnerTrace(uintptr(a[2]))
 	default:
 		switch len(a) {
 		case 3: // .ctor(string message, Exception innerException)

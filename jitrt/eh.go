@@ -204,6 +204,9 @@ func (rt *Runtime) newTracker(m *Machine, exc uintptr) *tracker {
 
 // throw starts dispatching exc, thrown at the current exit.
 func (rt *Runtime) throw(m *Machine, exc uintptr) error {
+	if rt.innerTraces != nil {
+		delete(rt.innerTraces, exc) // thrown anew: a new trace
+	}
 	return rt.firstPass(m, rt.newTracker(m, exc))
 }
 
@@ -291,14 +294,13 @@ func (rt *Runtime) noHandler(m *Machine, t *tracker) error {
 			}
 			at.Inner = &UnhandledException{}
 			at = at.Inner
+			if it, ok := rt.innerTraces[exc]; ok {
+				at.Trace, at.ILOffsets = visibleTrace(it.trace, it.ilOffs)
+			}
 		}
 	}
 	rt.trackers, rt.freeTrackers = nil, nil
-	u.Trace = make([]string, len(t.trace))
-	for i, m := range t.trace {
-		u.Trace[i] = m.TraceName()
-	}
-	u.ILOffsets = append([]int(nil), t.ilOffs...)
+	u.Trace, u.ILOffsets = visibleTrace(t.trace, t.ilOffs)
 	return u
 }
 
