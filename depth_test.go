@@ -110,6 +110,57 @@ const depthProgram = `.assembly depth {}
     ret
   }
 }
+// Holder is a value type whose ValueType.Equals calls its field's
+// Equals; DeepEq's Equals compares two boxed Holders of smaller DeepEqs,
+// so the recursion goes through the base library's Equals of a boxed
+// value type.
+.class public sequential sealed Holder extends [mscorlib]System.ValueType {
+  .field public object f
+}
+.class public DeepEq extends [mscorlib]System.Object {
+  .field public int32 n
+  .method public specialname rtspecialname instance void .ctor(int32 n) cil managed {
+    .maxstack 2
+    ldarg.0
+    call instance void [mscorlib]System.Object::.ctor()
+    ldarg.0
+    ldarg.1
+    stfld int32 DeepEq::n
+    ret
+  }
+  .method public static object Wrap(int32 n) cil managed {
+    .maxstack 3
+    .locals init (valuetype Holder h)
+    ldloca.s h
+    ldarg.0
+    newobj instance void DeepEq::.ctor(int32)
+    stfld object Holder::f
+    ldloc.0
+    box Holder
+    ret
+  }
+  .method public virtual instance bool Equals(object o) cil managed {
+    .maxstack 3
+    ldarg.0
+    ldfld int32 DeepEq::n
+    brtrue.s R
+    ldc.i4.1
+    ret
+  R:
+    ldarg.0
+    ldfld int32 DeepEq::n
+    ldc.i4.1
+    sub
+    call object DeepEq::Wrap(int32)
+    ldarg.0
+    ldfld int32 DeepEq::n
+    ldc.i4.1
+    sub
+    call object DeepEq::Wrap(int32)
+    callvirt instance bool [mscorlib]System.Object::Equals(object)
+    ret
+  }
+}
 .method public static int32 plain(int32 n) cil managed {
   .maxstack 3
   ldarg.0
@@ -259,6 +310,17 @@ D:
   callvirt instance int32 [mscorlib]System.String::get_Length()
   ret
 }
+// viaValueEquals returns 1 when the recursion through ValueType.Equals
+// n deep completes.
+.method public static int32 viaValueEquals(int32 n) cil managed {
+  .maxstack 2
+  ldarg.0
+  call object DeepEq::Wrap(int32)
+  ldarg.0
+  call object DeepEq::Wrap(int32)
+  callvirt instance bool [mscorlib]System.Object::Equals(object)
+  ret
+}
 // mixed goes n deep with large frames, returns, then n deep with small
 // ones, then throws from n deep and catches at the top, then goes n deep
 // again.
@@ -346,20 +408,29 @@ func TestCallDepth(t *testing.T) {
 
 // TestCallbackDepth checks the bound on base library methods that call
 // managed code back (String.Concat of two or three objects, or of an
-// object[]), nested: the same on both engines.
+// object[], and Equals of a boxed value type), nested: the same on both
+// engines.
 func TestCallbackDepth(t *testing.T) {
 	p, err := miniil.Load("depth.il", []byte(depthProgram))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, method := range []string{"viaToString", "viaConcat3", "viaConcatArray"} {
-		for _, n := range []int{il.MaxCallbackDepth, il.MaxCallbackDepth + 1} {
+	shapes := []struct {
+		method string
+		extra  int // nested callbacks beyond n
+	}{
+		{"viaToString", 0}, {"viaConcat3", 0}, {"viaConcatArray", 0},
+		{"viaValueEquals", 1}, // the outermost Equals is the base library's
+	}
+	for _, sh := range shapes {
+		fit := il.MaxCallbackDepth - sh.extra
+		for _, n := range []int{fit, fit + 1} {
 			for _, eng := range engines {
-				t.Run(fmt.Sprintf("%s/%d/%s", method, n, eng), func(t *testing.T) {
-					res, err := p.Call(context.Background(), miniil.Config{Engine: eng}, method, int32(n))
+				t.Run(fmt.Sprintf("%s/%d/%s", sh.method, n, eng), func(t *testing.T) {
+					res, err := p.Call(context.Background(), miniil.Config{Engine: eng}, sh.method, int32(n))
 					var so *miniil.StackOverflowError
-					if fits := n <= il.MaxCallbackDepth; fits != (err == nil) || !fits && !errors.As(err, &so) || fits && res != int32(1) {
-						t.Fatalf("%s(%d) = %v, %v", method, n, res, err)
+					if fits := n <= fit; fits != (err == nil) || !fits && !errors.As(err, &so) || fits && res != int32(1) {
+						t.Fatalf("%s(%d) = %v, %v", sh.method, n, res, err)
 					}
 				})
 			}

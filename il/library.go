@@ -103,3 +103,33 @@ func BoxEquals(k Kind, a, b uint64) bool {
 	}
 	return a == b
 }
+
+// ValueLeaf is a field of a value type's layout that holds one word: a
+// primitive or a reference (Type), at word Word of the value.
+type ValueLeaf struct {
+	Word int
+	Type *Type
+}
+
+// ValueLeaves returns the leaves of value type c in the order .NET's
+// ValueType.Equals compares them: its instance fields in declaration
+// order, a field of a value type replaced by that type's leaves (Equals
+// of the boxed field compares them in the same order). Valid after
+// resolution.
+func ValueLeaves(c *Class) []ValueLeaf {
+	var leaves []ValueLeaf
+	var walk func(c *Class, base int)
+	walk = func(c *Class, base int) {
+		for _, f := range c.Fields {
+			switch {
+			case f.Static:
+			case f.Type.Kind == KValue:
+				walk(f.Type.Class, base+f.Slot)
+			default:
+				leaves = append(leaves, ValueLeaf{Word: base + f.Slot, Type: f.Type})
+			}
+		}
+	}
+	walk(c, 0)
+	return leaves
+}

@@ -1,7 +1,9 @@
 package il_test
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"miniil/il"
@@ -139,5 +141,36 @@ func TestBoxEquals(t *testing.T) {
 		if got := il.BoxEquals(tt.k, tt.a, tt.b); got != tt.want {
 			t.Errorf("BoxEquals(%v, %#x, %#x) = %v, want %v", tt.k, tt.a, tt.b, got, tt.want)
 		}
+	}
+}
+
+// TestValueLeaves checks the order ValueType.Equals compares fields in
+// (declaration order, nested value types flattened in place) and the
+// words the leaves sit at.
+func TestValueLeaves(t *testing.T) {
+	const src = `
+.class public sequential sealed In extends [mscorlib]System.ValueType {
+  .field public int8 a
+  .field public string s
+}
+.class public sequential sealed Out extends [mscorlib]System.ValueType {
+  .field public float64 d
+  .field public static int32 ignored
+  .field public valuetype In inner
+  .field public char c
+}
+.method static void main() cil managed { .entrypoint ret }
+`
+	mod, err := il.Load("leaves.il", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range il.ValueLeaves(mod.Class("Out")) {
+		got = append(got, fmt.Sprintf("%d:%v", l.Word, l.Type))
+	}
+	want := []string{"0:float64", "1:int8", "2:string", "3:char"}
+	if !slices.Equal(got, want) {
+		t.Errorf("ValueLeaves(Out) = %v, want %v", got, want)
 	}
 }

@@ -548,6 +548,7 @@ const (
 	natExcToString              // Exception.ToString with a managed Message or inner ToString
 	natAppend                   // StringBuilder.Append(object): vals[1] is the builder
 	natConcatArray              // String.Concat(object[]): the elements of arr into parts
+	natValueEquals              // Object.Equals of a boxed value type calling Equals overrides (eq, callee)
 )
 
 // native is a base library method that calls managed code (a ToString or
@@ -562,6 +563,8 @@ type native struct {
 	strs   [3]*managedString
 	arr    *managedArray
 	parts  []*managedString
+	eq     []eqWork // natValueEquals
+	callee *dmethod // natValueEquals: the Equals override to call next
 	n, i   int
 }
 
@@ -611,6 +614,13 @@ func (s *state) pushNative(n *native) (value, bstatus) {
 // frame on top.
 func (s *state) natResume(v value) error {
 	n := s.frames[len(s.frames)-1].nat
+	if n.op == natValueEquals {
+		if uint8(v.n) == 0 { // an override said the fields differ
+			s.popFrame()
+			return s.deliver(value{n: 0}, true)
+		}
+		return s.natEquals(n)
+	}
 	str, _ := v.r.(*managedString)
 	n.put(str)
 	return s.natRun()
@@ -618,6 +628,9 @@ func (s *state) natResume(v value) error {
 
 func (s *state) natRun() error {
 	n := s.frames[len(s.frames)-1].nat
+	if n.op == natValueEquals {
+		return s.natEquals(n)
+	}
 	for n.i < n.n {
 		v := n.val()
 		if n.op == natExcToString && n.i == 0 { // the Message; then the inner exception's ToString

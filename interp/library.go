@@ -14,7 +14,21 @@ import (
 func (s *state) libMember(k il.BuiltinKind, args []value) (value, bstatus) {
 	switch k {
 	case il.ObjectEquals:
-		return value{n: b2i(s.objectEquals(args[0].r, args[1].r))}, stOK
+		this, obj := args[0].r, args[1].r
+		if x, ok := this.(*svalue); ok && this != obj {
+			// ValueType.Equals: the fields, which may call Equals
+			// overrides of objects they hold (then in a native frame).
+			y, ok := obj.(*svalue)
+			if !ok || y.cls != x.cls {
+				return value{n: 0}, stOK
+			}
+			n := &native{op: natValueEquals, eq: []eqWork{{x: x.w, y: y.w, leaves: il.ValueLeaves(x.cls)}}}
+			if eq, done := s.eqStep(n); done {
+				return value{n: b2i(eq)}, stOK
+			}
+			return s.pushNative(n)
+		}
+		return value{n: b2i(s.objectEquals(this, obj))}, stOK
 	case il.StringEqualsObject:
 		// String.Equals(object): true for the same reference (a null
 		// this too, reached with call), false for anything but a
@@ -91,13 +105,109 @@ func (s *state) objectEquals(this, obj any) bool {
 	return false
 }
 
-// boxBits is a box's value in the form il.BoxEquals takes: float32 as
-// its 32 bits (the interpreter keeps it as float64 bits).
-func boxBits(b *boxedValue) uint64 {
-	if b.k == il.KR4 {
-		return uint64(math.Float32bits(float32(f64(b.n))))
+// boxBits is a box's value in the form il.BoxEquals takes.
+func boxBits(b *boxedValue) uint64 { return wordBits(b.k, b.n) }
+
+// wordBits is a value n of primitive kind k in the form il.BoxEquals
+// takes: float32 as its 32 bits (the interpreter keeps it as float64
+// bits).
+func wordBits(k il.Kind, n int64) uint64 {
+	if k == il.KR4 {
+		return uint64(math.Float32bits(float32(f64(n))))
 	}
-	return uint64(b.n)
+	return uint64(n)
+}
+
+// eqWork is a comparison of two values of a value type in progress (in
+// a natValueEquals frame): their words x and y, compared leaf by leaf
+// from leaf i.
+type eqWork struct {
+	x, y   []value
+	leaves []il.ValueLeaf
+	i      int
+}
+
+// eqStep goes on with ValueType.Equals of the comparisons in n.eq (the
+// newest first: a field holding a boxed value type pushes its own): the
+// leaves in order, primitives as il.BoxEquals does, references with the
+// first one's virtual Equals (null equals only null), as current .NET
+// compares fields, floats included. It returns done with the result, or
+// not done with n.callee, n.vals[0] and n.vals[1] set to the Equals
+// override to call and its arguments, whose result decides the leaf.
+func (s *state) eqStep(n *native) (eq, done bool) {
+	for len(n.eq) > 0 {
+		w := &n.eq[len(n.eq)-1]
+		if w.i == len(w.leaves) {
+			n.eq = n.eq[:len(n.eq)-1]
+			continue
+		}
+		l := w.leaves[w.i]
+		w.i++
+		x, y := w.x[l.Word], w.y[l.Word]
+		if !l.Type.IsRef() {
+			if !il.BoxEquals(l.Type.Kind, wordBits(l.Type.Kind, x.n), wordBits(l.Type.Kind, y.n)) {
+				return false, true
+			}
+			continue
+		}
+		a, b := x.r, y.r
+		switch av := a.(type) {
+		case nil:
+			if b != nil {
+				return false, true
+			}
+		case *managedString:
+			if bs, ok := b.(*managedString); !ok || !stringsEqual(av, bs) {
+				return false, true
+			}
+		case *managedObject:
+			if m := av.cls.vtable[s.equalsSlot()]; m.bi != il.ObjectEquals {
+				n.callee, n.vals[0], n.vals[1] = m, a, b
+				return false, false
+			}
+			if a != b {
+				return false, true
+			}
+		case *svalue:
+			bv, ok := b.(*svalue)
+			if !ok || bv.cls != av.cls {
+				return false, true
+			}
+			if a != b {
+				n.eq = append(n.eq, eqWork{x: av.w, y: bv.w, leaves: il.ValueLeaves(av.cls)})
+			}
+		default:
+			if !s.objectEquals(a, b) {
+				return false, true
+			}
+		}
+	}
+	return true, true
+}
+
+// natEquals runs the natValueEquals frame on top: the pending Equals
+// override, or the comparison on to its end.
+func (s *state) natEquals(n *native) error {
+	if m := n.callee; m != nil {
+		n.callee = nil
+		return s.callFromGo(m, value{r: n.vals[0]}, value{r: n.vals[1]})
+	}
+	eq, done := s.eqStep(n)
+	if !done {
+		return s.natEquals(n)
+	}
+	s.popFrame()
+	return s.deliver(value{n: b2i(eq)}, true)
+}
+
+// equalsSlot is the vtable slot of Object.Equals.
+func (s *state) equalsSlot() int {
+	for i, m := range vtableOf(s.objClass) {
+		if m.BuiltinKind == il.ObjectEquals {
+			return i
+		}
+	}
+	return -1
 }
 
 // searchMethod runs String's IndexOf(char, int32), IndexOf(string,

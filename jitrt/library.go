@@ -16,7 +16,8 @@ import (
 func (rt *Runtime) libMember(m *Machine, k il.BuiltinKind, a []uint64) error {
 	switch k {
 	case il.ObjectEquals:
-		return rt.result(b2u(rt.objectEquals(uintptr(a[0]), uintptr(a[1]))), nil)
+		eq, err := rt.objectEquals(uintptr(a[0]), uintptr(a[1]))
+		return rt.result(b2u(eq), err)
 	case il.StringEqualsObject:
 		// String.Equals(object): true for the same reference (a null
 		// this too, reached with call), false for anything but a
@@ -58,19 +59,78 @@ func (rt *Runtime) libMember(m *Machine, k il.BuiltinKind, a []uint64) error {
 
 // objectEquals is Object.Equals(object) of this and obj: a boxed
 // primitive equals a box of its own type with an equal value
-// (il.BoxEquals, as the primitive's override decides), any other object
-// only itself (strings too: a callvirt on a string reaches String's
-// override, through String's method table); null equals only null.
-func (rt *Runtime) objectEquals(this, obj uintptr) bool {
+// (il.BoxEquals, as the primitive's override decides), a boxed value
+// type a box of its own type whose fields are equal (valueEquals, as
+// ValueType.Equals decides), any other object only itself (strings too:
+// a callvirt on a string reaches String's override, through String's
+// method table); null equals only null. The error is that of an Equals
+// override that valueEquals called.
+func (rt *Runtime) objectEquals(this, obj uintptr) (bool, error) {
 	if this == obj {
-		return true
+		return true, nil
 	}
 	if this == 0 || obj == 0 {
-		return false
+		return false, nil
 	}
 	x, y := rt.typeOf(this), rt.typeOf(obj)
-	return x.kind == tkBox && y.kind == tkBox && x.prim == y.prim &&
-		il.BoxEquals(x.prim, rt.u64(this+abi.BoxValue), rt.u64(obj+abi.BoxValue))
+	switch {
+	case x.kind == tkBox:
+		return y.kind == tkBox && x.prim == y.prim &&
+			il.BoxEquals(x.prim, rt.u64(this+abi.BoxValue), rt.u64(obj+abi.BoxValue)), nil
+	case x.kind == tkClass && x.class.ValueType:
+		if y != x {
+			return false, nil
+		}
+		return rt.valueEquals(x.class, this+abi.BoxValue, obj+abi.BoxValue)
+	}
+	return false, nil
+}
+
+// valueEquals is ValueType.Equals of two values of value type c at p and
+// q (in boxes): their leaves (il.ValueLeaves) compared in order up to the
+// first that differs, primitives as il.BoxEquals does, references with
+// the first one's virtual Equals (null equals only null), which may be
+// an override: current .NET compares fields so, floats included (.NET
+// Core 2.0 compared the bits of a struct without references or padding).
+func (rt *Runtime) valueEquals(c *il.Class, p, q uintptr) (bool, error) {
+	for _, l := range il.ValueLeaves(c) {
+		off := uintptr(8 * l.Word)
+		u, v := rt.u64(p+off), rt.u64(q+off)
+		if !l.Type.IsRef() {
+			if !il.BoxEquals(l.Type.Kind, u, v) {
+				return false, nil
+			}
+			continue
+		}
+		if eq, err := rt.virtualEquals(uintptr(u), uintptr(v)); err != nil || !eq {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// virtualEquals is a's virtual Equals(object) called on b, or whether b
+// is null for a null a.
+func (rt *Runtime) virtualEquals(a, b uintptr) (bool, error) {
+	if a == 0 {
+		return b == 0, nil
+	}
+	t := rt.typeOf(a)
+	switch t.kind {
+	case tkString:
+		return b != 0 && rt.typeOf(b).kind == tkString && slices.Equal(rt.str(a), rt.str(b)), nil
+	case tkClass:
+		slot := methodSlot(rt.mod.Class(il.ObjectClass), "Equals")
+		if !t.class.VTable[slot].Builtin {
+			if rt.mach.depth > il.MaxCallbackDepth {
+				return false, &StackOverflowError{PC: rt.mach.PC(), SP: rt.mach.SP()}
+			}
+			target := uintptr(rt.u64(uintptr(rt.u64(a+abi.ObjMT)) + abi.MTVTable + uintptr(abi.MTSlotSize*slot)))
+			ret, err := rt.mach.Call(rt.ctx, target, []uint64{uint64(a), uint64(b)}, rt.handle)
+			return uint8(ret) != 0, err
+		}
+	}
+	return rt.objectEquals(a, b)
 }
 
 // concatObjects is String.Concat(object[]): ArgumentNullException
