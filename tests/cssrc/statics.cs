@@ -83,10 +83,10 @@ static class Program
     {
         Console.WriteLine("start");
         Console.WriteLine(Config.Port);
-        Console.WriteLine(Config.Name + " loaded " + ((object)Config.Loads).ToString() + " time(s)");
+        Console.WriteLine(Config.Name + " loaded " + Config.Loads + " time(s)");
         Registry.Add("alpha");
         Registry.Add("beta");
-        Console.WriteLine("registered " + ((object)Registry.Count).ToString() + ", last " + Registry.Last);
+        Console.WriteLine("registered " + Registry.Count + ", last " + Registry.Last);
         for (int i = 0; i < 2; i++)
         {
             try
