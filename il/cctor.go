@@ -130,7 +130,10 @@ func InitTriggered(m *Method, in *Instr) *TypeInit {
 		if c == nil || c.Init == nil || !c.Init.Precise || m.Builtin || m.Hidden || m == c.Init.Cctor {
 			return nil
 		}
-		if m.Static || m.Name == ".ctor" {
+		// A value type's instance methods trigger it too (ECMA-335
+		// II.10.5.3.1; CoreCLR 2.0 runs it at the first call of one, not
+		// at a box or a default value).
+		if m.Static || m.Name == ".ctor" || c.ValueType {
 			return c.Init
 		}
 		return nil
@@ -202,10 +205,6 @@ func (r *resolver) typeInit(c *Class, methods []*Method) *TypeInit {
 			r.errorf(md.Pos, "static constructor %s must return void and take no parameters: static void .cctor()", md.FullName())
 		case md.IsEntry:
 			r.errorf(md.EntryPos, "static constructor %s cannot be the entry point", md.FullName())
-		case c != nil && c.ValueType:
-			// CoreCLR runs them at other triggers than a class's (not at
-			// its constructors): InitTriggered would need them.
-			r.errorf(md.Pos, "static constructors of value types are not supported yet (%s)", md.FullName())
 		case cctor == nil:
 			cctor = md
 		}
