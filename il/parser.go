@@ -1054,6 +1054,16 @@ func (p *parser) instr() {
 // prefix token t is read): the callvirt carries the type.
 func (p *parser) constrainedPrefix(t token) {
 	ty := p.typeToken()
+	// ikdasm labels the callvirt too (IL_0016: between the prefix and
+	// it): such a label names the whole prefixed instruction.
+	for p.tok().kind == tIdent && p.peek(1).kind == tPunct && p.peek(1).text == ":" {
+		l := p.next()
+		p.next()
+		if _, dup := p.labels[l.text]; dup {
+			p.errorf(l.pos, "label %s is defined twice", l.text)
+		}
+		p.pending = append(p.pending, l)
+	}
 	if !p.isIdent("callvirt") {
 		p.errorf(p.tok().pos, "constrained. must be followed by callvirt, found %s", p.tok())
 		return
