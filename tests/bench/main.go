@@ -3,7 +3,14 @@
 // Markdown table of the best wall-clock times and their ratios. It is
 // internal to miniil: no compatibility promise.
 //
-//	go run ./tests/bench [-n 5] [-filter REGEXP] [-engines jit,interp,mono]
+//	go run ./tests/bench [-n 5] [-filter REGEXP] [-engines jit,interp,mono] [-dotnet PATH]
+//
+// The engine coreclr runs the program ilasm assembled for Mono on CoreCLR
+// instead, through the dotnet host given by -dotnet (by default the one
+// on PATH), with a runtimeconfig.json that names the newest
+// Microsoft.NETCore.App next to the host and sets invariant globalization:
+// add it with -engines jit,interp,mono,coreclr to get a jit/coreclr
+// column.
 //
 // The engine jit-nopoll is the JIT with the watchdog that arms its polls
 // switched off (MINIIL_POLL_INTERVAL=off): run it beside jit to see what
@@ -15,8 +22,9 @@
 // with empty.il and reported; a second table subtracts it. The runs of one
 // program are interleaved (jit, interp, mono, jit, ...) so that drifting
 // machine load hits every engine alike. Outputs (standard output and exit
-// code) must agree across engines; a mismatch is reported loudly and makes
-// the command exit with status 1.
+// code) must agree across engines (Mono's output, when it ran, is the
+// reference); a mismatch is reported loudly and makes the command exit
+// with status 1.
 //
 // The exception-handling programs (eh_*.il) get a third table, JIT against
 // Mono as the plain ratio JIT time / Mono time with start-up subtracted,
@@ -38,6 +46,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -45,7 +54,7 @@ import (
 // startupProgram is the empty program whose run time is start-up.
 const startupProgram = "empty"
 
-var engineNames = []string{"jit", "interp", "mono", "jit-nopoll"}
+var engineNames = []string{"jit", "interp", "mono", "coreclr", "jit-nopoll"}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -79,7 +88,7 @@ type measure struct {
 type bench struct {
 	name     string
 	il       string // source path
-	exe      string // ilasm output, for mono
+	exe      string // ilasm output, for mono and coreclr
 	m        map[string]*measure
 	mismatch []string // engines whose output differs from the reference
 	ref      string   // the engine whose output is the reference
@@ -90,7 +99,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	n := fs.Int("n", 5, "runs per engine and program; the best time counts")
 	filter := fs.String("filter", "", "run only programs whose name matches this regular expression")
-	enginesFlag := fs.String("engines", "jit,interp,mono", "comma-separated engines to run: jit, interp, mono, jit-nopoll")
+	enginesFlag := fs.String("engines", "jit,interp,mono", "comma-separated engines to run: jit, interp, mono, coreclr, jit-nopoll")
+	dotnetFlag := fs.String("dotnet", "dotnet", "the dotnet host that runs the coreclr engine: a path, or a name looked up on PATH")
 	timeout := fs.Duration("timeout", 10*time.Minute, "time limit for one run")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -134,7 +144,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	defer os.RemoveAll(tmp)
 
 	var notes []string
-	var miniilBin, monoBin string
+	var miniilBin, monoBin, dotnetBin string
 	if contains(engines, "jit") || contains(engines, "interp") || contains(engines, "jit-nopoll") {
 		miniilBin = filepath.Join(tmp, "miniil")
 		fmt.Fprintln(stderr, "building miniil ...")
@@ -146,21 +156,55 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if contains(engines, "mono") {
-		ilasm, err1 := exec.LookPath("ilasm")
-		mono, err2 := exec.LookPath("mono")
-		if err1 != nil || err2 != nil {
+		mono, err := exec.LookPath("mono")
+		if err == nil {
+			_, err = exec.LookPath("ilasm")
+		}
+		if err != nil {
 			fmt.Fprintln(stderr, "mono: not installed (need mono and ilasm on PATH); skipping the mono column")
 			notes = append(notes, "mono: not installed; no Mono column.")
 			engines = remove(engines, "mono")
 		} else {
 			monoBin = mono
+		}
+	}
+	if contains(engines, "coreclr") {
+		var fx string
+		dotnet, err := exec.LookPath(*dotnetFlag)
+		if err == nil {
+			_, err = exec.LookPath("ilasm")
+		}
+		if err == nil {
+			fx, err = coreFramework(dotnet)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "coreclr: %v (need a dotnet host, -dotnet, and ilasm on PATH); skipping the coreclr column\n", err)
+			notes = append(notes, "coreclr: not available; no CoreCLR column.")
+			engines = remove(engines, "coreclr")
+		} else {
+			dotnetBin = dotnet
+			notes = append(notes, fmt.Sprintf("coreclr: Microsoft.NETCore.App %s.", fx))
 			for _, p := range progs {
-				p.exe = filepath.Join(tmp, p.name+".exe")
-				asm := exec.Command(ilasm, p.il, "-output:"+p.exe)
-				if out, err := asm.CombinedOutput(); err != nil {
-					fmt.Fprintf(stderr, "bench: ilasm %s: %v\n%s", p.il, err, out)
+				cfg := filepath.Join(tmp, p.name+".runtimeconfig.json")
+				if err := os.WriteFile(cfg, []byte(runtimeConfig(fx)), 0o644); err != nil {
+					fmt.Fprintf(stderr, "bench: %v\n", err)
 					return 1
 				}
+			}
+		}
+	}
+	if contains(engines, "mono") || contains(engines, "coreclr") {
+		ilasm, err := exec.LookPath("ilasm")
+		if err != nil {
+			fmt.Fprintf(stderr, "bench: %v\n", err)
+			return 1
+		}
+		for _, p := range progs {
+			p.exe = filepath.Join(tmp, p.name+".exe")
+			asm := exec.Command(ilasm, p.il, "-output:"+p.exe)
+			if out, err := asm.CombinedOutput(); err != nil {
+				fmt.Fprintf(stderr, "bench: ilasm %s: %v\n%s", p.il, err, out)
+				return 1
 			}
 		}
 	}
@@ -173,6 +217,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		switch engine {
 		case "mono":
 			return []string{monoBin, p.exe}
+		case "coreclr":
+			return []string{dotnetBin, p.exe}
 		case "jit-nopoll":
 			return []string{"env", "MINIIL_POLL_INTERVAL=off", miniilBin, "run", "-engine=jit", p.il}
 		default:
@@ -225,9 +271,9 @@ func (p *bench) flag(what string) {
 }
 
 // compare checks every engine's output against the reference: Mono when
-// it ran, otherwise the interpreter, otherwise the JIT.
+// it ran, otherwise CoreCLR, the interpreter or the JIT, in that order.
 func (p *bench) compare(engines []string) {
-	for _, r := range []string{"mono", "interp", "jit"} {
+	for _, r := range []string{"mono", "coreclr", "interp", "jit"} {
 		if p.m[r] != nil {
 			p.ref = r
 			break
@@ -273,7 +319,7 @@ func report(w io.Writer, engines []string, progs []*bench, startup *bench, n int
 	fmt.Fprintf(w, "\nThe same with start-up (the %s.il row above) subtracted:\n\n", startupProgram)
 	table(w, engines, progs[1:], startup)
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Ratios are slower/faster, so always >= 1; the words give the direction (jit/mono: the JIT against Mono; interp/jit: the JIT against the interpreter).")
+	fmt.Fprintln(w, "Ratios are slower/faster, so always >= 1; the words give the direction (jit/mono: the JIT against Mono; jit/coreclr: the JIT against CoreCLR; interp/jit: the JIT against the interpreter).")
 	for _, s := range notes {
 		fmt.Fprintln(w, s)
 	}
@@ -303,10 +349,14 @@ func table(w io.Writer, engines []string, progs []*bench, sub *bench) {
 	head := []string{"program"}
 	head = append(head, engines...)
 	hasJM := contains(engines, "jit") && contains(engines, "mono")
+	hasJC := contains(engines, "jit") && contains(engines, "coreclr")
 	hasIJ := contains(engines, "jit") && contains(engines, "interp")
 	hasJN := contains(engines, "jit") && contains(engines, "jit-nopoll")
 	if hasJM {
 		head = append(head, "jit/mono")
+	}
+	if hasJC {
+		head = append(head, "jit/coreclr")
 	}
 	if hasIJ {
 		head = append(head, "interp/jit")
@@ -335,6 +385,9 @@ func table(w io.Writer, engines []string, progs []*bench, sub *bench) {
 		}
 		if hasJM {
 			row = append(row, ratio(t["jit"], t["mono"], "", " than Mono"))
+		}
+		if hasJC {
+			row = append(row, ratio(t["jit"], t["coreclr"], "", " than CoreCLR"))
 		}
 		if hasIJ {
 			row = append(row, ratio(t["jit"], t["interp"], "JIT ", " than interp"))
@@ -509,7 +562,7 @@ func parseEngines(s string) ([]string, error) {
 			continue
 		}
 		if !contains(engineNames, e) {
-			return nil, fmt.Errorf("unknown engine %q (want jit, interp, mono or jit-nopoll)", e)
+			return nil, fmt.Errorf("unknown engine %q (want jit, interp, mono, coreclr or jit-nopoll)", e)
 		}
 		if !contains(out, e) {
 			out = append(out, e)
@@ -538,4 +591,53 @@ func remove(list []string, s string) []string {
 		}
 	}
 	return out
+}
+
+// coreFramework returns the newest version of Microsoft.NETCore.App
+// installed beside the dotnet host (shared/Microsoft.NETCore.App/VERSION),
+// the framework the runtimeconfig.json of each program names.
+func coreFramework(dotnet string) (string, error) {
+	host, err := filepath.EvalSymlinks(dotnet)
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(filepath.Dir(host), "shared", "Microsoft.NETCore.App")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", err
+	}
+	var best string
+	for _, e := range entries {
+		if e.IsDir() && versionLess(best, e.Name()) {
+			best = e.Name()
+		}
+	}
+	if best == "" {
+		return "", fmt.Errorf("no framework in %s", dir)
+	}
+	return best, nil
+}
+
+// versionLess compares dotted versions number by number ("2.0.9" <
+// "2.0.10"); a part that is not a number compares as text.
+func versionLess(a, b string) bool {
+	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < len(pa) && i < len(pb); i++ {
+		x, errx := strconv.Atoi(pa[i])
+		y, erry := strconv.Atoi(pb[i])
+		switch {
+		case errx == nil && erry == nil && x != y:
+			return x < y
+		case (errx != nil || erry != nil) && pa[i] != pb[i]:
+			return pa[i] < pb[i]
+		}
+	}
+	return len(pa) < len(pb)
+}
+
+// runtimeConfig is the runtimeconfig.json that lets the dotnet host run
+// an ilasm-made exe on framework version fx, with invariant globalization
+// as miniil's base library behaves.
+func runtimeConfig(fx string) string {
+	return fmt.Sprintf(`{"runtimeOptions":{"framework":{"name":"Microsoft.NETCore.App","version":%q},"configProperties":{"System.Globalization.Invariant":true}}}`+"\n", fx)
 }
