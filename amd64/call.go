@@ -99,6 +99,14 @@ func (g *gen) call(in *ir.Instr) {
 	g.callGeneric(in)
 }
 
+// intMinMax gives the conditional move that picks the second argument
+// for Math.Min and Math.Max of integers (RSI when it is the greater, or
+// the less).
+var intMinMax = map[il.BuiltinKind]Op{
+	il.MathMaxInt32: CMOVQGT, il.MathMaxInt64: CMOVQGT,
+	il.MathMinInt32: CMOVQLT, il.MathMinInt64: CMOVQLT,
+}
+
 // callGeneric emits a call: arguments in registers (and the stack), then
 // the vtable, the helper exit of a base library method, or the cell.
 func (g *gen) callGeneric(in *ir.Instr) {
@@ -134,6 +142,15 @@ func (g *gen) callGeneric(in *ir.Instr) {
 	case callee.BuiltinKind == il.MathSqrt:
 		// IEEE square root, correctly rounded like the base library's.
 		a.I(SQRTSD, R(X0), R(X0))
+	case intMinMax[callee.BuiltinKind] != 0:
+		// Math.Min and Max of integers: a compare and a conditional move.
+		cmp := CMPQ
+		if k := callee.BuiltinKind; k == il.MathMaxInt32 || k == il.MathMinInt32 {
+			cmp = CMPL
+		}
+		a.I(MOVQ, R(RDI), R(RAX))
+		a.I(cmp, R(RSI), R(RAX))
+		a.I(intMinMax[callee.BuiltinKind], R(RSI), R(RAX))
 	case callee.Builtin:
 		g.exit(abi.HelperBuiltin, uint64(callee.BuiltinKind), true, in.ILOffset)
 		g.note("call " + callee.BuiltinKind.String() + " (base library)")
