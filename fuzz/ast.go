@@ -92,6 +92,7 @@ type Program struct {
 	Seed    uint64
 	Opts    Options
 	Methods []*Method
+	Structs []*StructDef // value types V0, V1, ... (see value.go)
 	// Simplifications only the reducer sets:
 	NoCatchAll  bool // no catch-all around the entry point's body
 	NoMix       bool // no running hash: Mix prints or drops its value, handlers do not mix
@@ -102,14 +103,22 @@ type Program struct {
 	NextID      int  // next free region/handler id (for edits that add none; informative)
 }
 
-// Method is one static method m<Index>.
+// Method is one static method m<Index>. Its parameters are Params
+// (a0, ...), then SParams (sa0, ...), then RParams (ra0, ...).
 type Method struct {
 	Params  []Type
-	Ret     bool // returns int32 (RetExpr at the end), else void
+	Ret     bool // returns int32 (RetExpr at the end), else void (or RetS)
 	RetExpr Expr
 	NI4     int // int32 locals l0..
 	NI8     int // int64 locals w0..
 	Body    []Stmt
+
+	SParams  []int   // value-type parameters sa0..: their value types
+	RParams  []FType // byref parameters ra0..: their targets' types
+	SLocals  []int   // value-type locals v0..: their value types
+	PLocals  []FType // pointer locals p0.. (null until a PSet): their targets' types
+	RetS     int     // 1 + the value type the method returns (RetSExpr at the end); 0: none
+	RetSExpr SExpr
 }
 
 // Expr is an int32 or int64 expression; it leaves one value on the stack.
@@ -157,10 +166,13 @@ type Cmp struct {
 	A, B Expr
 }
 
-// CallExpr calls an int32-returning method.
+// CallExpr calls an int32-returning method: Args for Params, SArgs
+// for SParams and the addresses of RArgs for RParams.
 type CallExpr struct {
 	Callee int
 	Args   []Expr
+	SArgs  []SExpr
+	RArgs  []*Loc
 }
 
 // ArrLoad reads arr[Idx & mask] from the static int32[5] array: mask 3
@@ -273,10 +285,13 @@ type Switch struct {
 	Default []Stmt
 }
 
-// CallStmt calls a method and discards its result.
+// CallStmt calls a method and discards its result (arguments as
+// CallExpr's).
 type CallStmt struct {
 	Callee int
 	Args   []Expr
+	SArgs  []SExpr
+	RArgs  []*Loc
 }
 
 // Throw creates and throws an exception of Class: a user class gets
@@ -452,9 +467,20 @@ func (p *Program) Clone() *Program {
 	for i, m := range p.Methods {
 		mm := *m
 		mm.Params = append([]Type(nil), m.Params...)
+		mm.SParams = append([]int(nil), m.SParams...)
+		mm.RParams = append([]FType(nil), m.RParams...)
+		mm.SLocals = append([]int(nil), m.SLocals...)
+		mm.PLocals = append([]FType(nil), m.PLocals...)
 		mm.RetExpr = cloneExpr(m.RetExpr)
+		mm.RetSExpr = cloneSExpr(m.RetSExpr)
 		mm.Body = cloneStmts(m.Body)
 		q.Methods[i] = &mm
+	}
+	q.Structs = make([]*StructDef, len(p.Structs))
+	for i, sd := range p.Structs {
+		c := *sd
+		c.Fields = append([]FType(nil), sd.Fields...)
+		q.Structs[i] = &c
 	}
 	return &q
 }
@@ -497,7 +523,7 @@ func cloneExpr(e Expr) Expr {
 		c.A, c.B = cloneExpr(e.A), cloneExpr(e.B)
 		return &c
 	case *CallExpr:
-		return &CallExpr{Callee: e.Callee, Args: cloneExprs(e.Args)}
+		return &CallExpr{Callee: e.Callee, Args: cloneExprs(e.Args), SArgs: cloneSExprs(e.SArgs), RArgs: cloneLocs(e.RArgs)}
 	case *ArrLoad:
 		return &ArrLoad{Idx: cloneExpr(e.Idx), Safe: e.Safe}
 	case *ArrLen:
@@ -514,6 +540,9 @@ func cloneExpr(e Expr) Expr {
 		return &Unbox{}
 	case *IfaceCall:
 		return &IfaceCall{Idx: cloneExpr(e.Idx), Arg: cloneExpr(e.Arg), Safe: e.Safe}
+	}
+	if c, ok := cloneValueExpr(e); ok {
+		return c
 	}
 	panic("fuzz: unknown expression")
 }
@@ -553,7 +582,7 @@ func cloneStmt(s Stmt) Stmt {
 		}
 		return c
 	case *CallStmt:
-		return &CallStmt{Callee: s.Callee, Args: cloneExprs(s.Args)}
+		return &CallStmt{Callee: s.Callee, Args: cloneExprs(s.Args), SArgs: cloneSExprs(s.SArgs), RArgs: cloneLocs(s.RArgs)}
 	case *Throw:
 		return &Throw{Class: s.Class, Code: cloneExpr(s.Code)}
 	case *ThrowNull:
@@ -592,6 +621,9 @@ func cloneStmt(s Stmt) Stmt {
 			t.Handlers = append(t.Handlers, &hh)
 		}
 		return t
+	}
+	if c, ok := cloneValueStmt(s); ok {
+		return c
 	}
 	panic("fuzz: unknown statement")
 }

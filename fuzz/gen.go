@@ -145,6 +145,7 @@ func Generate(seed uint64, opts Options) *Program {
 	g.cost = make([]int, nm)
 	g.throws = make([]map[string]bool, nm)
 	g.risk = []int{2, 5, 10, 25}[g.r.IntN(4)]
+	g.structs()
 	for i := nm - 1; i >= 0; i-- {
 		g.method(i)
 	}
@@ -172,14 +173,18 @@ func (g *gen) method(i int) {
 		budget = g.o.MaxCost/10 + g.r.IntN(g.o.MaxCost/4+1)
 		g.stmts = g.o.MaxStmts/3 + g.r.IntN(g.o.MaxStmts-g.o.MaxStmts/3+1)
 	}
+	g.valueVars(m, i)
 	g.mi, g.m = i, m
 	g.p.Methods[i] = m
 	g.exc = map[string]bool{}
 	g.frames = []frame{{fMethod, 0}}
 	start := budget
-	m.Body = g.block(&budget, 0)
+	m.Body = append(g.refPrologue(&budget), g.block(&budget, 0)...)
 	if m.Ret {
 		m.RetExpr = g.expr(I4, 0, &budget, false)
+	}
+	if s, ok := m.retStruct(); ok {
+		m.RetSExpr = g.sexpr(s, 0, &budget, false)
 	}
 	g.cost[i] = start - budget + 1
 	if g.cost[i] < 1 {
@@ -384,6 +389,7 @@ func (g *gen) stmt(budget *int, depth int) Stmt {
 	if g.inHandler() {
 		cs = append(cs, choice{2, func() Stmt { return &BumpCode{Delta: int32(1 + g.r.IntN(100))} }})
 	}
+	cs = append(cs, g.valueStmts(budget, safe)...)
 	if ts := g.leaveTargets(); len(ts) > 0 {
 		cs = append(cs, choice{3, func() Stmt { return g.maybeIf(budget, &Leave{Target: ts[g.r.IntN(len(ts))]}) }})
 	}
@@ -392,7 +398,9 @@ func (g *gen) stmt(budget *int, depth int) Stmt {
 			j := cl[g.r.IntN(len(cl))]
 			*budget -= g.cost[j]
 			g.mayAll(g.throws[j])
-			return &CallStmt{Callee: j, Args: g.args(j, budget, safe)}
+			c := &CallStmt{Callee: j}
+			c.Args, c.SArgs, c.RArgs = g.args(j, budget, safe)
+			return c
 		}})
 	}
 	if compound {
@@ -626,6 +634,12 @@ func (g *gen) try(budget *int, depth int) Stmt {
 		}
 		if g.chance(50) {
 			h.FilterCond = g.expr(I4, 1, &b, g.safe())
+			if g.chance(40) {
+				// a filter that reads a field of a value type
+				if e := g.filterRead(&b); e != nil {
+					h.FilterCond = e
+				}
+			}
 		}
 		used += fb - b
 		g.pop()
@@ -774,14 +788,6 @@ func (g *gen) wvar() Var {
 	return vs[g.r.IntN(len(vs))]
 }
 
-func (g *gen) args(j int, budget *int, safe bool) []Expr {
-	var as []Expr
-	for _, t := range g.p.Methods[j].Params {
-		as = append(as, g.expr(t, 1, budget, safe))
-	}
-	return as
-}
-
 var int32Consts = []int64{0, 1, -1, 2, 3, 7, 31, 32, 33, 63, 64, 100, -100, 255, 65535, 65536, math.MaxInt32, math.MinInt32, math.MaxInt32 - 1, math.MinInt32 + 1, 0x55555555, 128, -129}
 var int64Consts = []int64{0, 1, -1, 2, 31, 32, 63, 64, 65, math.MaxInt32, math.MinInt32, math.MaxUint32, 1 << 32, math.MaxInt64, math.MinInt64, math.MinInt64 + 1, 0x123456789, -5000000000}
 
@@ -913,6 +919,11 @@ func (g *gen) expr(t Type, depth int, budget *int, safe bool) Expr {
 	if !safe && g.r.IntN(1000) < g.risk {
 		return g.risky(t, depth, budget)
 	}
+	if g.chance(valueExprPct) {
+		if e := g.valueExpr(t, depth, budget, safe); e != nil {
+			return e
+		}
+	}
 	if depth >= g.o.MaxExprDepth || g.chance(25+15*depth) {
 		return g.leaf(t, budget, safe)
 	}
@@ -950,6 +961,11 @@ func (g *gen) expr(t Type, depth int, budget *int, safe bool) Expr {
 // static that may be null or too short.
 func (g *gen) risky(t Type, depth int, budget *int) Expr {
 	d := depth + 1
+	if g.chance(valueRiskyPct) {
+		if e := g.valueRisky(t, d, budget); e != nil {
+			return e
+		}
+	}
 	if t == I4 && g.chance(20) {
 		// An interface call on any slot of ops: null, or an OpDiv that
 		// divides by zero, throw.
@@ -1004,6 +1020,14 @@ func (g *gen) risky(t Type, depth int, budget *int) Expr {
 	}
 }
 
+// valueExprPct is the chance (in percent) that an expression is one over
+// value types and managed pointers (valueExpr); valueRiskyPct that a
+// risky one is (valueRisky).
+const (
+	valueExprPct  = 7
+	valueRiskyPct = 20
+)
+
 // jagRisk is the weight of the jagged array's loads among risky int32
 // expressions, beside 100 for the others.
 const jagRisk = 12
@@ -1030,7 +1054,9 @@ func (g *gen) leaf(t Type, budget *int, safe bool) Expr {
 				j := cl[g.r.IntN(len(cl))]
 				*budget -= g.cost[j]
 				g.mayAll(g.throws[j])
-				return &CallExpr{Callee: j, Args: g.args(j, budget, safe)}
+				c := &CallExpr{Callee: j}
+				c.Args, c.SArgs, c.RArgs = g.args(j, budget, safe)
+				return c
 			}
 		case k < 96:
 			if !safe && g.chance(25) {

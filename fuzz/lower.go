@@ -68,6 +68,9 @@ type lowerer struct {
 	// deferred lowers, after the method's ret, the handlers laid out
 	// there (Layout AfterRet).
 	deferred []func()
+	// cur is the method being lowered (m0 for an inlined root), nil in
+	// the entry point.
+	cur *Method
 }
 
 // resumeInfo is where a try's handlers resume (label) and the local that
@@ -142,16 +145,52 @@ func (l *lowerer) local(name, typ string) string {
 	return name
 }
 
-func sig(m *Method, i int) string {
-	ret := "void"
-	if m.Ret {
-		ret = "int32"
+// sig returns the signature of method i as a call names it.
+func (l *lowerer) sig(m *Method, i int) string {
+	ps := l.paramTypes(m)
+	for k := range ps {
+		ps[k] = strings.TrimSuffix(ps[k], fmt.Sprintf(" %s", l.paramName(m, k)))
 	}
+	return fmt.Sprintf("%s m%d(%s)", l.retType(m), i, strings.Join(ps, ", "))
+}
+
+func (l *lowerer) retType(m *Method) string {
+	if m.Ret {
+		return "int32"
+	}
+	if s, ok := m.retStruct(); ok {
+		return l.vtype(s)
+	}
+	return "void"
+}
+
+// paramName returns the name of parameter k of m (a, sa then ra).
+func (l *lowerer) paramName(m *Method, k int) string {
+	switch {
+	case k < len(m.Params):
+		return fmt.Sprintf("a%d", k)
+	case k < len(m.Params)+len(m.SParams):
+		return fmt.Sprintf("sa%d", k-len(m.Params))
+	}
+	return fmt.Sprintf("ra%d", k-len(m.Params)-len(m.SParams))
+}
+
+// paramTypes returns m's parameters as "TYPE NAME".
+func (l *lowerer) paramTypes(m *Method) []string {
 	var ps []string
 	for _, t := range m.Params {
 		ps = append(ps, t.il())
 	}
-	return fmt.Sprintf("%s m%d(%s)", ret, i, strings.Join(ps, ", "))
+	for _, s := range m.SParams {
+		ps = append(ps, l.vtype(s))
+	}
+	for _, t := range m.RParams {
+		ps = append(ps, l.ftype(t)+"&")
+	}
+	for k := range ps {
+		ps[k] += " " + l.paramName(m, k)
+	}
+	return ps
 }
 
 func (l *lowerer) method(i int) string {
@@ -161,32 +200,32 @@ func (l *lowerer) method(i int) string {
 	l.indent = 0
 	l.locals = map[string]string{}
 	l.frames = []lframe{{fMethod, 0, "MEND"}}
+	l.cur = m
 	l.stmts(m.Body)
 	l.label("MEND")
-	if m.Ret {
-		e := m.RetExpr
-		if e == nil {
-			e = &Const{T: I4}
-		}
-		l.expr(e)
-	}
+	l.retValue(m)
 	l.emit("ret")
 	l.flushDeferred()
 	body := l.b.String()
 	var h strings.Builder
-	ret := "void"
-	if m.Ret {
-		ret = "int32"
-	}
-	var ps []string
-	for k, t := range m.Params {
-		ps = append(ps, fmt.Sprintf("%s a%d", t.il(), k))
-	}
-	fmt.Fprintf(&h, ".method public static %s m%d(%s) cil managed\n{\n  .maxstack 64\n", ret, i, strings.Join(ps, ", "))
+	fmt.Fprintf(&h, ".method public static %s m%d(%s) cil managed\n{\n  .maxstack 64\n", l.retType(m), i, strings.Join(l.paramTypes(m), ", "))
 	h.WriteString(l.localsDecl())
 	h.WriteString(body)
 	h.WriteString("}\n")
 	return h.String()
+}
+
+// retValue pushes the result of m, if any.
+func (l *lowerer) retValue(m *Method) {
+	if m.Ret {
+		l.expr(orZero(m.RetExpr))
+	} else if s, ok := m.retStruct(); ok {
+		if m.RetSExpr == nil {
+			l.sexpr(&SNew{S: s})
+		} else {
+			l.sexpr(m.RetSExpr)
+		}
+	}
 }
 
 func (l *lowerer) localsDecl() string {
@@ -266,8 +305,11 @@ func (l *lowerer) expr(e Expr) {
 		l.expr(e.B)
 		l.emit("%s", e.Op)
 	case *CallExpr:
-		l.call(e.Callee, e.Args)
-		if !l.p.Methods[e.Callee].Ret {
+		l.call(e.Callee, e.Args, e.SArgs, e.RArgs)
+		if m := l.p.Methods[e.Callee]; !m.Ret {
+			if m.RetS > 0 {
+				l.emit("pop")
+			}
 			l.emit("ldc.i4 0") // the reducer made the callee void
 		}
 	case *ArrLoad:
@@ -325,7 +367,9 @@ func (l *lowerer) expr(e Expr) {
 		l.expr(e.Arg)
 		l.emit("callvirt instance int32 IOp::Apply(int32)")
 	default:
-		panic(fmt.Sprintf("fuzz: cannot lower %T", e))
+		if !l.valueExpr(e) {
+			panic(fmt.Sprintf("fuzz: cannot lower %T", e))
+		}
 	}
 }
 
@@ -425,12 +469,18 @@ func (l *lowerer) staticName(v Var) string {
 	return n
 }
 
-func (l *lowerer) call(j int, args []Expr) {
+func (l *lowerer) call(j int, args []Expr, sargs []SExpr, rargs []*Loc) {
 	l.reach[j] = true
 	for _, a := range args {
 		l.expr(a)
 	}
-	l.emit("call %s", sig(l.p.Methods[j], j))
+	for _, a := range sargs {
+		l.sexpr(a)
+	}
+	for _, a := range rargs {
+		l.locAddr(a)
+	}
+	l.emit("call %s", l.sig(l.p.Methods[j], j))
 }
 
 // statements
@@ -521,8 +571,8 @@ func (l *lowerer) stmt(s Stmt) {
 		l.stmts(s.Default)
 		l.label(end)
 	case *CallStmt:
-		l.call(s.Callee, s.Args)
-		if l.p.Methods[s.Callee].Ret {
+		l.call(s.Callee, s.Args, s.SArgs, s.RArgs)
+		if m := l.p.Methods[s.Callee]; m.Ret || m.RetS > 0 {
 			l.emit("pop")
 		}
 	case *Throw:
@@ -640,7 +690,9 @@ func (l *lowerer) stmt(s Stmt) {
 	case *Try:
 		l.try(s)
 	default:
-		panic(fmt.Sprintf("fuzz: cannot lower %T", s))
+		if !l.valueStmt(s) {
+			panic(fmt.Sprintf("fuzz: cannot lower %T", s))
+		}
 	}
 }
 
@@ -988,8 +1040,10 @@ func (l *lowerer) entryBody() (string, string) {
 		l.used["tname"] = true
 		l.emit(".try {")
 	}
+	l.cur = nil
 	if l.p.InlineRoot && len(l.p.Methods) > 0 {
 		// m0's body, in place of the call
+		l.cur = l.p.Methods[0]
 		l.frames = []lframe{{fTry, -1, "END"}, {fMethod, 0, "MEND"}}
 		l.stmts(l.p.Methods[0].Body)
 		l.label("MEND")
@@ -1078,6 +1132,7 @@ func (l *lowerer) entry(body, locals string) string {
 		l.emit("box [mscorlib]System.Int32")
 		l.emit("stsfld object obj")
 	}
+	l.valueInits()
 	l.b.WriteString(body)
 	var h strings.Builder
 	h.WriteString(".method public static int32 main() cil managed\n{\n  .entrypoint\n  .maxstack 64\n")
@@ -1128,6 +1183,7 @@ func (l *lowerer) declarations() string {
 	if l.used["ops"] {
 		b.WriteString(opDecls)
 	}
+	b.WriteString(l.structDecls())
 	if l.used["mix"] || l.used["trace"] || l.used["enter"] || !l.p.NoEnd {
 		b.WriteString(".field public static int32 hash\n")
 	}
@@ -1252,6 +1308,7 @@ const writeStr = "call void [mscorlib]System.Console::Write(string)"
 
 func (l *lowerer) helpers() string {
 	var b strings.Builder
+	b.WriteString(l.valueHelpers())
 	if l.used["mix"] {
 		b.WriteString(`.method public static void mix(int32 v) cil managed
 {
