@@ -100,6 +100,7 @@ type Program struct {
 	NoEnd       bool // the entry point prints no final hash and returns 0
 	InlineEnter bool // handler entries print inline instead of calling enter
 	InlineRoot  bool // the entry point holds m0's body instead of calling it
+	NoValueHash bool // no hashes of value-type locals and parameters at a method's end, nor of value-type statics at the program's
 	NextID      int  // next free region/handler id (for edits that add none; informative)
 }
 

@@ -410,7 +410,8 @@ func (g *gen) stmt(budget *int, depth int) Stmt {
 			choice{2, func() Stmt { return g.switchStmt(budget, depth) }},
 		)
 		if !safe {
-			cs = append(cs, choice{18, func() Stmt { return g.try(budget, depth) }})
+			cs = append(cs, choice{18, func() Stmt { return g.try(budget, depth) }},
+				choice{4, func() Stmt { return g.valueTry(budget) }})
 		}
 	}
 	return g.pick(cs)

@@ -51,11 +51,13 @@ type lframe struct {
 }
 
 type lowerer struct {
-	p        *Program
-	used     map[string]bool // statics, classes, helpers
-	produced map[string]bool // exception classes that may reach a handler
-	known    map[string]bool // produced, as found by a first pass
-	reach    []bool
+	p    *Program
+	used map[string]bool // statics, classes, helpers
+	// knownUsed is used as the first pass found it.
+	knownUsed map[string]bool
+	produced  map[string]bool // exception classes that may reach a handler
+	known     map[string]bool // produced, as found by a first pass
+	reach     []bool
 	// current method
 	b      strings.Builder
 	labels int
@@ -87,14 +89,17 @@ func (p *Program) IL() string {
 	// produce; the second one lowers with that knowledge.
 	first := newLowerer(p, nil)
 	first.run()
-	return newLowerer(p, first.produced).run()
+	l := newLowerer(p, first.produced)
+	l.knownUsed = first.used
+	return l.run()
 }
 
 func newLowerer(p *Program, known map[string]bool) *lowerer {
 	if known == nil {
 		known = map[string]bool{}
 	}
-	return &lowerer{p: p, used: map[string]bool{}, produced: map[string]bool{}, known: known, reach: make([]bool, len(p.Methods)), tries: map[int]*resumeInfo{}}
+	return &lowerer{p: p, used: map[string]bool{}, produced: map[string]bool{}, known: known, knownUsed: map[string]bool{},
+		reach: make([]bool, len(p.Methods)), tries: map[int]*resumeInfo{}}
 }
 
 func (l *lowerer) run() string {
@@ -203,6 +208,7 @@ func (l *lowerer) method(i int) string {
 	l.cur = m
 	l.stmts(m.Body)
 	l.label("MEND")
+	l.valueEnd()
 	l.retValue(m)
 	l.emit("ret")
 	l.flushDeferred()
@@ -1047,6 +1053,7 @@ func (l *lowerer) entryBody() (string, string) {
 		l.frames = []lframe{{fTry, -1, "END"}, {fMethod, 0, "MEND"}}
 		l.stmts(l.p.Methods[0].Body)
 		l.label("MEND")
+		l.valueEnd()
 	} else {
 		l.emit("call void m0()")
 	}
@@ -1064,6 +1071,8 @@ func (l *lowerer) entryBody() (string, string) {
 	if l.p.NoEnd {
 		l.emit("ldc.i4 0")
 	} else {
+		l.cur = nil
+		l.staticsEnd()
 		l.emit("ldstr \"end \"")
 		l.emit("call void [mscorlib]System.Console::Write(string)")
 		l.emit("ldsfld int32 hash")

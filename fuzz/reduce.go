@@ -241,7 +241,7 @@ func applyEdit(p *Program, k int) {
 
 func (e *editor) program(p *Program) {
 	e.p = p
-	for _, f := range []*bool{&p.NoCatchAll, &p.NoEnd, &p.NoMix, &p.NoEnter, &p.InlineEnter, &p.InlineRoot} {
+	for _, f := range []*bool{&p.NoCatchAll, &p.NoEnd, &p.NoMix, &p.NoEnter, &p.InlineEnter, &p.InlineRoot, &p.NoValueHash} {
 		if !*f && e.hit() {
 			*f = true
 		}

@@ -259,30 +259,36 @@ func (e *SUnbox) Struct() int { return e.S }
 // location, conv.r8 of an int32 for a float64 one), or Obj for an object
 // location.
 type LocStore struct {
-	L   *Loc
-	A   Access
-	E   Expr
-	Obj ObjVal
-	Len int // OStr
+	L     *Loc
+	A     Access
+	E     Expr
+	Obj   ObjVal
+	Len   int  // OStr
+	Check bool // read L back (with another access) into the hash
 }
 
 // SStore stores Src into value-type location L.
 type SStore struct {
-	L   *Loc
-	A   Access
-	Src SExpr
+	L     *Loc
+	A     Access
+	Src   SExpr
+	Check bool // hash L's value afterwards
 }
 
 // SInit initializes location L: initobj with Zero (any location type),
 // else the value type's constructor called on its address with Arg.
 type SInit struct {
-	L    *Loc
-	Zero bool
-	Arg  Expr
+	L     *Loc
+	Zero  bool
+	Arg   Expr
+	Check bool // read L afterwards into the hash
 }
 
 // SCopy is cpobj from Src's location to Dst's (the same type).
-type SCopy struct{ Dst, Src *Loc }
+type SCopy struct {
+	Dst, Src *Loc
+	Check    bool // read Dst afterwards into the hash
+}
 
 // BoxStruct stores box(Src) into obj.
 type BoxStruct struct{ Src SExpr }
@@ -435,13 +441,13 @@ func cloneValueExpr(e Expr) (Expr, bool) {
 func cloneValueStmt(s Stmt) (Stmt, bool) {
 	switch s := s.(type) {
 	case *LocStore:
-		return &LocStore{L: cloneLoc(s.L), A: s.A, E: cloneExpr(s.E), Obj: s.Obj, Len: s.Len}, true
+		return &LocStore{L: cloneLoc(s.L), A: s.A, E: cloneExpr(s.E), Obj: s.Obj, Len: s.Len, Check: s.Check}, true
 	case *SStore:
-		return &SStore{L: cloneLoc(s.L), A: s.A, Src: cloneSExpr(s.Src)}, true
+		return &SStore{L: cloneLoc(s.L), A: s.A, Src: cloneSExpr(s.Src), Check: s.Check}, true
 	case *SInit:
-		return &SInit{L: cloneLoc(s.L), Zero: s.Zero, Arg: cloneExpr(s.Arg)}, true
+		return &SInit{L: cloneLoc(s.L), Zero: s.Zero, Arg: cloneExpr(s.Arg), Check: s.Check}, true
 	case *SCopy:
-		return &SCopy{Dst: cloneLoc(s.Dst), Src: cloneLoc(s.Src)}, true
+		return &SCopy{Dst: cloneLoc(s.Dst), Src: cloneLoc(s.Src), Check: s.Check}, true
 	case *BoxStruct:
 		return &BoxStruct{Src: cloneSExpr(s.Src)}, true
 	case *PSet:

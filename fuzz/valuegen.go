@@ -311,12 +311,14 @@ func (g *gen) valueStmts(budget *int, safe bool) []choice {
 	cs := []choice{
 		{5, func() Stmt {
 			L := g.loc(locReq{want: isScalar, mode: g.stmtMode(safe), safe: safe}, budget)
-			return g.scalarStore(L, g.p.locType(g.m, L), budget, safe)
+			s := g.scalarStore(L, g.p.locType(g.m, L), budget, safe).(*LocStore)
+			s.Check = g.chance(checkPct)
+			return s
 		}},
 		{4, func() Stmt {
 			L := g.loc(locReq{want: isStruct, mode: g.stmtMode(safe), safe: safe}, budget)
 			t := g.p.locType(g.m, L)
-			return &SStore{L: L, A: g.access(), Src: g.sexpr(t.S, 1, budget, safe)}
+			return &SStore{L: L, A: g.access(), Src: g.sexpr(t.S, 1, budget, safe), Check: g.chance(checkPct)}
 		}},
 		{2, func() Stmt {
 			want := isStruct
@@ -324,7 +326,7 @@ func (g *gen) valueStmts(budget *int, safe bool) []choice {
 				want = anyType
 			}
 			L := g.loc(locReq{want: want, mode: g.stmtMode(safe), safe: safe}, budget)
-			s := &SInit{L: L, Zero: !isStruct(g.p.locType(g.m, L)) || g.chance(40)}
+			s := &SInit{L: L, Zero: !isStruct(g.p.locType(g.m, L)) || g.chance(40), Check: g.chance(checkPct)}
 			if !s.Zero {
 				s.Arg = g.expr(I4, 1, budget, safe)
 			}
@@ -335,7 +337,7 @@ func (g *gen) valueStmts(budget *int, safe bool) []choice {
 			// type's object field would let boxes nest without bound.
 			dst := g.loc(locReq{want: func(t FType) bool { return t.K != FRef }, mode: g.stmtMode(safe), safe: safe}, budget)
 			t := g.p.locType(g.m, dst)
-			return &SCopy{Dst: dst, Src: g.loc(locReq{want: exactly(t), mode: g.stmtMode(safe), safe: safe}, budget)}
+			return &SCopy{Dst: dst, Src: g.loc(locReq{want: exactly(t), mode: g.stmtMode(safe), safe: safe}, budget), Check: g.chance(checkPct)}
 		}},
 		{1, func() Stmt { return &BoxStruct{Src: g.sexpr(g.r.IntN(len(g.p.Structs)), 1, budget, safe)} }},
 	}
@@ -347,6 +349,10 @@ func (g *gen) valueStmts(budget *int, safe bool) []choice {
 	}
 	return cs
 }
+
+// checkPct is the chance (in percent) that a store into a location reads
+// it back into the hash.
+const checkPct = 35
 
 // scalarStore stores a value of L's type t into L.
 func (g *gen) scalarStore(L *Loc, t FType, budget *int, safe bool) Stmt {
@@ -531,4 +537,123 @@ func (g *gen) args(j int, budget *int, safe bool) ([]Expr, []SExpr, []*Loc) {
 		rs = append(rs, g.loc(locReq{want: exactly(t), mode: g.stmtMode(safe), safe: safe}, budget))
 	}
 	return as, ss, rs
+}
+
+// valueTry makes the exception-handling shapes of value types: a try
+// mutates a value-type location (through its address, and through byref
+// arguments of a call that may write and throw) and may throw; the
+// handler (a catch, filter, finally or fault) reads the location, a
+// filter reads one of its fields, and a catch or filter handler copies
+// it to another location, which is read after the try. It returns the
+// try and what follows it, under an if that always holds.
+func (g *gen) valueTry(budget *int) Stmt {
+	L := g.structLoc(budget)
+	t := g.p.locType(g.m, L)
+	read := func() Stmt { return &Mix{E: &SHash{Src: &SLoad{L: cloneLoc(L), A: g.access(), S: t.S}}} }
+	tr := &Try{ID: g.id()}
+	switch c := g.r.IntN(3); c {
+	case 0:
+		tr.Body = append(tr.Body, &Mix{E: &SStep{L: cloneLoc(L), Arg: g.expr(I4, 1, budget, false)}})
+	case 1:
+		tr.Body = append(tr.Body, &SStore{L: cloneLoc(L), A: g.access(), Src: g.sexpr(t.S, 1, budget, false)})
+	default:
+		if ps := g.paths(t)[1:]; len(ps) > 0 {
+			f := cloneLoc(L)
+			f.Path = append(f.Path, ps[g.r.IntN(len(ps))]...)
+			if ft := g.p.locType(g.m, f); ft.K == FStruct {
+				tr.Body = append(tr.Body, &Mix{E: &SStep{L: f, Arg: g.expr(I4, 1, budget, false)}})
+			} else {
+				tr.Body = append(tr.Body, g.scalarStore(f, ft, budget, false))
+			}
+		}
+	}
+	if c := g.refCall(L, t, budget); c != nil {
+		tr.Body = append(tr.Body, c)
+	}
+	if g.chance(60) {
+		tr.Body = append(tr.Body, g.maybeIf(budget, g.throwStmt(budget)))
+	}
+	var copyTo *Loc
+	h := &Handler{ID: g.id()}
+	switch k := g.r.IntN(100); {
+	case k < 40:
+		h.Kind, h.Class = Catch, "System.Exception"
+	case k < 65:
+		h.Kind = Filter
+		if ps := g.fieldPaths(t.S, I4); len(ps) > 0 {
+			f := cloneLoc(L)
+			f.Path = append(f.Path, ps[g.r.IntN(len(ps))]...)
+			h.FilterCond = &LocLoad{L: f, A: g.access(), Flip: g.chance(40), T: I4}
+			if g.chance(50) {
+				// accept whatever the field holds
+				h.FilterCond = &Bin{Op: "or", A: h.FilterCond, B: &Const{T: I4, V: 1}, T: I4}
+			}
+		}
+	case k < 85:
+		h.Kind = Finally
+	default:
+		h.Kind = Fault
+	}
+	h.Body = []Stmt{read()}
+	if h.Kind == Catch || h.Kind == Filter {
+		copyTo = g.loc(locReq{want: exactly(t), mode: locSafe}, budget)
+		h.Body = append(h.Body, &SStore{L: copyTo, A: g.access(), Src: &SLoad{L: cloneLoc(L), A: g.access(), S: t.S}})
+	}
+	tr.Handlers = []*Handler{h}
+	after := []Stmt{tr, read()}
+	if copyTo != nil {
+		after = append(after, &Mix{E: &SHash{Src: &SLoad{L: cloneLoc(copyTo), A: g.access(), S: t.S}}})
+	}
+	return &If{C: Cond{A: &Const{T: I4, V: 1}}, Then: after}
+}
+
+// structLoc picks a value-type location for valueTry: mostly a local
+// or parameter of the method (a frame block the handlers reach), else
+// any location that does not throw.
+func (g *gen) structLoc(budget *int) *Loc {
+	var ls []*Loc
+	for n := range g.m.SLocals {
+		ls = append(ls, &Loc{Root: RSLocal, N: n})
+	}
+	for n := range g.m.SParams {
+		ls = append(ls, &Loc{Root: RSArg, N: n})
+	}
+	if len(ls) > 0 && g.chance(80) {
+		return ls[g.r.IntN(len(ls))]
+	}
+	return g.loc(locReq{want: isStruct, mode: locSafe}, budget)
+}
+
+// refCall calls a method with byref parameters, pointing those of L's
+// type (or of one of its fields') at L, so that the callee's writes
+// (before it may throw) show in the caller's handler.
+func (g *gen) refCall(L *Loc, t FType, budget *int) Stmt {
+	var cl []int
+	for _, j := range g.callees(*budget, false) {
+		if len(g.p.Methods[j].RParams) > 0 {
+			cl = append(cl, j)
+		}
+	}
+	if len(cl) == 0 {
+		return nil
+	}
+	j := cl[g.r.IntN(len(cl))]
+	*budget -= g.cost[j]
+	g.mayAll(g.throws[j])
+	c := &CallStmt{Callee: j}
+	c.Args, c.SArgs, c.RArgs = g.args(j, budget, false)
+	for k, rt := range g.p.Methods[j].RParams {
+		var ps [][]int
+		for _, p := range g.paths(t) {
+			if g.p.fieldType(t.S, p) == rt {
+				ps = append(ps, p)
+			}
+		}
+		if len(ps) > 0 {
+			f := cloneLoc(L)
+			f.Path = append(f.Path, ps[g.r.IntN(len(ps))]...)
+			c.RArgs[k] = f
+		}
+	}
+	return c
 }

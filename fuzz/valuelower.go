@@ -385,8 +385,10 @@ func (l *lowerer) valueStmt(s Stmt) bool {
 	case *LocStore:
 		t := l.locType(s.L)
 		l.storeLoc(s.L, s.A, func() { l.scalarValue(s, t) })
+		l.check(s.Check, s.L, s.A)
 	case *SStore:
 		l.storeLoc(s.L, s.A, func() { l.sexpr(s.Src) })
+		l.check(s.Check, s.L, s.A)
 	case *SInit:
 		t := l.locType(s.L)
 		l.locAddr(s.L)
@@ -396,10 +398,12 @@ func (l *lowerer) valueStmt(s Stmt) bool {
 			l.expr(orZero(s.Arg))
 			l.emit("call instance void %s::.ctor(int32)", l.sname(t.S))
 		}
+		l.check(s.Check, s.L, AInd)
 	case *SCopy:
 		l.locAddr(s.Dst)
 		l.locAddr(s.Src)
 		l.emit("cpobj %s", l.ftok(l.locType(s.Dst)))
+		l.check(s.Check, s.Dst, AInd)
 	case *BoxStruct:
 		l.used["obj"] = true
 		l.sexpr(s.Src)
@@ -412,6 +416,65 @@ func (l *lowerer) valueStmt(s Stmt) bool {
 		return false
 	}
 	return true
+}
+
+// check reads location L, just stored with access a, back into the
+// hash (with another access), when c is set.
+func (l *lowerer) check(c bool, L *Loc, a Access) {
+	if !c {
+		return
+	}
+	other := ADirect
+	if a == ADirect {
+		other = AInd
+	}
+	l.stmt(l.readLoc(L, other))
+}
+
+// readLoc returns a Mix of the hash of location L's value.
+func (l *lowerer) readLoc(L *Loc, a Access) Stmt {
+	t := l.locType(L)
+	if t.K == FStruct {
+		return &Mix{E: &SHash{Src: &SLoad{L: L, A: a, S: t.S}}}
+	}
+	return &Mix{E: &LocLoad{L: L, A: a, T: t.intType()}}
+}
+
+// valueEnd mixes, at the end of the method being lowered, the hashes of
+// its value-type parameters and of the value-type locals its code used.
+func (l *lowerer) valueEnd() {
+	if l.p.NoValueHash || l.cur == nil {
+		return
+	}
+	for n := range l.cur.SParams {
+		l.stmt(l.readLoc(&Loc{Root: RSArg, N: n}, ADirect))
+	}
+	for n := range l.cur.SLocals {
+		if _, ok := l.locals[fmt.Sprintf("v%d", n)]; ok {
+			l.stmt(l.readLoc(&Loc{Root: RSLocal, N: n}, ADirect))
+		}
+	}
+}
+
+// staticsEnd mixes, at the end of the program, the hashes of the
+// value-type statics the program uses (as the first lowering pass found).
+func (l *lowerer) staticsEnd() {
+	if l.p.NoValueHash {
+		return
+	}
+	for s := range l.p.Structs {
+		if l.knownUsed[fmt.Sprintf("sv%d", s)] {
+			l.stmt(l.readLoc(&Loc{Root: RSStatic, N: s}, ADirect))
+		}
+		if l.knownUsed[fmt.Sprintf("va%d", s)] {
+			for i := range 4 {
+				l.stmt(l.readLoc(&Loc{Root: RSElem, N: s, Idx: &Const{T: I4, V: int64(i)}, Safe: true}, ADirect))
+			}
+		}
+		if l.knownUsed["hh"] && l.knownUsed[fmt.Sprintf("V%d", s)] {
+			l.stmt(l.readLoc(&Loc{Root: RHeld, N: s}, ADirect))
+		}
+	}
 }
 
 // structDecls declares the value types used, class H (a field of each)

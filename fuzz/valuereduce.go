@@ -391,6 +391,12 @@ func (e *editor) loc(L *Loc) {
 	}
 }
 
+func (e *editor) noCheck(c *bool) {
+	if *c && e.hit() {
+		*c = false
+	}
+}
+
 func (e *editor) access(a *Access) {
 	if *a != ADirect && e.hit() {
 		*a = ADirect
@@ -447,6 +453,7 @@ func isZero(x Expr) bool {
 func (e *editor) valueStmt(s Stmt) {
 	switch s := s.(type) {
 	case *LocStore:
+		e.noCheck(&s.Check)
 		if s.Obj != ONull && e.hit() {
 			s.Obj, s.E = ONull, nil
 		}
@@ -456,10 +463,12 @@ func (e *editor) valueStmt(s Stmt) {
 			e.expr(&s.E)
 		}
 	case *SStore:
+		e.noCheck(&s.Check)
 		e.access(&s.A)
 		e.loc(s.L)
 		e.sexpr(&s.Src)
 	case *SInit:
+		e.noCheck(&s.Check)
 		if !s.Zero && e.hit() {
 			s.Zero, s.Arg = true, nil
 		}
@@ -468,6 +477,7 @@ func (e *editor) valueStmt(s Stmt) {
 			e.expr(&s.Arg)
 		}
 	case *SCopy:
+		e.noCheck(&s.Check)
 		e.loc(s.Dst)
 		e.loc(s.Src)
 	case *BoxStruct:
