@@ -353,6 +353,17 @@ func (p *Program) fieldType(s int, path []int) FType {
 	return t
 }
 
+// hasRefs reports whether value type s holds an object reference (in a
+// nested value type too).
+func (p *Program) hasRefs(s int) bool {
+	for _, f := range p.Structs[s].Fields {
+		if f.K == FRef || f.K == FStruct && p.hasRefs(f.S) {
+			return true
+		}
+	}
+	return false
+}
+
 // words returns how many 8-byte words a value of value type s takes in
 // miniil's layout (a nested value type its own words).
 func (p *Program) words(s int) int {

@@ -1,5 +1,7 @@
 package fuzz
 
+import "slices"
+
 // Generating value types, their locations and managed pointers.
 
 // structs declares the program's value types: one to three, sometimes a
@@ -11,17 +13,20 @@ func (g *gen) structs() {
 	for k := 0; k < n; k++ {
 		sd := &StructDef{}
 		switch c := g.r.IntN(100); {
-		case c < 15:
+		case c < 22:
 			for nf := 17 + g.r.IntN(6); len(sd.Fields) < nf; {
 				sd.Fields = append(sd.Fields, g.fieldType(k, false))
 			}
-		case c < 30:
+		case c < 44:
 			for len(sd.Fields) < 3 {
 				sd.Fields = append(sd.Fields, g.fieldType(k, false))
 			}
 		default:
 			for nf := 1 + g.r.IntN(5); len(sd.Fields) < nf; {
 				sd.Fields = append(sd.Fields, g.fieldType(k, true))
+			}
+			if k > 0 && g.chance(35) {
+				sd.Fields[g.r.IntN(len(sd.Fields))] = FType{K: FStruct, S: g.r.IntN(k)}
 			}
 		}
 		sd.Init = len(sd.Fields)
@@ -79,8 +84,12 @@ func (g *gen) pointerType() FType {
 		return FType{K: FI8}
 	case c < 52:
 		return FType{K: FRef}
-	case c < 80:
+	case c < 75:
 		return FType{K: FStruct, S: g.r.IntN(len(g.p.Structs))}
+	case c < 85:
+		if ts := g.targetTypes(); slices.Contains(ts, FType{K: FR8}) {
+			return FType{K: FR8}
+		}
 	}
 	ts := g.targetTypes()
 	return ts[g.r.IntN(len(ts))]
@@ -443,7 +452,17 @@ func (g *gen) valueExpr(t Type, depth int, budget *int, safe bool) Expr {
 	case k < 97:
 		return &IsBoxed{S: g.anyStruct()}
 	default:
-		return &SizeOf{S: g.anyStruct()}
+		// Mono lays out references in declaration order, CoreCLR first:
+		// their sizes differ.
+		var ss []int
+		for s := range g.p.Structs {
+			if !g.o.MonoSafe || !g.p.hasRefs(s) {
+				ss = append(ss, s)
+			}
+		}
+		if len(ss) > 0 {
+			return &SizeOf{S: ss[g.r.IntN(len(ss))]}
+		}
 	}
 	return g.locLoad(I4, locSafe, budget, safe)
 }
@@ -570,6 +589,10 @@ func (g *gen) valueTry(budget *int) Stmt {
 	if c := g.refCall(L, t, budget); c != nil {
 		tr.Body = append(tr.Body, c)
 	}
+	if len(g.m.PLocals) > 0 && g.chance(50) {
+		// a pointer local, null unless a PSet ran
+		tr.Body = append(tr.Body, &Mix{E: g.ptrRead(g.r.IntN(len(g.m.PLocals)))})
+	}
 	if g.chance(60) {
 		tr.Body = append(tr.Body, g.maybeIf(budget, g.throwStmt(budget)))
 	}
@@ -607,9 +630,28 @@ func (g *gen) valueTry(budget *int) Stmt {
 	return &If{C: Cond{A: &Const{T: I4, V: 1}}, Then: after}
 }
 
+// ptrRead reads through pointer local n (a scalar field of its target
+// when that is a value type).
+func (g *gen) ptrRead(n int) Expr {
+	L := &Loc{Root: RPtr, N: n}
+	t := g.m.PLocals[n]
+	if t.K == FStruct {
+		var ps [][]int
+		for _, p := range g.paths(t) {
+			if isScalar(g.p.fieldType(t.S, p)) {
+				ps = append(ps, p)
+			}
+		}
+		L.Path = ps[g.r.IntN(len(ps))]
+		t = g.p.fieldType(t.S, L.Path)
+	}
+	g.may(nre)
+	return &LocLoad{L: L, A: g.access(), Flip: g.chance(40), T: t.intType()}
+}
+
 // structLoc picks a value-type location for valueTry: mostly a local
 // or parameter of the method (a frame block the handlers reach), else
-// any location that does not throw.
+// any location that does not throw, at a constant index.
 func (g *gen) structLoc(budget *int) *Loc {
 	var ls []*Loc
 	for n := range g.m.SLocals {
@@ -621,7 +663,12 @@ func (g *gen) structLoc(budget *int) *Loc {
 	if len(ls) > 0 && g.chance(80) {
 		return ls[g.r.IntN(len(ls))]
 	}
-	return g.loc(locReq{want: isStruct, mode: locSafe}, budget)
+	L := g.loc(locReq{want: isStruct, mode: locSafe}, budget)
+	if L.Idx != nil {
+		// read again in the handler and filter: no side effects
+		L.Idx = &Const{T: I4, V: int64(g.r.IntN(4))}
+	}
+	return L
 }
 
 // refCall calls a method with byref parameters, pointing those of L's

@@ -583,16 +583,34 @@ func (l *lowerer) structDecl(s int) string {
 	lines("ldarg.0", "ldobj "+name, fmt.Sprintf("call int32 %s::Hash(valuetype %s)", name, name), "ret")
 	b.WriteString("  }\n")
 
-	// Hash folds every field, read from the value or through its address.
+	// Hash folds every field, read in turn with ldfld from the value,
+	// ldfld through its address, ldflda and ldind (ldobj for a value
+	// type), and ldflda and ldind of the other signedness (ldobj for
+	// the types without one), a small field also with an ldind of
+	// either signedness: the engines run every form often.
 	fmt.Fprintf(&b, "  .method public hidebysig static int32 Hash(valuetype %s v) cil managed\n  {\n", name)
 	lines("ldc.i4 17")
 	for i, f := range sd.Fields {
-		if i%2 == 0 {
-			lines("ldarg.0")
-		} else {
-			lines("ldarga.s v")
+		if f.small() {
+			// both extensions of a small field, then one of the forms
+			for _, flip := range []bool{false, true} {
+				lines("ldarga.s v", "ldflda "+fld(i), "ldind."+f.ind(true, flip), "call int32 hmix(int32, int32)")
+			}
 		}
-		lines("ldfld " + fld(i))
+		switch i % 4 {
+		case 0:
+			lines("ldarg.0", "ldfld "+fld(i))
+		case 1:
+			lines("ldarga.s v", "ldfld "+fld(i))
+		default:
+			lines("ldarga.s v", "ldflda "+fld(i))
+			switch {
+			case f.K == FStruct || i%4 == 3 && !f.small() && f.K != FI4:
+				lines("ldobj " + f.token())
+			default:
+				lines("ldind." + f.ind(true, i%4 == 3))
+			}
+		}
 		switch f.K {
 		case FI8:
 			lines("call int32 fold(int64)")
