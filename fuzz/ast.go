@@ -14,8 +14,9 @@
 // first differing line of two outputs shows where two engines diverge.
 //
 // Comparing with Mono: outputs agree except where MINIIL.md names a
-// difference. Programs never use floats (Mono prints float64
-// differently) nor exception messages, and nothing goes unhandled. The
+// difference. Programs never print floats (Mono prints float64
+// differently: float64 fields reach the hash through conv.i8) nor
+// exception messages, and nothing goes unhandled. The
 // remaining difference, an exception escaping a filter (Mono lets it
 // through), is avoided by Options.MonoSafe, which the runner's -mono
 // mode sets: nothing inside a filter can throw (no throw statements or
@@ -23,7 +24,9 @@
 // cannot throw). MonoSafe also avoids the int64 constant -2^31, which
 // Mono 6.8 multiplies with the wrong sign, and keeps int32 shl and shr
 // counts in [0, 31]: Mono 6.8 folds those shifts (of constants, also
-// ones it propagates from locals) masking the count by 63, not 31.
+// ones it propagates from locals) masking the count by 63, not 31; and
+// takes sizeof only of value types without references (Mono lays those
+// out in declaration order, CoreCLR references first).
 //
 // Arrays: a static int32[5] arr, and a static jagged int32[][] jag whose
 // rows start as an int32[4], null and arr (aliased; an int32[2] when
@@ -48,6 +51,27 @@
 // risky nodes, on any slot (NullReferenceException, or a
 // DivideByZeroException thrown inside Apply); statements store new
 // objects or null into the slots that may throw.
+//
+// Value types and managed pointers (value.go): one to three value types
+// per program (int32, int64, float64, object and small integer fields,
+// sometimes a nested value type, sometimes more than 16 words or three),
+// each with a constructor, a Step that mutates it through this and a
+// Hash of every field; value-type locals, parameters, results, statics,
+// fields of a class and array elements (ldelem, stelem, ldelema, an
+// index out of range); box, unbox, unbox.any (InvalidCastException from
+// a box of another type) and isinst; initobj, ldobj, stobj, cpobj and
+// sizeof; managed pointers to every kind of location (variables,
+// fields, elements of arr and of jag's rows, statics, what pointer
+// locals and byref parameters point to) read and written with every
+// ldind and stind width, byref parameters of int32, int64, float64,
+// object and value types, and pointer locals that stay null until set
+// (NullReferenceException). Value trys mutate a value-type location in
+// a try, directly and through the byref arguments of a call that may
+// throw after writing, read it in the catch, filter (a field), finally
+// or fault handler, copy it there and read the copy after. Stores may
+// read back what they stored, methods hash their value-type locals and
+// parameters at their end and the program its value-type statics, so
+// a wrong copy shows in the checksum.
 //
 // API: Generate(seed, Options) builds the AST, Program.IL lowers it;
 // Runner runs one program on every engine and Mismatch compares the

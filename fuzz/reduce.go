@@ -269,6 +269,9 @@ func (e *editor) program(p *Program) {
 			}
 		}
 	}
+	if e.structs(p) {
+		return
+	}
 	for _, m := range p.Methods {
 		e.m = m
 		e.blk(&m.Body)

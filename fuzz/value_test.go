@@ -197,14 +197,21 @@ func TestValueTypeRates(t *testing.T) {
 
 // TestValueTypeMonoSafe checks that with MonoSafe nothing over value
 // types in a filter can throw (no pointer local, row of jag, unmasked
-// index or unbox), and that sizeof only takes value types without
-// references (Mono lays those out differently).
+// index or unbox), that sizeof only takes value types without
+// references (Mono lays those out differently), and that no value type
+// holding references is stored or copied through a pointer local (Mono
+// crashes when it is null).
 func TestValueTypeMonoSafe(t *testing.T) {
 	o, _ := SizeOptions("large")
 	o.MonoSafe = true
 	sizeofs := 0
 	for seed := uint64(1); seed <= 200; seed++ {
 		p := Generate(seed, o)
+		nullDest := func(seed uint64, m *Method, L *Loc) {
+			if ft := p.locType(m, L); L.Root == RPtr && ft.K == FStruct && p.hasRefs(ft.S) {
+				t.Errorf("seed %d: MonoSafe stobj or cpobj of V%d, which holds references, through a pointer local", seed, ft.S)
+			}
+		}
 		visitNodes(p, func(m *Method, x any, where string) {
 			switch x := x.(type) {
 			case *SizeOf:
@@ -220,6 +227,10 @@ func TestValueTypeMonoSafe(t *testing.T) {
 				if where == "filter" {
 					t.Errorf("seed %d: MonoSafe filter unboxes", seed)
 				}
+			case *SStore:
+				nullDest(seed, m, x.L)
+			case *SCopy:
+				nullDest(seed, m, x.Dst)
 			}
 		})
 	}

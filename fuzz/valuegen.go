@@ -325,7 +325,7 @@ func (g *gen) valueStmts(budget *int, safe bool) []choice {
 			return s
 		}},
 		{4, func() Stmt {
-			L := g.loc(locReq{want: isStruct, mode: g.stmtMode(safe), safe: safe}, budget)
+			L := g.monoDest(g.loc(locReq{want: isStruct, mode: g.stmtMode(safe), safe: safe}, budget), safe, budget)
 			t := g.p.locType(g.m, L)
 			return &SStore{L: L, A: g.access(), Src: g.sexpr(t.S, 1, budget, safe), Check: g.chance(checkPct)}
 		}},
@@ -344,7 +344,7 @@ func (g *gen) valueStmts(budget *int, safe bool) []choice {
 		{1, func() Stmt {
 			// cpobj of anything but an object: a boxed value in a value
 			// type's object field would let boxes nest without bound.
-			dst := g.loc(locReq{want: func(t FType) bool { return t.K != FRef }, mode: g.stmtMode(safe), safe: safe}, budget)
+			dst := g.monoDest(g.loc(locReq{want: func(t FType) bool { return t.K != FRef }, mode: g.stmtMode(safe), safe: safe}, budget), safe, budget)
 			t := g.p.locType(g.m, dst)
 			return &SCopy{Dst: dst, Src: g.loc(locReq{want: exactly(t), mode: g.stmtMode(safe), safe: safe}, budget), Check: g.chance(checkPct)}
 		}},
@@ -362,6 +362,19 @@ func (g *gen) valueStmts(budget *int, safe bool) []choice {
 // checkPct is the chance (in percent) that a store into a location reads
 // it back into the hash.
 const checkPct = 35
+
+// monoDest returns the destination L of a value-type store or copy, or,
+// with MonoSafe, another location of its type when L is reached through
+// a pointer local (null until set) and its type holds references: Mono
+// 6.8 (and CoreCLR 2.0) crash on stobj and cpobj of such a value to a
+// null address instead of throwing NullReferenceException.
+func (g *gen) monoDest(L *Loc, safe bool, budget *int) *Loc {
+	t := g.p.locType(g.m, L)
+	if !g.o.MonoSafe || L.Root != RPtr || t.K != FStruct || !g.p.hasRefs(t.S) {
+		return L
+	}
+	return g.loc(locReq{want: exactly(t), mode: locSafe, safe: safe}, budget)
+}
 
 // scalarStore stores a value of L's type t into L.
 func (g *gen) scalarStore(L *Loc, t FType, budget *int, safe bool) Stmt {

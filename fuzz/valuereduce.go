@@ -513,3 +513,74 @@ func (e *editor) valueExpr(x Expr) bool {
 	}
 	return true
 }
+
+// forEachPath calls f for every field path of p's locations and value
+// fields (SField), with the value type each path starts from; f may
+// change the path's indices.
+func forEachPath(p *Program, f func(start FType, path []int)) {
+	for _, m := range p.Methods {
+		(&walker{
+			loc: func(L *Loc) { f(p.rootType(m, L), L.Path) },
+			expr: func(x *Expr) {
+				if sf, ok := (*x).(*SField); ok && sf.Src != nil {
+					f(FType{K: FStruct, S: sf.Src.Struct()}, sf.Path)
+				}
+			},
+		}).method(m)
+	}
+}
+
+// fieldUsed reports whether a location or value field of p goes through
+// field fi of value type s.
+func fieldUsed(p *Program, s, fi int) bool {
+	used := false
+	forEachPath(p, func(t FType, path []int) {
+		for _, f := range path {
+			if t.K == FStruct && t.S == s && f == fi {
+				used = true
+			}
+			t = p.Structs[t.S].Fields[f]
+		}
+	})
+	return used
+}
+
+// removeField deletes field fi of value type s, which no path uses: the
+// paths past it are renumbered.
+func removeField(p *Program, s, fi int) {
+	forEachPath(p, func(t FType, path []int) {
+		for i, f := range path {
+			next := p.Structs[t.S].Fields[f]
+			if t.K == FStruct && t.S == s && f > fi {
+				path[i]--
+			}
+			t = next
+		}
+	})
+	sd := p.Structs[s]
+	sd.Fields = slices.Delete(slices.Clone(sd.Fields), fi, fi+1)
+	if fi < sd.Init {
+		sd.Init--
+	}
+}
+
+// structs edits the value types: fields nothing uses go, constructors
+// set nothing.
+func (e *editor) structs(p *Program) bool {
+	for s, sd := range p.Structs {
+		if sd.Init > 0 && e.hit() {
+			sd.Init = 0
+			return true
+		}
+		if len(sd.Fields) < 2 {
+			continue
+		}
+		for fi := range sd.Fields {
+			if !fieldUsed(p, s, fi) && e.hit() {
+				removeField(p, s, fi)
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -13,18 +13,19 @@ import (
 
 // cmdFuzz is the differential fuzzer:
 //
-//	miniil fuzz -n N [-seed S] [-mono] [-out DIR] [-size small|medium|large]
-//	miniil fuzz -reduce FILE [-o OUT] [-mono]
+//	miniil fuzz -n N [-seed S] [-mono] [-nointerp] [-out DIR] [-size small|medium|large]
+//	miniil fuzz -reduce FILE [-o OUT] [-mono] [-nointerp]
 //
 // A campaign generates N programs (seeds S, S+1, ...), runs each on the
 // JIT and the interpreter (and with -mono under ilasm+mono), saves every
 // mismatch under DIR/seed-S and ends with one line "N programs, M
 // mismatches" on stdout (exit 1 when M > 0). With -mono the generator
 // makes filters that cannot throw: Mono lets an exception escape a
-// filter, a deliberate difference (MINIIL.md); programs never use
-// floats or exception messages, the other differences.
+// filter, a deliberate difference (MINIIL.md); programs never print
+// floats or exception messages, the other differences. -nointerp leaves
+// the interpreter out (the JIT alone, or against Mono).
 func cmdFuzz(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("fuzz", "fuzz -n N [-seed S] [-mono] [-out DIR] [-size small|medium|large] | fuzz -reduce FILE [-o OUT]", stdout)
+	fs := newFlags("fuzz", "fuzz -n N [-seed S] [-mono] [-nointerp] [-out DIR] [-size small|medium|large] | fuzz -reduce FILE [-o OUT]", stdout)
 	n := fs.Int("n", 100, "number of programs to generate and compare")
 	seed := fs.Uint64("seed", 1, "seed of the first program (programs use S, S+1, ...)")
 	mono := fs.Bool("mono", false, "also compare against ilasm + mono (filters then never throw)")
