@@ -212,6 +212,18 @@ func TestValueTypeMonoSafe(t *testing.T) {
 				t.Errorf("seed %d: MonoSafe stobj or cpobj of V%d, which holds references, through a pointer local", seed, ft.S)
 			}
 		}
+		fieldOfNull := func(seed uint64, L *Loc) {
+			if L.Root == RPtr && len(L.Path) > 0 {
+				t.Errorf("seed %d: MonoSafe ldflda through a pointer local outside a load", seed)
+			}
+		}
+		nullArgs := func(seed uint64, args []*Loc) {
+			for _, L := range args {
+				if L.Root == RPtr {
+					t.Errorf("seed %d: MonoSafe byref argument reached through a pointer local", seed)
+				}
+			}
+		}
 		visitNodes(p, func(m *Method, x any, where string) {
 			switch x := x.(type) {
 			case *SizeOf:
@@ -227,10 +239,27 @@ func TestValueTypeMonoSafe(t *testing.T) {
 				if where == "filter" {
 					t.Errorf("seed %d: MonoSafe filter unboxes", seed)
 				}
+			case *LocStore:
+				fieldOfNull(seed, x.L)
+			case *SStep:
+				fieldOfNull(seed, x.L)
+			case *SInit:
+				fieldOfNull(seed, x.L)
+			case *PSet:
+				fieldOfNull(seed, x.L)
 			case *SStore:
+				fieldOfNull(seed, x.L)
 				nullDest(seed, m, x.L)
 			case *SCopy:
+				fieldOfNull(seed, x.Dst)
+				fieldOfNull(seed, x.Src)
 				nullDest(seed, m, x.Dst)
+			case *CallExpr:
+				nullArgs(seed, x.RArgs)
+			case *CallStmt:
+				nullArgs(seed, x.RArgs)
+			case *SCall:
+				nullArgs(seed, x.RArgs)
 			}
 		})
 	}

@@ -185,6 +185,7 @@ type locReq struct {
 	mode  locMode
 	field bool // a field of a value type (a path)
 	safe  bool // the index expressions must not throw
+	load  bool // the location is only read (LocLoad, SLoad)
 }
 
 func isStruct(t FType) bool { return t.K == FStruct }
@@ -261,6 +262,14 @@ func (g *gen) loc(req locReq, budget *int) *Loc {
 	}
 	L := c.L
 	L.Path = c.paths[g.r.IntN(len(c.paths))]
+	if g.o.MonoSafe && !req.load && L.Root == RPtr && len(L.Path) > 0 {
+		// Mono does not null-check ldflda through a pointer: the
+		// exception would come later, after the operands of a store or
+		// call (or never, for a pointer a PSet keeps). Loads have no
+		// operands in between.
+		req.mode = locSafe
+		return g.loc(req, budget)
+	}
 	switch L.Root {
 	case RVar:
 		vs := g.vars(L.Var.T)
@@ -417,7 +426,7 @@ func (g *gen) sexpr(s int, depth int, budget *int, safe bool) SExpr {
 		}
 	}
 	if k < 55 || depth >= g.o.MaxExprDepth {
-		if L := g.loc(locReq{want: exactly(FType{K: FStruct, S: s}), mode: locSafe, safe: safe}, budget); L != nil {
+		if L := g.loc(locReq{want: exactly(FType{K: FStruct, S: s}), mode: locSafe, safe: safe, load: true}, budget); L != nil {
 			return &SLoad{L: L, A: g.access(), S: s}
 		}
 	}
@@ -482,7 +491,7 @@ func (g *gen) valueExpr(t Type, depth int, budget *int, safe bool) Expr {
 
 // locLoad reads a scalar location of int type t.
 func (g *gen) locLoad(t Type, mode locMode, budget *int, safe bool) Expr {
-	L := g.loc(locReq{want: scalarOf(t), mode: mode, safe: safe}, budget)
+	L := g.loc(locReq{want: scalarOf(t), mode: mode, safe: safe, load: true}, budget)
 	if L == nil {
 		return nil
 	}
@@ -566,7 +575,13 @@ func (g *gen) args(j int, budget *int, safe bool) ([]Expr, []SExpr, []*Loc) {
 	}
 	var rs []*Loc
 	for _, t := range m.RParams {
-		rs = append(rs, g.loc(locReq{want: exactly(t), mode: g.stmtMode(safe), safe: safe}, budget))
+		mode := g.stmtMode(safe)
+		if g.o.MonoSafe {
+			// no pointer local: the callee may stobj through it (see
+			// monoDest)
+			mode = locSafe
+		}
+		rs = append(rs, g.loc(locReq{want: exactly(t), mode: mode, safe: safe}, budget))
 	}
 	return as, ss, rs
 }
