@@ -22,7 +22,9 @@
 // mode sets: nothing inside a filter can throw (no throw statements or
 // regions, only non-throwing expressions, calls only to methods that
 // cannot throw). MonoSafe also avoids the int64 constant -2^31, which
-// Mono 6.8 multiplies with the wrong sign, and keeps int32 shl and shr
+// Mono 6.8 multiplies with the wrong sign; converts with conv.ovf.u8
+// only int32 variables and constants (Mono 6.8 zero-extends an int32
+// computed by arithmetic instead of throwing); keeps int32 shl and shr
 // counts in [0, 31]: Mono 6.8 folds those shifts (of constants, also
 // ones it propagates from locals) masking the count by 63, not 31;
 // takes sizeof only of value types without references (Mono lays those

@@ -994,7 +994,14 @@ func (g *gen) risky(t Type, depth int, budget *int) Expr {
 		if t == I8 {
 			op = g.oneOf(convOvfI8)
 		}
-		return &Conv{Op: op, A: g.expr(g.typ(), d, budget, false), T: t}
+		a := g.expr(g.typ(), d, budget, false)
+		if g.o.MonoSafe && op == "conv.ovf.u8" && a.Type() == I4 {
+			// Mono 6.8 zero-extends an int32 computed by arithmetic
+			// (also in a method it inlines) instead of throwing for a
+			// negative one; a variable or constant it converts right.
+			a = g.plainI4(budget)
+		}
+		return &Conv{Op: op, A: a, T: t}
 	case k < 60:
 		g.may("System.DivideByZeroException", ovf)
 		// unguarded: a constant divisor may be 0 or -1 too
@@ -1028,6 +1035,15 @@ const (
 	valueExprPct  = 7
 	valueRiskyPct = 20
 )
+
+// plainI4 returns an int32 variable or constant.
+func (g *gen) plainI4(budget *int) Expr {
+	if g.chance(50) {
+		return g.constant(I4)
+	}
+	vs := g.vars(I4)
+	return &Load{V: vs[g.r.IntN(len(vs))]}
+}
 
 // jagRisk is the weight of the jagged array's loads among risky int32
 // expressions, beside 100 for the others.

@@ -152,11 +152,7 @@ func (l *lowerer) local(name, typ string) string {
 
 // sig returns the signature of method i as a call names it.
 func (l *lowerer) sig(m *Method, i int) string {
-	ps := l.paramTypes(m)
-	for k := range ps {
-		ps[k] = strings.TrimSuffix(ps[k], fmt.Sprintf(" %s", l.paramName(m, k)))
-	}
-	return fmt.Sprintf("%s m%d(%s)", l.retType(m), i, strings.Join(ps, ", "))
+	return fmt.Sprintf("%s m%d(%s)", l.retType(m), i, strings.Join(l.paramTypes(m), ", "))
 }
 
 func (l *lowerer) retType(m *Method) string {
@@ -180,7 +176,7 @@ func (l *lowerer) paramName(m *Method, k int) string {
 	return fmt.Sprintf("ra%d", k-len(m.Params)-len(m.SParams))
 }
 
-// paramTypes returns m's parameters as "TYPE NAME".
+// paramTypes returns the types of m's parameters.
 func (l *lowerer) paramTypes(m *Method) []string {
 	var ps []string
 	for _, t := range m.Params {
@@ -191,9 +187,6 @@ func (l *lowerer) paramTypes(m *Method) []string {
 	}
 	for _, t := range m.RParams {
 		ps = append(ps, l.ftype(t)+"&")
-	}
-	for k := range ps {
-		ps[k] += " " + l.paramName(m, k)
 	}
 	return ps
 }
@@ -214,7 +207,11 @@ func (l *lowerer) method(i int) string {
 	l.flushDeferred()
 	body := l.b.String()
 	var h strings.Builder
-	fmt.Fprintf(&h, ".method public static %s m%d(%s) cil managed\n{\n  .maxstack 64\n", l.retType(m), i, strings.Join(l.paramTypes(m), ", "))
+	ps := l.paramTypes(m)
+	for k := range ps {
+		ps[k] += " " + l.paramName(m, k)
+	}
+	fmt.Fprintf(&h, ".method public static %s m%d(%s) cil managed\n{\n  .maxstack 64\n", l.retType(m), i, strings.Join(ps, ", "))
 	h.WriteString(l.localsDecl())
 	h.WriteString(body)
 	h.WriteString("}\n")
@@ -529,13 +526,7 @@ func (l *lowerer) stmt(s Stmt) {
 		l.trace(s.ID)
 	case *If:
 		then, end := l.newLabel(), l.newLabel()
-		l.expr(s.C.A)
-		if s.C.Op == "" {
-			l.emit("brtrue %s", then)
-		} else {
-			l.expr(s.C.B)
-			l.emit("%s %s", s.C.Op, then)
-		}
+		l.cond(s.C, then)
 		l.stmts(s.Else)
 		l.emit("br %s", end)
 		l.label(then)
@@ -699,6 +690,17 @@ func (l *lowerer) stmt(s Stmt) {
 		if !l.valueStmt(s) {
 			panic(fmt.Sprintf("fuzz: cannot lower %T", s))
 		}
+	}
+}
+
+// cond branches to then when c holds.
+func (l *lowerer) cond(c Cond, then string) {
+	l.expr(c.A)
+	if c.Op == "" {
+		l.emit("brtrue %s", then)
+	} else {
+		l.expr(c.B)
+		l.emit("%s %s", c.Op, then)
 	}
 }
 

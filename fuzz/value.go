@@ -250,7 +250,16 @@ type SUnbox struct {
 	Addr bool
 }
 
+// SCond is C ? A : B (values of value type S): the value crosses a
+// branch and a join on the stack.
+type SCond struct {
+	C    Cond
+	A, B SExpr
+	S    int
+}
+
 func (e *SLoad) Struct() int  { return e.S }
+func (e *SCond) Struct() int  { return e.S }
 func (e *SNew) Struct() int   { return e.S }
 func (e *SCall) Struct() int  { return e.S }
 func (e *SUnbox) Struct() int { return e.S }
@@ -336,9 +345,12 @@ func (p *Program) rootType(m *Method, L *Loc) FType {
 }
 
 // locType returns the type of location L in method m.
-func (p *Program) locType(m *Method, L *Loc) FType {
+func (p *Program) locType(m *Method, L *Loc) FType { return p.pathType(m, L, L.Path) }
+
+// pathType is the type down path from L's root (L's own path ignored).
+func (p *Program) pathType(m *Method, L *Loc, path []int) FType {
 	t := p.rootType(m, L)
-	for _, f := range L.Path {
+	for _, f := range path {
 		t = p.Structs[t.S].Fields[f]
 	}
 	return t
@@ -423,6 +435,8 @@ func cloneSExpr(e SExpr) SExpr {
 	case *SUnbox:
 		c := *e
 		return &c
+	case *SCond:
+		return &SCond{C: cloneCond(e.C), A: cloneSExpr(e.A), B: cloneSExpr(e.B), S: e.S}
 	}
 	panic("fuzz: unknown value-type expression")
 }

@@ -71,8 +71,9 @@ var rootNames = [...]string{RVar: "var", RSLocal: "struct local", RSArg: "struct
 // TestValueTypeRates checks that generated programs declare every shape
 // of value type (large, three words, nested), use value-type and byref
 // parameters of every kind, value-type results, every kind of location,
-// every ldind width, the box and unbox forms, and value types and
-// pointers inside every kind of handler, at sensible rates.
+// every ldind width, the box and unbox forms, conditional values, and
+// value types and pointers inside every kind of handler, at sensible
+// rates.
 func TestValueTypeRates(t *testing.T) {
 	const programs = 300
 	o, _ := SizeOptions("medium")
@@ -159,6 +160,8 @@ func TestValueTypeRates(t *testing.T) {
 				count("cpobj")
 			case *SCall:
 				count("call returning a value type")
+			case *SCond:
+				count("conditional value")
 			case *CallStmt:
 				if len(x.RArgs) > 0 && where == "try" {
 					count("byref call in a try")
@@ -187,7 +190,7 @@ func TestValueTypeRates(t *testing.T) {
 		"filter reads a value-type field", "value-type store in a handler", "value-type hash in a catch",
 		"value-type hash in a filterhandler", "value-type hash in a finally", "value-type hash in a fault",
 		"unbox addr=true", "unbox addr=false", "box", "isinst", "init zero=true", "init zero=false", "cpobj",
-		"call returning a value type", "byref call in a try")
+		"call returning a value type", "byref call in a try", "conditional value")
 	for _, k := range want {
 		if progs[k] < programs/30 {
 			t.Errorf("%s: in %d programs of %d, want at least %d", k, progs[k], programs, programs/30)
@@ -337,6 +340,11 @@ func TestValueLowering(t *testing.T) {
 				print(&LocLoad{L: &Loc{Root: RSArg, N: 0, Path: []int{0}}, A: AInd, T: I4}),
 			}},
 		}, []string{"100", "3"}},
+		{"conditional value", []*Method{{SLocals: []int{0}, Body: []Stmt{
+			&SInit{L: local(0), Arg: c(8)},
+			print(&SField{Src: &SCond{C: Cond{A: c(1)}, A: &SLoad{L: local(0), A: AInd, S: 0}, B: &SNew{S: 0, Arg: c(2)}}, Path: []int{0}, T: I4}),
+			print(&SField{Src: &SCond{C: Cond{Op: "blt", A: c(1), B: c(0)}, A: &SLoad{L: local(0), A: AInd, S: 0}, B: &SNew{S: 0, Arg: c(2)}}, Path: []int{0}, T: I4}),
+		}}}, []string{"8", "2"}},
 		{"unbox of another value type", []*Method{{Body: []Stmt{
 			&BoxStruct{Src: &SNew{S: 1, Arg: c(4)}},
 			print(&IsBoxed{S: 1}),

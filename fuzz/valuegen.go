@@ -211,7 +211,7 @@ func (g *gen) loc(req locReq, budget *int) *Loc {
 	add := func(w int, L Loc) {
 		var ps [][]int
 		for _, p := range g.paths(g.p.rootType(g.m, &L)) {
-			if (len(p) > 0 || !req.field) && req.want(g.p.fieldType0(g.m, &L, p)) {
+			if (len(p) > 0 || !req.field) && req.want(g.p.pathType(g.m, &L, p)) {
 				ps = append(ps, p)
 			}
 		}
@@ -289,15 +289,6 @@ func (g *gen) loc(req locReq, budget *int) *Loc {
 	return &L
 }
 
-// fieldType0 is the type down path from L's root (L's own path ignored).
-func (p *Program) fieldType0(m *Method, L *Loc, path []int) FType {
-	t := p.rootType(m, L)
-	for _, f := range path {
-		t = p.Structs[t.S].Fields[f]
-	}
-	return t
-}
-
 // access picks an instruction form.
 func (g *gen) access() Access {
 	switch k := g.r.IntN(100); {
@@ -329,7 +320,7 @@ func (g *gen) valueStmts(budget *int, safe bool) []choice {
 	cs := []choice{
 		{5, func() Stmt {
 			L := g.loc(locReq{want: isScalar, mode: g.stmtMode(safe), safe: safe}, budget)
-			s := g.scalarStore(L, g.p.locType(g.m, L), budget, safe).(*LocStore)
+			s := g.scalarStore(L, g.p.locType(g.m, L), budget, safe)
 			s.Check = g.chance(checkPct)
 			return s
 		}},
@@ -386,7 +377,7 @@ func (g *gen) monoDest(L *Loc, safe bool, budget *int) *Loc {
 }
 
 // scalarStore stores a value of L's type t into L.
-func (g *gen) scalarStore(L *Loc, t FType, budget *int, safe bool) Stmt {
+func (g *gen) scalarStore(L *Loc, t FType, budget *int, safe bool) *LocStore {
 	s := &LocStore{L: L, A: g.access()}
 	switch t.K {
 	case FI8:
@@ -412,7 +403,8 @@ func (g *gen) scalarStore(L *Loc, t FType, budget *int, safe bool) Stmt {
 func (g *gen) anyStruct() int { return g.r.IntN(len(g.p.Structs)) }
 
 // sexpr returns an expression of value type s that does not throw
-// (unless its operands do): a location's value, newobj, or a call.
+// (unless its operands do): a location's value, newobj, a call, or a
+// conditional one.
 func (g *gen) sexpr(s int, depth int, budget *int, safe bool) SExpr {
 	k := g.r.IntN(100)
 	if k >= 75 {
@@ -424,6 +416,9 @@ func (g *gen) sexpr(s int, depth int, budget *int, safe bool) SExpr {
 			c.Args, c.SArgs, c.RArgs = g.args(j, budget, safe)
 			return c
 		}
+	}
+	if k >= 65 && depth < g.o.MaxExprDepth {
+		return &SCond{C: g.cond(budget), A: g.sexpr(s, depth+1, budget, safe), B: g.sexpr(s, depth+1, budget, safe), S: s}
 	}
 	if k < 55 || depth >= g.o.MaxExprDepth {
 		if L := g.loc(locReq{want: exactly(FType{K: FStruct, S: s}), mode: locSafe, safe: safe, load: true}, budget); L != nil {

@@ -297,6 +297,14 @@ func (l *lowerer) sexpr(e SExpr) {
 		l.emit("newobj instance void %s::.ctor(int32)", l.sname(e.S))
 	case *SCall:
 		l.call(e.Callee, e.Args, e.SArgs, e.RArgs)
+	case *SCond:
+		then, end := l.newLabel(), l.newLabel()
+		l.cond(e.C, then)
+		l.sexpr(orNew(e.B, e.S))
+		l.emit("br %s", end)
+		l.label(then)
+		l.sexpr(orNew(e.A, e.S))
+		l.label(end)
 	case *SUnbox:
 		l.used["obj"] = true
 		l.produced["System.NullReferenceException"] = true
@@ -311,6 +319,13 @@ func (l *lowerer) sexpr(e SExpr) {
 	default:
 		panic(fmt.Sprintf("fuzz: cannot lower %T", e))
 	}
+}
+
+func orNew(e SExpr, s int) SExpr {
+	if e == nil {
+		return &SNew{S: s}
+	}
+	return e
 }
 
 // valueExpr lowers the int expressions over value types; false for

@@ -77,6 +77,10 @@ func sexprParts(x SExpr) parts {
 		ps.expr(&x.Arg)
 	case *SCall:
 		ps.call(x.Args, x.SArgs, x.RArgs)
+	case *SCond:
+		ps.expr(&x.C.A)
+		ps.expr(&x.C.B)
+		ps.sexprs = append(ps.sexprs, &x.A, &x.B)
 	}
 	return ps
 }
@@ -441,6 +445,19 @@ func (e *editor) sexpr(p *SExpr) {
 		if x.Addr && e.hit() {
 			x.Addr = false
 		}
+	case *SCond:
+		for _, y := range []SExpr{x.A, x.B} {
+			if y != nil && e.hit() {
+				*p = y
+				return
+			}
+		}
+		e.expr(&x.C.A)
+		if x.C.B != nil {
+			e.expr(&x.C.B)
+		}
+		e.sexpr(&x.A)
+		e.sexpr(&x.B)
 	}
 }
 
