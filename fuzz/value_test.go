@@ -389,7 +389,11 @@ func TestValueLowering(t *testing.T) {
 // typed.
 func TestValueEditsLoad(t *testing.T) {
 	o, _ := SizeOptions("medium")
-	for seed := uint64(1); seed <= 40; seed++ {
+	seeds := uint64(40)
+	if testing.Short() {
+		seeds = 8
+	}
+	for seed := uint64(1); seed <= seeds; seed++ {
 		p := Generate(seed, o)
 		n := countEdits(p)
 		step := max(1, n/60)
