@@ -262,13 +262,19 @@ func (g *gen) loc(req locReq, budget *int) *Loc {
 	}
 	L := c.L
 	L.Path = c.paths[g.r.IntN(len(c.paths))]
-	if g.o.MonoSafe && !req.load && L.Root == RPtr && len(L.Path) > 0 {
+	if g.o.MonoSafe && L.Root == RPtr {
 		// Mono does not null-check ldflda through a pointer: the
 		// exception would come later, after the operands of a store or
-		// call (or never, for a pointer a PSet keeps). Loads have no
-		// operands in between.
-		req.mode = locSafe
-		return g.loc(req, budget)
+		// call (or never, for a pointer a PSet keeps); loads have no
+		// operands in between. And Mono 6.8 (as CoreCLR 2.0) crashes
+		// (SIGSEGV) on ldobj, ldfld, stobj and cpobj of a value type
+		// holding references from or to a null address instead of
+		// throwing NullReferenceException.
+		t := g.p.locType(g.m, &L)
+		if !req.load && len(L.Path) > 0 || t.K == FStruct && g.p.hasRefs(t.S) {
+			req.mode = locSafe
+			return g.loc(req, budget)
+		}
 	}
 	switch L.Root {
 	case RVar:
@@ -325,7 +331,7 @@ func (g *gen) valueStmts(budget *int, safe bool) []choice {
 			return s
 		}},
 		{4, func() Stmt {
-			L := g.monoDest(g.loc(locReq{want: isStruct, mode: g.stmtMode(safe), safe: safe}, budget), safe, budget)
+			L := g.loc(locReq{want: isStruct, mode: g.stmtMode(safe), safe: safe}, budget)
 			t := g.p.locType(g.m, L)
 			return &SStore{L: L, A: g.access(), Src: g.sexpr(t.S, 1, budget, safe), Check: g.chance(checkPct)}
 		}},
@@ -344,7 +350,7 @@ func (g *gen) valueStmts(budget *int, safe bool) []choice {
 		{1, func() Stmt {
 			// cpobj of anything but an object: a boxed value in a value
 			// type's object field would let boxes nest without bound.
-			dst := g.monoDest(g.loc(locReq{want: func(t FType) bool { return t.K != FRef }, mode: g.stmtMode(safe), safe: safe}, budget), safe, budget)
+			dst := g.loc(locReq{want: func(t FType) bool { return t.K != FRef }, mode: g.stmtMode(safe), safe: safe}, budget)
 			t := g.p.locType(g.m, dst)
 			return &SCopy{Dst: dst, Src: g.loc(locReq{want: exactly(t), mode: g.stmtMode(safe), safe: safe}, budget), Check: g.chance(checkPct)}
 		}},
@@ -362,19 +368,6 @@ func (g *gen) valueStmts(budget *int, safe bool) []choice {
 // checkPct is the chance (in percent) that a store into a location reads
 // it back into the hash.
 const checkPct = 35
-
-// monoDest returns the destination L of a value-type store or copy, or,
-// with MonoSafe, another location of its type when L is reached through
-// a pointer local (null until set) and its type holds references: Mono
-// 6.8 (and CoreCLR 2.0) crash on stobj and cpobj of such a value to a
-// null address instead of throwing NullReferenceException.
-func (g *gen) monoDest(L *Loc, safe bool, budget *int) *Loc {
-	t := g.p.locType(g.m, L)
-	if !g.o.MonoSafe || L.Root != RPtr || t.K != FStruct || !g.p.hasRefs(t.S) {
-		return L
-	}
-	return g.loc(locReq{want: exactly(t), mode: locSafe, safe: safe}, budget)
-}
 
 // scalarStore stores a value of L's type t into L.
 func (g *gen) scalarStore(L *Loc, t FType, budget *int, safe bool) *LocStore {
@@ -572,8 +565,8 @@ func (g *gen) args(j int, budget *int, safe bool) ([]Expr, []SExpr, []*Loc) {
 	for _, t := range m.RParams {
 		mode := g.stmtMode(safe)
 		if g.o.MonoSafe {
-			// no pointer local: the callee may stobj through it (see
-			// monoDest)
+			// no pointer local: the callee may ldflda or stobj through
+			// it (see loc)
 			mode = locSafe
 		}
 		rs = append(rs, g.loc(locReq{want: exactly(t), mode: mode, safe: safe}, budget))
