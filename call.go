@@ -56,6 +56,9 @@ func (p *Program) Call(ctx context.Context, cfg Config, name string, args ...any
 	if !m.Static {
 		return nil, fmt.Errorf("%s is an instance method; only static methods can be called from Go", m.FullName())
 	}
+	if m.Name == ".cctor" {
+		return nil, fmt.Errorf("%s is a static constructor: the runtime runs it, it cannot be called", m.FullName())
+	}
 	if len(args) != len(m.Params) {
 		return nil, fmt.Errorf("%s takes %d argument(s), got %d", m.Signature(), len(m.Params), len(args))
 	}
@@ -284,7 +287,7 @@ func Phases() []string {
 // print (nil: the phase's own printer).
 func (p *Program) dump(w io.Writer, method, last string, print func(io.Writer, *jit.Method) error) (err error) {
 	defer recoverInternal("dump", &err)
-	methods := p.mod.AllMethods()
+	methods := p.mod.CodeMethods() // with the hidden type initializers' Run methods
 	if method != "" {
 		m, err := p.FindMethod(method)
 		if err != nil {

@@ -45,6 +45,122 @@ const depthProgram = `.assembly depth {}
     ret
   }
 }
+// Node3 and NodeArr recurse as Node does, through String.Concat(object,
+// object, object) and String.Concat(object[]).
+.class public Node3 extends [mscorlib]System.Object {
+  .field public int32 n
+  .method public specialname rtspecialname instance void .ctor(int32 n) cil managed {
+    .maxstack 2
+    ldarg.0
+    call instance void [mscorlib]System.Object::.ctor()
+    ldarg.0
+    ldarg.1
+    stfld int32 Node3::n
+    ret
+  }
+  .method public virtual instance string ToString() cil managed {
+    .maxstack 3
+    ldarg.0
+    ldfld int32 Node3::n
+    brtrue.s R
+    ldstr "."
+    ret
+  R:
+    ldnull
+    ldarg.0
+    ldfld int32 Node3::n
+    ldc.i4.1
+    sub
+    newobj instance void Node3::.ctor(int32)
+    ldstr ""
+    call string [mscorlib]System.String::Concat(object, object, object)
+    ret
+  }
+}
+.class public NodeArr extends [mscorlib]System.Object {
+  .field public int32 n
+  .method public specialname rtspecialname instance void .ctor(int32 n) cil managed {
+    .maxstack 2
+    ldarg.0
+    call instance void [mscorlib]System.Object::.ctor()
+    ldarg.0
+    ldarg.1
+    stfld int32 NodeArr::n
+    ret
+  }
+  .method public virtual instance string ToString() cil managed {
+    .maxstack 5
+    ldarg.0
+    ldfld int32 NodeArr::n
+    brtrue.s R
+    ldstr "."
+    ret
+  R:
+    ldc.i4.2
+    newarr [mscorlib]System.Object
+    dup
+    ldc.i4.1
+    ldarg.0
+    ldfld int32 NodeArr::n
+    ldc.i4.1
+    sub
+    newobj instance void NodeArr::.ctor(int32)
+    stelem.ref
+    call string [mscorlib]System.String::Concat(object[])
+    ret
+  }
+}
+// Holder is a value type whose ValueType.Equals calls its field's
+// Equals; DeepEq's Equals compares two boxed Holders of smaller DeepEqs,
+// so the recursion goes through the base library's Equals of a boxed
+// value type.
+.class public sequential sealed Holder extends [mscorlib]System.ValueType {
+  .field public object f
+}
+.class public DeepEq extends [mscorlib]System.Object {
+  .field public int32 n
+  .method public specialname rtspecialname instance void .ctor(int32 n) cil managed {
+    .maxstack 2
+    ldarg.0
+    call instance void [mscorlib]System.Object::.ctor()
+    ldarg.0
+    ldarg.1
+    stfld int32 DeepEq::n
+    ret
+  }
+  .method public static object Wrap(int32 n) cil managed {
+    .maxstack 3
+    .locals init (valuetype Holder h)
+    ldloca.s h
+    ldarg.0
+    newobj instance void DeepEq::.ctor(int32)
+    stfld object Holder::f
+    ldloc.0
+    box Holder
+    ret
+  }
+  .method public virtual instance bool Equals(object o) cil managed {
+    .maxstack 3
+    ldarg.0
+    ldfld int32 DeepEq::n
+    brtrue.s R
+    ldc.i4.1
+    ret
+  R:
+    ldarg.0
+    ldfld int32 DeepEq::n
+    ldc.i4.1
+    sub
+    call object DeepEq::Wrap(int32)
+    ldarg.0
+    ldfld int32 DeepEq::n
+    ldc.i4.1
+    sub
+    call object DeepEq::Wrap(int32)
+    callvirt instance bool [mscorlib]System.Object::Equals(object)
+    ret
+  }
+}
 .method public static int32 plain(int32 n) cil managed {
   .maxstack 3
   ldarg.0
@@ -178,6 +294,33 @@ D:
   callvirt instance int32 [mscorlib]System.String::get_Length()
   ret
 }
+.method public static int32 viaConcat3(int32 n) cil managed {
+  .maxstack 2
+  ldarg.0
+  newobj instance void Node3::.ctor(int32)
+  callvirt instance string [mscorlib]System.Object::ToString()
+  callvirt instance int32 [mscorlib]System.String::get_Length()
+  ret
+}
+.method public static int32 viaConcatArray(int32 n) cil managed {
+  .maxstack 2
+  ldarg.0
+  newobj instance void NodeArr::.ctor(int32)
+  callvirt instance string [mscorlib]System.Object::ToString()
+  callvirt instance int32 [mscorlib]System.String::get_Length()
+  ret
+}
+// viaValueEquals returns 1 when the recursion through ValueType.Equals
+// n deep completes.
+.method public static int32 viaValueEquals(int32 n) cil managed {
+  .maxstack 2
+  ldarg.0
+  call object DeepEq::Wrap(int32)
+  ldarg.0
+  call object DeepEq::Wrap(int32)
+  callvirt instance bool [mscorlib]System.Object::Equals(object)
+  ret
+}
 // mixed goes n deep with large frames, returns, then n deep with small
 // ones, then throws from n deep and catches at the top, then goes n deep
 // again.
@@ -264,21 +407,33 @@ func TestCallDepth(t *testing.T) {
 }
 
 // TestCallbackDepth checks the bound on base library methods that call
-// managed code back, nested: the same on both engines.
+// managed code back (String.Concat of two or three objects, or of an
+// object[], and Equals of a boxed value type), nested: the same on both
+// engines.
 func TestCallbackDepth(t *testing.T) {
 	p, err := miniil.Load("depth.il", []byte(depthProgram))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, n := range []int{il.MaxCallbackDepth, il.MaxCallbackDepth + 1} {
-		for _, eng := range engines {
-			t.Run(fmt.Sprintf("%d/%s", n, eng), func(t *testing.T) {
-				_, err := p.Call(context.Background(), miniil.Config{Engine: eng}, "viaToString", int32(n))
-				var so *miniil.StackOverflowError
-				if fits := n <= il.MaxCallbackDepth; fits != (err == nil) || !fits && !errors.As(err, &so) {
-					t.Fatalf("viaToString(%d): %v", n, err)
-				}
-			})
+	shapes := []struct {
+		method string
+		extra  int // nested callbacks beyond n
+	}{
+		{"viaToString", 0}, {"viaConcat3", 0}, {"viaConcatArray", 0},
+		{"viaValueEquals", 1}, // the outermost Equals is the base library's
+	}
+	for _, sh := range shapes {
+		fit := il.MaxCallbackDepth - sh.extra
+		for _, n := range []int{fit, fit + 1} {
+			for _, eng := range engines {
+				t.Run(fmt.Sprintf("%s/%d/%s", sh.method, n, eng), func(t *testing.T) {
+					res, err := p.Call(context.Background(), miniil.Config{Engine: eng}, sh.method, int32(n))
+					var so *miniil.StackOverflowError
+					if fits := n <= fit; fits != (err == nil) || !fits && !errors.As(err, &so) || fits && res != int32(1) {
+						t.Fatalf("%s(%d) = %v, %v", sh.method, n, res, err)
+					}
+				})
+			}
 		}
 	}
 }

@@ -19,6 +19,7 @@ func compileMethod(mod *il.Module, cfg jit.Config) jitrt.CompileFunc {
 	return func(rt *jitrt.Runtime, m *il.Method) (*abi.Method, error) {
 		if c == nil {
 			cfg.Env = rt
+			cfg.Initialized = rt.Initialized
 			c = jit.New(cfg)
 		}
 		st, err := c.Compile(mod, m, "")

@@ -175,8 +175,11 @@ type ManagedException struct {
 	// from the interpreter, which records methods only).
 	ILOffsets []int
 	// InnerException is the exception's InnerException (nil: none),
-	// with its Type, Message and own InnerException; its StackTrace is
-	// not recorded (nil).
+	// with its Type, Message and own InnerException. Its StackTrace is
+	// not recorded (nil), but for the inner exception of a
+	// TypeInitializationException made in the handler that caught it, as
+	// the runtime makes one for a failed static constructor: the frames
+	// from its throw to the static constructor, as CoreCLR reports them.
 	InnerException *ManagedException
 }
 

@@ -60,6 +60,15 @@
 // DivideByZeroException thrown inside Apply); statements store new
 // objects or null into the slots that may throw.
 //
+// Static constructors: in most programs the static variables are fields
+// of a class St whose static constructor sets their initial values; a
+// precise St also mixes the running hash, so the output shows where it
+// ran (at the first access, which may be in any handler or filter), and
+// a beforefieldinit one does not (Mono runs those earlier). Among the
+// risky nodes, a read of Bad::v fails: Bad's static constructor mixes the
+// hash and throws, so the first read throws a TypeInitializationException
+// and every later one the same again.
+//
 // Value types and managed pointers (value.go): one to three value types
 // per program (int32, int64, float64, object and small integer fields,
 // sometimes a nested value type, sometimes more than 16 words or three),
@@ -134,7 +143,24 @@ type Program struct {
 	InlineRoot  bool // the entry point holds m0's body instead of calling it
 	NoValueHash bool // no hashes of value-type locals and parameters at a method's end, nor of value-type statics at the program's
 	NextID      int  // next free region/handler id (for edits that add none; informative)
+	// Cctor says where the static variables live: global fields
+	// (NoCctor), or fields of a class St whose static constructor sets
+	// them to CctorInit (s0..s2, then g0..g1) when the program first
+	// uses one, mixing the running hash as it runs (PreciseCctor), or
+	// without mixing (LazyCctor: beforefieldinit, which Mono runs
+	// earlier).
+	Cctor     CctorKind
+	CctorInit [nStaticI4 + nStaticI8]int64
 }
+
+// CctorKind is where a program's static variables live (Program.Cctor).
+type CctorKind uint8
+
+const (
+	NoCctor      CctorKind = iota // global static fields
+	PreciseCctor                  // fields of St, whose .cctor mixes the hash
+	LazyCctor                     // fields of a beforefieldinit St
+)
 
 // Method is one static method m<Index>. Its parameters are Params
 // (a0, ...), then SParams (sa0, ...), then RParams (ra0, ...).
@@ -244,6 +270,12 @@ type CastField struct{}
 // Unbox reads (int32)obj (InvalidCastException when obj holds a Box).
 type Unbox struct{}
 
+// FailedInit reads Bad::v, whose class's static constructor mixes the
+// hash and throws: the first read throws a TypeInitializationException
+// (around an InvalidOperationException), and so does every later one,
+// without running the constructor again.
+type FailedInit struct{}
+
 // IfaceCall calls ops[Idx & mask].Apply(Arg) through the interface IOp
 // (callvirt instance int32 IOp::Apply(int32)). The static IOp[4] array
 // ops holds an OpAdd (x + k) in slot 0, an OpMul (x * k: a subclass of
@@ -271,6 +303,7 @@ func (e *JagLen) Type() Type    { return I4 }
 func (e *BoxField) Type() Type  { return I4 }
 func (e *CastField) Type() Type { return I4 }
 func (e *Unbox) Type() Type     { return I4 }
+func (*FailedInit) Type() Type  { return I4 }
 func (e *IfaceCall) Type() Type { return I4 }
 
 // Stmt is a stack-neutral statement.
@@ -571,6 +604,8 @@ func cloneExpr(e Expr) Expr {
 		return &CastField{}
 	case *Unbox:
 		return &Unbox{}
+	case *FailedInit:
+		return &FailedInit{}
 	case *IfaceCall:
 		return &IfaceCall{Idx: cloneExpr(e.Idx), Arg: cloneExpr(e.Arg), Safe: e.Safe}
 	}

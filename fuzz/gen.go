@@ -80,6 +80,9 @@ var classes = []exClass{
 }
 
 func classDepth(name string) int {
+	if name == tie {
+		return 3
+	}
 	for _, c := range classes {
 		if c.name == name {
 			return c.depth
@@ -117,6 +120,7 @@ type frame struct {
 
 type gen struct {
 	r      *rand.Rand
+	cc     *rand.Rand // static constructors' choices (cctor, risky)
 	o      Options
 	p      *Program
 	nextID int
@@ -140,8 +144,12 @@ type gen struct {
 func Generate(seed uint64, opts Options) *Program {
 	o := opts.normalized()
 	g := &gen{r: rand.New(rand.NewPCG(seed, 0x6d696e69696c)), o: o, nextID: 1, resumable: map[int]bool{}}
+	// Static constructors draw from a stream of their own, so the rest of
+	// a seed's program is what it was before they were generated.
+	g.cc = rand.New(rand.NewPCG(seed, 0x6363746f72))
 	nm := 1 + g.r.IntN(o.MaxMethods)
 	g.p = &Program{Seed: seed, Opts: opts, Methods: make([]*Method, nm)}
+	g.cctor()
 	g.cost = make([]int, nm)
 	g.throws = make([]map[string]bool, nm)
 	g.risk = []int{2, 5, 10, 25}[g.r.IntN(4)]
@@ -153,6 +161,25 @@ func Generate(seed uint64, opts Options) *Program {
 }
 
 func (g *gen) id() int { g.nextID++; return g.nextID - 1 }
+
+// cctor decides where the static variables live (Program.Cctor) and
+// their initial values.
+func (g *gen) cctor() {
+	switch k := g.cc.IntN(10); {
+	case k < 4:
+		return
+	case k < 8:
+		g.p.Cctor = PreciseCctor
+	default:
+		g.p.Cctor = LazyCctor
+	}
+	for i := range g.p.CctorInit {
+		g.p.CctorInit[i] = g.cc.Int64N(2001) - 1000
+	}
+}
+
+// tie is the exception a failed static constructor's class throws.
+const tie = "System.TypeInitializationException"
 
 func (g *gen) chance(pct int) bool { return g.r.IntN(100) < pct }
 
@@ -962,6 +989,10 @@ func (g *gen) expr(t Type, depth int, budget *int, safe bool) Expr {
 // static that may be null or too short.
 func (g *gen) risky(t Type, depth int, budget *int) Expr {
 	d := depth + 1
+	if t == I4 && g.cc.IntN(100) < 8 {
+		g.may(tie)
+		return &FailedInit{}
+	}
 	if g.chance(valueRiskyPct) {
 		if e := g.valueRisky(t, d, budget); e != nil {
 			return e

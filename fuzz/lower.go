@@ -348,6 +348,10 @@ func (l *lowerer) expr(e Expr) {
 		l.emit("ldsfld object obj")
 		l.emit("castclass Box")
 		l.emit("ldfld int32 Box::v")
+	case *FailedInit:
+		l.used["Bad"] = true
+		l.produced[tie] = true
+		l.emit("ldsfld int32 Bad::v")
 	case *Unbox:
 		l.used["obj"] = true
 		l.produced["System.NullReferenceException"] = true
@@ -467,6 +471,10 @@ func (l *lowerer) staticName(v Var) string {
 	n := fmt.Sprintf("s%d", v.Index)
 	if v.T == I8 {
 		n = fmt.Sprintf("g%d", v.Index)
+	}
+	if l.p.Cctor != NoCctor {
+		l.used["St"] = true
+		return "St::" + n
 	}
 	l.used[n] = true
 	return n
@@ -1195,7 +1203,13 @@ func (l *lowerer) declarations() string {
 		b.WriteString(opDecls)
 	}
 	b.WriteString(l.structDecls())
-	if l.used["mix"] || l.used["trace"] || l.used["enter"] || !l.p.NoEnd {
+	if l.used["St"] {
+		b.WriteString(l.staticsClass())
+	}
+	if l.used["Bad"] {
+		b.WriteString(badClass)
+	}
+	if l.used["mix"] || l.used["trace"] || l.used["enter"] || !l.p.NoEnd || l.used["St"] || l.used["Bad"] {
 		b.WriteString(".field public static int32 hash\n")
 	}
 	for i := 0; i < nStaticI4; i++ {
@@ -1222,6 +1236,58 @@ func (l *lowerer) declarations() string {
 	}
 	return b.String()
 }
+
+// staticsClass declares St, which holds the static variables when the
+// program has a static constructor (Program.Cctor): it sets them to
+// their initial values and, for a precise class, mixes the hash, so the
+// output shows where it ran.
+func (l *lowerer) staticsClass() string {
+	var b strings.Builder
+	attrs := "public auto ansi"
+	if l.p.Cctor == LazyCctor {
+		attrs += " beforefieldinit"
+	}
+	fmt.Fprintf(&b, ".class %s St extends [mscorlib]System.Object\n{\n", attrs)
+	for i := 0; i < nStaticI4; i++ {
+		fmt.Fprintf(&b, "  .field public static int32 s%d\n", i)
+	}
+	for i := 0; i < nStaticI8; i++ {
+		fmt.Fprintf(&b, "  .field public static int64 g%d\n", i)
+	}
+	b.WriteString("  .method private hidebysig specialname rtspecialname static void .cctor() cil managed\n  {\n    .maxstack 2\n")
+	if l.p.Cctor == PreciseCctor {
+		b.WriteString("    ldsfld int32 hash\n    ldc.i4 31\n    mul\n    ldc.i4 7001\n    add\n    stsfld int32 hash\n")
+	}
+	for i, v := range l.p.CctorInit {
+		if i < nStaticI4 {
+			fmt.Fprintf(&b, "    ldc.i4 %d\n    stsfld int32 St::s%d\n", v, i)
+		} else {
+			fmt.Fprintf(&b, "    ldc.i8 %d\n    stsfld int64 St::g%d\n", v, i-nStaticI4)
+		}
+	}
+	b.WriteString("    ret\n  }\n}\n")
+	return b.String()
+}
+
+// badClass declares Bad, whose static constructor mixes the hash and
+// fails (FailedInit).
+const badClass = `.class public auto ansi Bad extends [mscorlib]System.Object
+{
+  .field public static int32 v
+  .method private hidebysig specialname rtspecialname static void .cctor() cil managed
+  {
+    .maxstack 2
+    ldsfld int32 hash
+    ldc.i4 31
+    mul
+    ldc.i4 9001
+    add
+    stsfld int32 hash
+    newobj instance void [mscorlib]System.InvalidOperationException::.ctor()
+    throw
+  }
+}
+`
 
 // opClass names the class of each OpKind.
 var opClass = [...]string{OpAdd: "OpAdd", OpMul: "OpMul", OpDiv: "OpDiv"}

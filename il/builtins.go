@@ -55,10 +55,13 @@ func BaseLibraryClasses() []string {
 }
 
 // staticClasses are the base library's classes of static members only
-// (all extend System.Object), in the order their static fields are
-// numbered.
+// (all extend System.Object).
 var staticClasses = []string{MathClass, Int32Class, Int64Class, DoubleClass, EnvironmentClass, StopwatchClass,
 	UInt32Class, UInt64Class, SingleClass, BooleanClass, CharClass}
+
+// staticFieldClasses are the base library classes that have static
+// fields, in the order Module.StaticFields numbers them.
+var staticFieldClasses = append(staticClasses[:len(staticClasses):len(staticClasses)], StringClass)
 
 // DefaultMessage returns the message that the parameterless constructor of
 // the named base library exception class stores, and false for
@@ -161,6 +164,9 @@ var builtinStaticFields = []struct {
 	value       int64
 }{
 	{StopwatchClass, "Frequency", Int64, StopwatchFrequency},
+	// String.Empty: a string field starts as "" (the interned literal),
+	// its value unused.
+	{StringClass, "Empty", String, 0},
 }
 
 // BuiltinKind identifies a base library method: one kind per method
@@ -352,6 +358,21 @@ const (
 	SingleToString  // System.Single::ToString()
 	BooleanToString // System.Boolean::ToString()
 	CharToString    // System.Char::ToString()
+
+	// Members C# compilers emit constantly (see il/library.go), appended
+	// after the others so that the kinds above keep their numbers.
+	ObjectEquals                   // System.Object::Equals(object), virtual
+	ObjectReferenceEquals          // System.Object::ReferenceEquals(object, object)
+	StringOpInequality             // System.String::op_Inequality(string, string)
+	StringConcatObjectObjectObject // System.String::Concat(object, object, object)
+	StringConcatObjectArray        // System.String::Concat(object[])
+	StringIndexOfCharInt32         // System.String::IndexOf(char, int32)
+	StringIndexOfStringInt32       // System.String::IndexOf(string, int32)
+	StringLastIndexOfChar          // System.String::LastIndexOf(char)
+	StringContains                 // System.String::Contains(string)
+	StringStartsWith               // System.String::StartsWith(string)
+	StringEndsWith                 // System.String::EndsWith(string)
+	StringEqualsObject             // System.String::Equals(object), virtual (overrides Object's)
 
 	numBuiltinKinds
 )
@@ -557,6 +578,19 @@ var builtinDecls = [numBuiltinKinds]builtinDecl{
 	SingleToString:             instanceMethod(SingleClass, "ToString", String),
 	BooleanToString:            instanceMethod(BooleanClass, "ToString", String),
 	CharToString:               instanceMethod(CharClass, "ToString", String),
+
+	ObjectEquals:                   virtualMethod(ObjectClass, "Equals", Bool, Object),
+	ObjectReferenceEquals:          staticMethod(ObjectClass, "ReferenceEquals", Bool, Object, Object),
+	StringOpInequality:             staticMethod(StringClass, "op_Inequality", Bool, String, String),
+	StringConcatObjectObjectObject: staticMethod(StringClass, "Concat", String, Object, Object, Object),
+	StringConcatObjectArray:        staticMethod(StringClass, "Concat", String, ArrayOf(Object)),
+	StringIndexOfCharInt32:         instanceMethod(StringClass, "IndexOf", Int32, Char, Int32),
+	StringIndexOfStringInt32:       instanceMethod(StringClass, "IndexOf", Int32, String, Int32),
+	StringLastIndexOfChar:          instanceMethod(StringClass, "LastIndexOf", Int32, Char),
+	StringContains:                 instanceMethod(StringClass, "Contains", Bool, String),
+	StringStartsWith:               instanceMethod(StringClass, "StartsWith", Bool, String),
+	StringEndsWith:                 instanceMethod(StringClass, "EndsWith", Bool, String),
+	StringEqualsObject:             virtualMethod(StringClass, "Equals", Bool, Object),
 }
 
 // PrimitiveToString returns the primitive type whose ToString k is (nil

@@ -318,6 +318,11 @@ type Module struct {
 	// StaticWords is the size of the module's static storage in 8-byte
 	// words: every static field takes Type.Words() of them from its Slot.
 	StaticWords int
+	// Init is the module initializer, from a global .cctor (nil: none).
+	Init *TypeInit
+	// TypeInits lists every type initializer (the module's, then the
+	// classes' in declaration order); see CodeMethods.
+	TypeInits []*TypeInit
 
 	classes map[string]*Class // user and base-library classes by full name
 }
@@ -363,6 +368,10 @@ type Class struct {
 	// layout of its fields (natural alignment, references first when it
 	// holds any), which miniil's word layout does not follow.
 	Size int
+
+	// Init is the class's type initializer, made by resolution when it
+	// declares a static constructor (nil: none).
+	Init *TypeInit
 
 	align   int  // CoreCLR alignment of a value type
 	hasRefs bool // a value type holding references (in nested values too)
@@ -435,9 +444,10 @@ type Field struct {
 	Slot int
 
 	// Builtin marks a static field of the base library (Stopwatch's
-	// Frequency), which programs read but cannot store; every run starts
-	// with Init in it (in the engines' 64-bit form: integers
-	// sign-extended, floats as float64 bits).
+	// Frequency, String's Empty), which programs read but cannot store;
+	// every run starts with Init in it (in the engines' 64-bit form:
+	// integers sign-extended, floats as float64 bits), or for a field
+	// of type string with String.Empty, the interned literal "".
 	Builtin bool
 	Init    int64
 }
@@ -497,6 +507,10 @@ type Method struct {
 	// parameters that returns the new string (CoreCLR's String.Ctor). It
 	// belongs to no class's method list, so no program can name it.
 	NewobjCall *Method
+	// Hidden marks a method resolution synthesized (TypeInit.Run): it is
+	// in no method list of the program's declarations, the printer never
+	// prints it, and stack traces leave it out.
+	Hidden bool
 }
 
 // HasThis reports whether the method takes an implicit this argument.
@@ -682,15 +696,60 @@ func (in *Instr) SetField(f *FieldRef) { in.operand = f }
 
 // Method returns an OpMethod operand.
 func (in *Instr) Method() *MethodRef {
-	m, _ := in.operand.(*MethodRef)
-	return m
+	switch m := in.operand.(type) {
+	case *MethodRef:
+		return m
+	case *Constrained:
+		return m.Method
+	}
+	return nil
 }
 
 // SetMethod sets an OpMethod operand.
-func (in *Instr) SetMethod(m *MethodRef) { in.operand = m }
+func (in *Instr) SetMethod(m *MethodRef) {
+	if c, ok := in.operand.(*Constrained); ok {
+		c.Method = m
+		return
+	}
+	in.operand = m
+}
+
+// Constrained is what the constrained. prefix adds to the callvirt that
+// follows it: the type of the value its this points to.
+type Constrained struct {
+	Method *MethodRef
+	Type   *Type
+	// Direct is, after resolution, the method of a value type (or of a
+	// primitive type's class) that implements the method called: it is
+	// called with the pointer as this. Nil for a reference type (this is
+	// loaded through the pointer) and for a value type that does not
+	// implement the method (the value is boxed, then the call is virtual).
+	Direct *Method
+}
+
+// Constrained returns the constrained. prefix of a callvirt (nil if none).
+func (in *Instr) Constrained() *Constrained {
+	c, _ := in.operand.(*Constrained)
+	return c
+}
+
+// SetConstrained makes the callvirt's method operand constrained to t.
+func (in *Instr) SetConstrained(t *Type) {
+	in.operand = &Constrained{Method: in.Method(), Type: t}
+}
+
+// constrainedSize is the size of the constrained. prefix: FE 16 and a
+// type token.
+const constrainedSize = 6
 
 // Size returns the encoded size of the instruction in bytes.
-func (in *Instr) Size() int { return in.Op.Size(len(in.Targets())) }
+func (in *Instr) Size() int {
+	n := in.Op.Size(len(in.Targets()))
+	if in.Constrained() != nil {
+		n += constrainedSize
+	}
+	return n
+}
 
 // Label is a label defined in a method body.
 type Label struct {
@@ -778,7 +837,7 @@ func (m *Module) StaticFields() []*Field {
 			}
 		}
 	}
-	for _, name := range staticClasses {
+	for _, name := range staticFieldClasses {
 		if c := m.classes[name]; c != nil {
 			for _, f := range c.Fields {
 				if f.Static {

@@ -523,11 +523,8 @@ func (p *parser) method(owner *Class) *Method {
 	default:
 		p.errorf(t.pos, "expected method name, found %s", t)
 	}
-	if m.Name == ".cctor" {
-		p.errorf(t.pos, "static constructors (.cctor) are not supported in mini MSIL")
-	}
-	if t.kind == tDot && m.Name != ".ctor" {
-		p.errorf(t.pos, "unexpected %s: a method name cannot start with '.' (only .ctor)", m.Name)
+	if t.kind == tDot && m.Name != ".ctor" && m.Name != cctorName {
+		p.errorf(t.pos, "unexpected %s: a method name cannot start with '.' (only .ctor and .cctor)", m.Name)
 	}
 	if p.isPunct("<") {
 		p.errorf(p.tok().pos, "generic methods are not supported in mini MSIL")
@@ -906,7 +903,7 @@ func (p *parser) locals() {
 			p.expect(",")
 		}
 		first = false
-		if p.isPunct("[") {
+		if p.isPunct("[") && p.peek(1).kind == tNumber {
 			p.next()
 			v, pos := p.integer("local index")
 			if int(v) != len(m.Locals) {
@@ -931,6 +928,10 @@ func (p *parser) locals() {
 func (p *parser) instr() {
 	m := p.meth
 	t := p.next()
+	if t.text == "constrained." {
+		p.constrainedPrefix(t)
+		return
+	}
 	op, ok := LookupOp(t.text)
 	if !ok {
 		p.errorf(t.pos, "unknown instruction %q", t.text)
@@ -1049,6 +1050,30 @@ func (p *parser) instr() {
 	m.Code = append(m.Code, in)
 }
 
+// constrainedPrefix parses `constrained. TYPE callvirt METHOD` (the
+// prefix token t is read): the callvirt carries the type.
+func (p *parser) constrainedPrefix(t token) {
+	ty := p.typeToken()
+	// ikdasm labels the callvirt too (IL_0016: between the prefix and
+	// it): such a label names the whole prefixed instruction.
+	for p.tok().kind == tIdent && p.peek(1).kind == tPunct && p.peek(1).text == ":" {
+		l := p.next()
+		p.next()
+		if _, dup := p.labels[l.text]; dup {
+			p.errorf(l.pos, "label %s is defined twice", l.text)
+		}
+		p.pending = append(p.pending, l)
+	}
+	if !p.isIdent("callvirt") {
+		p.errorf(p.tok().pos, "constrained. must be followed by callvirt, found %s", p.tok())
+		return
+	}
+	p.instr()
+	in := p.meth.Code[len(p.meth.Code)-1]
+	in.SetConstrained(ty)
+	in.Line, in.Col = int32(t.pos.Line), int32(t.pos.Col)
+}
+
 // float reads a float operand: a decimal literal, an integer, or the byte
 // form ( 00 00 80 3F ) in little-endian order.
 func (p *parser) float(single bool) float64 {
@@ -1148,6 +1173,15 @@ func (p *parser) isTypeStart() bool {
 func (p *parser) typ() *Type {
 	t := p.tok()
 	var ty *Type
+	if t.kind == tPunct && t.text == "[" {
+		// [scope]Dotted.Name without class or valuetype, as ikdasm
+		// writes base library types: resolution tells which it is.
+		name, _ := p.scopedName()
+		if pt, ok := systemPrimitives[name]; ok {
+			return p.arraySuffix(pt)
+		}
+		return p.arraySuffix(p.bareType(name))
+	}
 	if t.kind != tIdent {
 		p.errorf(t.pos, "expected a type, found %s", t)
 	}

@@ -495,6 +495,9 @@ func (pr *printer) instr(in *Instr, labels []string, indent string) {
 	if pr.opts.Offsets {
 		pr.printf("/* IL_%04x */ ", in.Offset)
 	}
+	if c := in.Constrained(); c != nil {
+		pr.printf("constrained. %s ", pr.typeToken(c.Type))
+	}
 	pr.printf("%s", in.Op)
 	switch in.Op.Info().Operand {
 	case OpShortVar, OpVar:

@@ -28,6 +28,7 @@ func resolve(m *Module) error {
 		return r.errs.err()
 	}
 	r.members()
+	r.typeInits()
 	r.bodies()
 	r.entry()
 	return r.errs.err()
@@ -808,6 +809,37 @@ func (r *resolver) operand(md *Method, in *Instr) {
 		r.fieldRef(in)
 	case OpMethod:
 		r.methodRef(in)
+		if c := in.Constrained(); c != nil {
+			r.constrained(in, c)
+		}
+	}
+}
+
+// constrained resolves the type of a constrained. prefix and finds the
+// method of a value type that implements the method called (Direct).
+func (r *resolver) constrained(in *Instr, c *Constrained) {
+	if !r.resolveNoByRef(c.Type, in.Pos(r.m.File), "the operand of constrained.") || c.Method.Method == nil {
+		return
+	}
+	var cls *Class
+	switch t := c.Type; {
+	case t.Kind == KValue:
+		cls = t.Class
+	case !t.IsRef():
+		cls = r.m.classes[t.CLRName()] // System.Int32, ...
+	}
+	if cls == nil {
+		return
+	}
+	called := c.Method.Method
+	for _, md := range cls.Methods {
+		// An override (a base library primitive's methods are declared
+		// as plain instance methods); a user value type's non-virtual
+		// method of the same name hides nothing.
+		if md.Name == called.Name && !md.Static && sameSig(md, called) && (md.Virtual || cls.Builtin) {
+			c.Direct = md
+			return
+		}
 	}
 }
 

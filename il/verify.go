@@ -14,7 +14,7 @@ import (
 func Verify(m *Module) error {
 	var errs errorSink
 	v := &verifier{m: m, errs: &errs} // one verifier, its buffers reused by every method
-	for _, md := range m.AllMethods() {
+	for _, md := range m.CodeMethods() {
 		v.reset(md)
 		v.run()
 	}
@@ -1492,6 +1492,9 @@ func (v *verifier) call(in *Instr, st []vtype, need func(int) bool, pop func() v
 	out func(...vtype) ([]vtype, bool), fail func(string, ...any) ([]vtype, bool)) ([]vtype, bool) {
 	callee := in.Method().Method
 	c := in.Op.Canon()
+	if k := in.Constrained(); k != nil {
+		return v.constrainedCall(in, k, need, pop, out, fail)
+	}
 	switch {
 	case c == Newobj && (callee.Name != ".ctor" || callee.Static):
 		return fail("%s is not a constructor", callee.FullName())
@@ -1503,6 +1506,8 @@ func (v *verifier) call(in *Instr, st []vtype, need func(int) bool, pop func() v
 		return fail("cannot create an instance of abstract class %s", callee.Owner.Name)
 	case c == Call && callee.Abstract:
 		return fail("%s is abstract: call it with callvirt", callee.FullName())
+	case callee.Name == cctorName && !v.md.Hidden:
+		return fail("%s is a static constructor: the runtime runs it, a program cannot call it", callee.FullName())
 	case c == Callvirt && callee.HasThis() && callee.ThisType().Kind == KByRef:
 		return fail("%s is a method of value type %s: call it with call on a managed pointer", callee.FullName(), callee.Owner.Type())
 	case c != Newobj && callee.Name == ".ctor" && v.md.Name != ".ctor" && !callee.Owner.ValueType:
@@ -1537,6 +1542,47 @@ func (v *verifier) call(in *Instr, st []vtype, need func(int) bool, pop func() v
 	}
 	if c == Newobj {
 		return out(stackType(callee.Owner.Type()))
+	}
+	if callee.Ret.Kind != KVoid {
+		return out(stackType(callee.Ret))
+	}
+	return out()
+}
+
+// constrainedCall verifies `constrained. T callvirt M`: this is a
+// managed pointer to a T; M is a method of a reference type T, one a
+// value type T implements (Direct), or one of System.Object or
+// System.ValueType, called on a box of the value.
+func (v *verifier) constrainedCall(in *Instr, k *Constrained, need func(int) bool, pop func() vtype,
+	out func(...vtype) ([]vtype, bool), fail func(string, ...any) ([]vtype, bool)) ([]vtype, bool) {
+	callee := in.Method().Method
+	if in.Op.Canon() != Callvirt {
+		return fail("constrained. must prefix callvirt")
+	}
+	if callee.Static || callee.Name == ".ctor" {
+		return fail("constrained. %s: the method must be an instance method other than a constructor", callee.FullName())
+	}
+	if !need(len(callee.Params) + 1) {
+		return nil, false
+	}
+	for i := len(callee.Params) - 1; i >= 0; i-- {
+		x := pop()
+		if t := callee.Params[i].Type; !v.assignable(x, t) {
+			return fail("argument %d of %s must be %s, found %s", i+1, callee.FullName(), t, x)
+		}
+	}
+	if x := pop(); x.k != vByRef || !x.t.Equal(k.Type) {
+		return fail("constrained. %s needs a managed pointer to %s as this, found %s", k.Type, k.Type, x)
+	}
+	owner := callee.Owner
+	switch {
+	case k.Type.IsRef():
+		if !v.refAssignable(k.Type, owner.Type()) {
+			return fail("constrained. %s: %s is not a method of %s", k.Type, callee.FullName(), k.Type)
+		}
+	case k.Direct != nil:
+	case owner.Name != ObjectClass && owner.Name != ValueTypeClass:
+		return fail("constrained. %s: %s is not a method of %s", k.Type, callee.FullName(), k.Type)
 	}
 	if callee.Ret.Kind != KVoid {
 		return out(stackType(callee.Ret))

@@ -134,7 +134,7 @@ func (s *state) excToStringNative(o *managedObject, nested bool) (value, bstatus
 		s.deferred = &StackOverflowError{}
 		return value{}, stErr
 	}
-	n := &native{op: natExcToString, vals: [2]any{o}, n: 1, nested: nested}
+	n := &native{op: natExcToString, vals: [3]any{o}, n: 1, nested: nested}
 	if in := innerOf(o); in != nil {
 		n.vals[1], n.n = in, 2
 	}
@@ -221,7 +221,7 @@ func (s *state) builtin(dm *dmethod, args []value) (value, bstatus) {
 		return s.strResult(s.concatOf(a, b, c))
 	case il.StringConcatObjectObject:
 		// In order, as the JIT: each ToString, then the concatenation.
-		n := &native{op: natConcat, vals: [2]any{args[0].r, args[1].r}, n: 2}
+		n := &native{op: natConcat, vals: [3]any{args[0].r, args[1].r}, n: 2}
 		for ; n.i < 2; n.i++ {
 			str, ok, exc := s.quickString(n.vals[n.i])
 			if exc != nil {
@@ -232,7 +232,7 @@ func (s *state) builtin(dm *dmethod, args []value) (value, bstatus) {
 			}
 			n.strs[n.i] = str
 		}
-		return s.strResult(s.concatOf(n.strs[0], n.strs[1]))
+		return s.strResult(s.concatOf(n.strs[:2]...))
 	case il.StringGetLength:
 		str, ok := args[0].r.(*managedString)
 		if !ok {
@@ -247,6 +247,11 @@ func (s *state) builtin(dm *dmethod, args []value) (value, bstatus) {
 		il.StringIndexOfChar, il.StringIndexOfString, il.StringEqualsString,
 		il.StringToUpperInvariant, il.StringToLowerInvariant:
 		return s.stringMethod(k, args)
+	case il.ObjectEquals, il.ObjectReferenceEquals, il.StringOpInequality,
+		il.StringConcatObjectObjectObject, il.StringConcatObjectArray,
+		il.StringIndexOfCharInt32, il.StringIndexOfStringInt32, il.StringLastIndexOfChar,
+		il.StringContains, il.StringStartsWith, il.StringEndsWith, il.StringEqualsObject:
+		return s.libMember(k, args)
 	case il.StringCompareOrdinal:
 		a, _ := args[0].r.(*managedString)
 		b, _ := args[1].r.(*managedString)
@@ -471,6 +476,7 @@ func (s *state) excCtor(dm *dmethod, args []value) (value, bstatus) {
 			return s.throwing(exc)
 		}
 		o.f[0].r, o.f[1].r = msg, args[2].r
+		s.keepInnerTrace(args[2].r)
 	case len(args) == 3: // .ctor(string message, Exception innerException)
 		o.f[0].r, o.f[1].r = args[1].r, args[2].r
 	case len(args) == 2: // .ctor(string message)
@@ -502,7 +508,7 @@ func (s *state) write(dm *dmethod, args []value) (value, bstatus) {
 				return s.throwing(exc)
 			}
 			if !ok {
-				return s.pushNative(&native{op: natWrite, nl: dm.bnl, vals: [2]any{args[0].r}, n: 1})
+				return s.pushNative(&native{op: natWrite, nl: dm.bnl, vals: [3]any{args[0].r}, n: 1})
 			}
 			o.units(str.u)
 		case il.KI4:
@@ -538,21 +544,46 @@ type natOp uint8
 
 const (
 	natWrite       natOp = iota // Console.Write(object)/WriteLine(object)
-	natConcat                   // String.Concat(object, object)
+	natConcat                   // String.Concat(object, object) and (object, object, object)
 	natExcToString              // Exception.ToString with a managed Message or inner ToString
 	natAppend                   // StringBuilder.Append(object): vals[1] is the builder
+	natConcatArray              // String.Concat(object[]): the elements of arr into parts
+	natValueEquals              // Object.Equals of a boxed value type calling Equals overrides (eq, callee)
 )
 
 // native is a base library method that calls managed code (a ToString or
 // get_Message override): a frame on the frame stack that collects the
-// strings vals[0:n] turn into, then finishes.
+// strings vals[0:n] turn into (for natConcatArray, the elements of arr,
+// each read when its turn comes, into parts), then finishes.
 type native struct {
 	op     natOp
 	nl     bool
 	nested bool // pushed by another native frame (see pushNative)
-	vals   [2]any
-	strs   [2]*managedString
+	vals   [3]any
+	strs   [3]*managedString
+	arr    *managedArray
+	parts  []*managedString
+	eq     []eqWork // natValueEquals
+	callee *dmethod // natValueEquals: the Equals override to call next
 	n, i   int
+}
+
+// val returns the value whose string the frame collects next.
+func (n *native) val() any {
+	if n.op == natConcatArray {
+		return n.arr.r[n.i]
+	}
+	return n.vals[n.i]
+}
+
+// put records the string of the value val returned, and moves on.
+func (n *native) put(str *managedString) {
+	if n.op == natConcatArray {
+		n.parts[n.i] = str
+	} else {
+		n.strs[n.i] = str
+	}
+	n.i++
 }
 
 // pushNative pushes a native frame and starts it; it always waits for at
@@ -583,26 +614,36 @@ func (s *state) pushNative(n *native) (value, bstatus) {
 // frame on top.
 func (s *state) natResume(v value) error {
 	n := s.frames[len(s.frames)-1].nat
-	n.strs[n.i], _ = v.r.(*managedString)
-	n.i++
+	if n.op == natValueEquals {
+		if uint8(v.n) == 0 { // an override said the fields differ
+			s.popFrame()
+			return s.deliver(value{n: 0}, true)
+		}
+		return s.natEquals(n)
+	}
+	str, _ := v.r.(*managedString)
+	n.put(str)
 	return s.natRun()
 }
 
 func (s *state) natRun() error {
 	n := s.frames[len(s.frames)-1].nat
+	if n.op == natValueEquals {
+		return s.natEquals(n)
+	}
 	for n.i < n.n {
-		v := n.vals[n.i]
+		v := n.val()
 		if n.op == natExcToString && n.i == 0 { // the Message; then the inner exception's ToString
 			o := v.(*managedObject)
 			mt := o.cls.vtable[s.msgSlot]
 			if mt.bi != il.ExceptionGetMessage {
 				return s.callFromGo(mt, value{r: o})
 			}
-			n.strs[n.i] = s.excMessage(o)
+			n.put(s.excMessage(o))
 		} else if str, ok, exc := s.quickString(v); exc != nil {
 			return s.throw(exc, false)
 		} else if ok {
-			n.strs[n.i] = str
+			n.put(str)
 		} else {
 			o := v.(*managedObject)
 			t := o.cls.vtable[s.toStringSlot]
@@ -616,7 +657,6 @@ func (s *state) natRun() error {
 			}
 			return s.callFromGo(t, value{r: o})
 		}
-		n.i++
 	}
 	var res value
 	has := true
@@ -628,7 +668,13 @@ func (s *state) natRun() error {
 		}
 		has = false
 	case natConcat:
-		str, exc := s.concatOf(n.strs[0], n.strs[1])
+		str, exc := s.concatOf(n.strs[:n.n]...)
+		if exc != nil {
+			return s.throw(exc, false)
+		}
+		res.r = str
+	case natConcatArray:
+		str, exc := s.concatArrayOf(n.parts)
 		if exc != nil {
 			return s.throw(exc, false)
 		}

@@ -16,9 +16,9 @@ const builtinOutput = "\ns\nTrue\nA\n7\n7\n7\n7\n1.5\n1.5\nSystem.Object\nsTrueA
 
 // builtinArg makes an argument of type t for a base library method: a
 // new instance for this and objects (a builder holding "s"), "s" for
-// strings, {"s", "t"} for a string array, 'A' for a char, 1 for a bool, 7
-// for an integer (0 for String's and StringBuilder's methods, whose
-// indexes and counts must fit "s"), 1.5 for a float.
+// strings, {"s", "t"} for a string or object array, 'A' for a char, 1
+// for a bool, 7 for an integer (0 for String's and StringBuilder's
+// methods, whose indexes and counts must fit "s"), 1.5 for a float.
 func builtinArg(t *testing.T, s *state, meth *il.Method, typ *il.Type) value {
 	t.Helper()
 	switch typ.Kind {
@@ -45,7 +45,7 @@ func builtinArg(t *testing.T, s *state, meth *il.Method, typ *il.Type) value {
 		}
 		return value{r: o}
 	case il.KArray:
-		if typ.Elem.Kind == il.KString {
+		if typ.Elem.Kind == il.KString || typ.Elem.Kind == il.KObject {
 			return value{r: &managedArray{elem: typ.Elem, r: []any{newString("s"), newString("t")}}}
 		}
 	case il.KByRef:

@@ -67,6 +67,10 @@ func Call(ctx context.Context, m *il.Module, meth *il.Method, args []any, opts O
 			return nil, fmt.Errorf("interp: argument %d has unsupported type %T", i+1, a)
 		}
 	}
+	if err := s.runModuleInit(); err != nil {
+		_, err = s.exit(err)
+		return nil, err
+	}
 	if err := s.callFromGo(s.method(meth), vals...); err != nil {
 		_, err = s.exit(err)
 		return nil, err

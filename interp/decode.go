@@ -84,6 +84,9 @@ type dmethod struct {
 	// structLocals are the locals of a value type, which every frame
 	// gets a fresh zero value of.
 	structLocals []structLocal
+	init         *typeInit // the type initializer the method's entry triggers (cctor.go)
+	initRun      bool      // il.TypeInit.Run: its return runs the triggering site again
+	initSites    []inst    // the instructions of the sites oInit checks
 }
 
 func (dm *dmethod) traceName() string {
@@ -285,6 +288,7 @@ func (s *state) decode(dm *dmethod) error {
 	}
 	dm.maxStack = d.max
 	dm.frameSize = dm.nvars + d.max + 2
+	s.markTriggers(dm)
 	dm.decoded = true
 	return nil
 }
@@ -745,6 +749,20 @@ func (d *decoder) step(i int, emit bool) ([]styp, error) {
 				push(sV)
 			} else {
 				push(sO)
+			}
+		case op == il.Callvirt && in.Constrained() != nil:
+			k := in.Constrained()
+			e.op, e.k = oConstrained, int64(d.s.typeIndex(k.Type))
+			switch {
+			case k.Type.IsRef():
+				e.n = consRef
+			case k.Direct != nil:
+				// The value type's own method, on the pointer.
+				e = inst{op: oCall, a: int32(d.s.method(k.Direct).idx), b: e.b}
+			case k.Type.Kind == il.KValue:
+				e.n = consBoxV
+			default:
+				e.n = consBoxP
 			}
 		case op == il.Callvirt && callee.Virtual:
 			e.op = oCallvirt

@@ -30,6 +30,9 @@ type dispatch struct {
 func (s *state) throw(exc any, rethrow bool) error {
 	if !rethrow {
 		s.setTrace(exc, nil)
+		if s.innerTraces != nil {
+			delete(s.innerTraces, exc) // thrown anew: a new trace
+		}
 	}
 	d := &dispatch{exc: exc, rethrow: rethrow, fi: len(s.frames) - 1, traced: -1}
 	return s.runDispatch(d)
@@ -193,10 +196,7 @@ func (s *state) transfer(d *dispatch) *dispatch {
 // exceptions. A Message overridden in managed code runs on a fresh stack;
 // if it fails the stored message is used.
 func (s *state) report(exc any) error {
-	u := &UnhandledException{}
-	for _, m := range s.trace(exc) {
-		u.Trace = append(u.Trace, m.traceName())
-	}
+	u := &UnhandledException{Trace: traceNames(s.trace(exc))}
 	o, ok := exc.(*managedObject)
 	if !ok || !o.cls.c.IsSubclassOf(s.excClass) {
 		u.Type = "System.Runtime.CompilerServices.RuntimeWrappedException"
@@ -214,7 +214,7 @@ func (s *state) report(exc any) error {
 		if o = innerOf(o); o == nil || n == il.MaxInnerExceptions {
 			return u
 		}
-		at.Inner = &UnhandledException{}
+		at.Inner = &UnhandledException{Trace: traceNames(s.innerTraces[o])}
 		at = at.Inner
 	}
 }

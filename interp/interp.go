@@ -167,11 +167,16 @@ type state struct {
 
 	objClass, excClass    *il.Class
 	toStringSlot, msgSlot int
+	strVTable             []*dmethod // System.String's: callvirt on a string dispatches through it
 	implicit              map[string]*rtClass
 	empty                 *managedString
 
 	heapLimit, heapUsed int64          // bytes the run may allocate, and has allocated
 	oom                 *managedObject // the preallocated OutOfMemoryException
+
+	inits       []*typeInit            // type initializers (cctor.go), by the index sites carry
+	initIdx     map[*il.TypeInit]int32 // their indices
+	innerTraces map[any][]*dmethod     // traces of inner exceptions of TypeInitializationExceptions
 }
 
 const pollInterval = 10000
@@ -203,6 +208,9 @@ func Run(ctx context.Context, m *il.Module, opts Options) (exitCode int, err err
 	}()
 	if err := s.setup(); err != nil {
 		return -1, err
+	}
+	if err := s.runModuleInit(); err != nil {
+		return s.exit(err)
 	}
 	entry := s.method(m.Entry)
 	if err := s.callFromGo(entry); err != nil {
@@ -278,6 +286,7 @@ func (s *state) setup() error {
 		return errors.New("interp: base library vtables are missing")
 	}
 	s.empty = s.strs[s.intern("")] // String.Empty is the literal ""
+	s.strVTable = s.rtc(m.Class(il.StringClass)).vtable
 	oom := m.Class(il.OutOfMemoryClass)
 	if oom == nil {
 		return errors.New("interp: module lacks System.OutOfMemoryException")
@@ -288,9 +297,12 @@ func (s *state) setup() error {
 	for _, f := range m.StaticFields() {
 		if f.Builtin {
 			s.statics[f.Slot] = value{n: f.Init}
+			if f.Type.Kind == il.KString { // String.Empty
+				s.statics[f.Slot] = value{r: s.empty}
+			}
 		}
 	}
-	for _, meth := range m.AllMethods() {
+	for _, meth := range m.CodeMethods() {
 		dm := s.method(meth)
 		if dm.bi == il.BuiltinNone && !dm.decoded && !meth.Abstract {
 			if err := s.decode(dm); err != nil {
@@ -583,7 +595,10 @@ func (s *state) callFromGo(dm *dmethod, args ...value) error {
 		s.grow(need)
 	}
 	copy(s.vals[lbase:], args)
-	return s.pushFrame(dm, lbase)
+	if err := s.pushFrame(dm, lbase); err != nil {
+		return err
+	}
+	return s.enterInit()
 }
 
 // leaveCatches ends, once a leave of frame fi has run its finallys, the
@@ -669,6 +684,7 @@ outer:
 		for {
 			in := &code[pc]
 			pc++
+		dispatch:
 			switch in.op {
 			case oNop:
 			case oLdv:
@@ -1045,6 +1061,54 @@ outer:
 					goto throw
 				}
 				goto call
+			case oConstrained:
+				callee = s.methods[in.a]
+				at := sp - callee.nargs
+				switch in.n {
+				case consRef:
+					v, ok := s.ptrLoad(stk[at])
+					if !ok {
+						exc = s.newExc("System.NullReferenceException")
+						goto throw
+					}
+					stk[at] = v
+				case consBoxV:
+					c := s.types[in.k].Class
+					w := s.ptrWords(stk[at], words(c))
+					if w == nil {
+						exc = s.newExc("System.NullReferenceException")
+						goto throw
+					}
+					if !s.charge(il.BoxSizeOf(s.types[in.k])) {
+						exc = s.outOfMemory()
+						goto throw
+					}
+					stk[at] = value{r: copySvalue(c, w)}
+				case consBoxP:
+					v, ok := s.ptrLoad(stk[at])
+					if !ok {
+						exc = s.newExc("System.NullReferenceException")
+						goto throw
+					}
+					if !s.charge(il.BoxSize) {
+						exc = s.outOfMemory()
+						goto throw
+					}
+					k := s.types[in.k].Kind
+					stk[at] = value{r: &boxedValue{k: k, n: normalize(k, v.n)}}
+				}
+				switch this := stk[at].r.(type) {
+				case nil:
+					exc = s.newExc("System.NullReferenceException")
+					goto throw
+				case *managedObject:
+					if o := callee.il.Owner; o != nil && o.Interface {
+						callee = this.cls.itab[o.IfaceIndex][callee.il.Slot]
+					} else if callee.il.Virtual {
+						callee = this.cls.vtable[callee.il.Slot]
+					}
+				}
+				goto call
 			case oCallvirt:
 				callee = s.methods[in.a]
 				switch this := stk[sp-callee.nargs].r.(type) {
@@ -1056,6 +1120,12 @@ outer:
 						callee = this.cls.itab[o.IfaceIndex][callee.il.Slot]
 					} else {
 						callee = this.cls.vtable[callee.il.Slot]
+					}
+				case *managedString:
+					// String's overrides (Equals); callvirt of a
+					// non-virtual method (Slot -1) calls it as named.
+					if slot := callee.il.Slot; slot >= 0 && !callee.il.Owner.Interface {
+						callee = s.strVTable[slot]
 					}
 				}
 				goto call
@@ -1092,8 +1162,22 @@ outer:
 					return err
 				}
 				s.frames[len(s.frames)-1].newobj = obj
+				if callee.init != nil {
+					if err := s.enterInit(); err != nil {
+						return err
+					}
+				}
 				goto tickOuter
 			case oRet:
+				if m.initRun {
+					// A type initializer ran: the site that triggered it
+					// runs again (it finds the class initialized now).
+					s.popFrame()
+					if n := len(s.frames); n > 0 && s.frames[n-1].pc < 0 {
+						s.frames[n-1].pc = 0 // a method's entry (enterInit)
+					}
+					continue outer
+				}
 				nobj := fr.newobj
 				s.popFrame()
 				var err error
@@ -1139,6 +1223,17 @@ outer:
 			case oLdsfld:
 				stk[sp] = s.statics[in.a]
 				sp++
+			case oInit:
+				// A site that triggers a type initializer (cctor.go).
+				if t := s.inits[in.b]; s.mustInit(t) {
+					fr.pc, fr.sp = pc-1, sp
+					if err := s.runInit(t); err != nil {
+						return err
+					}
+					goto tickOuter
+				}
+				in = &m.initSites[in.a]
+				goto dispatch
 			case oStsfld:
 				sp--
 				v := stk[sp]
@@ -1621,6 +1716,11 @@ outer:
 				}
 				if err := s.pushFrame(callee, fr.sbase+sp-nargs); err != nil {
 					return err
+				}
+				if callee.init != nil {
+					if err := s.enterInit(); err != nil {
+						return err
+					}
 				}
 			}
 		tickOuter:

@@ -129,6 +129,10 @@ const (
 	oStfld  // a = slot, n = normalization kind
 	oLdsfld // a = static slot
 	oStsfld // a = static slot, n = normalization kind
+	// oInit is a site that triggers the type initializer s.inits[b]: it
+	// runs it when it must (cctor.go), then the instruction itself,
+	// dmethod.initSites[a].
+	oInit
 	oIsinst // a = type index
 	oCastclass
 	oBox    // n = kind
@@ -168,15 +172,27 @@ const (
 	oCpobj    // copy a location: a = words, n = 1 for a struct
 	oInitobj  // zero a location: a = words, n = 1 for a struct
 	oBoxV     // box a struct; a = type index
-	oUnboxV   // unbox.any to a struct; a = type index
-	oUnboxP   // unbox: pointer into a box; a = type index
-	oLdelemV  // load a struct element
-	oStelemV  // store a struct element
-	oLdelema  // pointer to an element; a = type index of the token
+	// oConstrained is a constrained. callvirt whose this, a pointer, is
+	// replaced by what it points to (n = consRef) or by a box of it
+	// (consBoxV, consBoxP; k = type index), before the virtual call of
+	// method a (argument normalization b, as oCallvirt).
+	oConstrained
+	oUnboxV  // unbox.any to a struct; a = type index
+	oUnboxP  // unbox: pointer into a box; a = type index
+	oLdelemV // load a struct element
+	oStelemV // store a struct element
+	oLdelema // pointer to an element; a = type index of the token
 
 	oThrow
 	oRethrow // a = clause index
 	oLeave   // a = index into dmethod.leaves
 	oEndfinally
 	oEndfilter
+)
+
+// Modes of oConstrained.
+const (
+	consRef  = iota // load the reference the pointer points to
+	consBoxV        // box the value type the pointer points to
+	consBoxP        // box the primitive the pointer points to
 )

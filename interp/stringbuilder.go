@@ -71,7 +71,7 @@ func (s *state) sbBuiltin(dm *dmethod, args []value) (value, bstatus) {
 		if !ok {
 			// A managed ToString: it runs first (and may change the
 			// builder), then natRun appends what it returns.
-			return s.pushNative(&native{op: natAppend, vals: [2]any{args[1].r, o}, n: 1})
+			return s.pushNative(&native{op: natAppend, vals: [3]any{args[1].r, o}, n: 1})
 		}
 		return done(s.sbAppend(o, str.orEmpty()))
 	case il.StringBuilderAppendChar:

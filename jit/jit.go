@@ -81,7 +81,7 @@ const (
 var phases = []Phase{
 	{Name: Import, Doc: "IL to IR: explicit checks, EH regions and terminators", IR: true,
 		run: func(c *Compiler, m *Method) (err error) {
-			m.Func, err = reader.Import(m.Module, m.IL)
+			m.Func, err = reader.ImportWith(m.Module, m.IL, reader.Options{Initialized: c.cfg.Initialized})
 			return err
 		}},
 	{Name: NullChecks, Doc: "remove null checks of values known to be non-null", IR: true,
@@ -154,6 +154,10 @@ type Config struct {
 	After map[string]io.Writer
 	// Stats, when set, accumulates time and counts per phase.
 	Stats *Stats
+	// Initialized reports whether a type initializer has run: its sites
+	// need no check in the methods compiled from then on (nil: none has,
+	// as in a dump).
+	Initialized func(*il.TypeInit) bool
 }
 
 // Compiler runs the pipeline. It is not safe for concurrent use (it owns

@@ -104,6 +104,11 @@ func (rt *Runtime) builtin(m *Machine, k il.BuiltinKind) error {
 		il.StringIndexOfChar, il.StringIndexOfString, il.StringEqualsString,
 		il.StringToUpperInvariant, il.StringToLowerInvariant:
 		return rt.stringMethod(m, k, a)
+	case il.ObjectEquals, il.ObjectReferenceEquals, il.StringOpInequality,
+		il.StringConcatObjectObjectObject, il.StringConcatObjectArray,
+		il.StringIndexOfCharInt32, il.StringIndexOfStringInt32, il.StringLastIndexOfChar,
+		il.StringContains, il.StringStartsWith, il.StringEndsWith, il.StringEqualsObject:
+		return rt.libMember(m, k, a)
 	case il.StringCompareOrdinal:
 		x, y := uintptr(a[0]), uintptr(a[1])
 		var r int32
@@ -225,6 +230,7 @@ func (rt *Runtime) excCtor(m *Machine, meth *il.Method, a []uint64) error {
 			return err
 		}
 		rt.setU64(this+excInner, a[2])
+		rt.keepInnerTrace(uintptr(a[2]))
 	default:
 		switch len(a) {
 		case 3: // .ctor(string message, Exception innerException)

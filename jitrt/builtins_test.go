@@ -18,10 +18,10 @@ const builtinOutput = "\ns\nTrue\nA\n7\n7\n7\n7\n1.5\n1.5\nSystem.Object\nsTrueA
 
 // builtinArg makes an argument of type t for a base library method: a
 // new instance for this and objects (a builder holding "s"), "s" for
-// strings, {"s", "t"} for a string array, 'A' for a char, 1 for a bool, 7
-// for an integer (0 for String's and StringBuilder's methods, whose
-// indexes and counts must fit "s"), 1.5 for a float (in its register
-// form).
+// strings, {"s", "t"} for a string or object array, 'A' for a char, 1
+// for a bool, 7 for an integer (0 for String's and StringBuilder's
+// methods, whose indexes and counts must fit "s"), 1.5 for a float (in
+// its register form).
 func builtinArg(t *testing.T, rt *Runtime, meth *il.Method, typ *il.Type) uint64 {
 	t.Helper()
 	var p uintptr
@@ -54,7 +54,7 @@ func builtinArg(t *testing.T, rt *Runtime, meth *il.Method, typ *il.Type) uint64
 			}
 		}
 	case il.KArray:
-		if typ.Elem.Kind != il.KString {
+		if typ.Elem.Kind != il.KString && typ.Elem.Kind != il.KObject {
 			t.Fatalf("no test argument of type %v", typ)
 		}
 		at, err := rt.typeFor(typ)

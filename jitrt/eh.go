@@ -145,11 +145,34 @@ func (rt *Runtime) nextFrame(t *tracker) bool {
 		case w.bp < lo || w.bp+16 > hi:
 			w.done, t.ended = true, endTop
 		default:
+			if f.funclet != 0 {
+				// The frames after a funclet that the dispatcher invoked
+				// belong to the native call of its establisher frame,
+				// which may be an outer one (a catch outside the base
+				// library method whose callback threw): the funclet runs
+				// on top of the nested calls.
+				w.seg = max(w.seg, rt.establisherSeg(f))
+			}
 			w.pc, w.sp, w.bp = rt.returnAddress(w.bp+8), w.bp+16, uintptr(rt.mach.ReadStack(w.bp))
 		}
 		return true
 	}
 	return false
+}
+
+// establisherSeg returns the native call (frame.seg) of the frame for
+// which the dispatcher invoked funclet frame f, or 0 for a funclet its
+// parent called.
+func (rt *Runtime) establisherSeg(f frame) int {
+	size := uintptr(f.code.funclets[f.funclet].FrameSize)
+	if uintptr(rt.mach.ReadStack(f.sp+size+8)) != rt.funcletReturn {
+		return 0
+	}
+	if i := rt.invokerOf(f.sp, len(rt.trackers)); i >= 0 {
+		o := rt.trackers[i]
+		return o.frames[o.runFrame].seg
+	}
+	return 0
 }
 
 // ilOffset returns the IL offset of the call or exit site whose return
@@ -181,6 +204,9 @@ func (rt *Runtime) newTracker(m *Machine, exc uintptr) *tracker {
 
 // throw starts dispatching exc, thrown at the current exit.
 func (rt *Runtime) throw(m *Machine, exc uintptr) error {
+	if rt.innerTraces != nil {
+		delete(rt.innerTraces, exc) // thrown anew: a new trace
+	}
 	return rt.firstPass(m, rt.newTracker(m, exc))
 }
 
@@ -268,14 +294,13 @@ func (rt *Runtime) noHandler(m *Machine, t *tracker) error {
 			}
 			at.Inner = &UnhandledException{}
 			at = at.Inner
+			if it, ok := rt.innerTraces[exc]; ok {
+				at.Trace, at.ILOffsets = visibleTrace(it.trace, it.ilOffs)
+			}
 		}
 	}
 	rt.trackers, rt.freeTrackers = nil, nil
-	u.Trace = make([]string, len(t.trace))
-	for i, m := range t.trace {
-		u.Trace[i] = m.TraceName()
-	}
-	u.ILOffsets = append([]int(nil), t.ilOffs...)
+	u.Trace, u.ILOffsets = visibleTrace(t.trace, t.ilOffs)
 	return u
 }
 

@@ -63,8 +63,10 @@ type UnhandledException struct {
 	Type, Message string
 	Trace         []string // methods from the throw point outward
 	ILOffsets     []int    // IL offset of each frame's throw or call site (-1: unknown)
-	// Inner is the InnerException (nil: none), with no Trace: the
-	// runtime records the frames of the unhandled exception only.
+	// Inner is the InnerException (nil: none), with no Trace but for the
+	// inner exception of a TypeInitializationException made in the catch
+	// handler of that exception (the frames of a failed static
+	// constructor, as CoreCLR reports them).
 	Inner *UnhandledException
 }
 
@@ -227,6 +229,8 @@ type Runtime struct {
 	maxDepth       int
 	checkpoints    []checkpoint // oldest (highest address) first
 	checkpointStub uintptr
+	// Static constructors (cctor.go).
+	innerTraces map[uintptr]innerTrace // traces of inner exceptions of TypeInitializationExceptions
 }
 
 // codeRange is one installed method's code.
@@ -375,7 +379,7 @@ func Reservations(mod *il.Module) (code, meta int) {
 // throw-heavy methods, 14 on average). Everything in one code heap is
 // within rel32 reach, so the reservation stays at most 1 GiB.
 func codeReserve(mod *il.Module) int {
-	methods := mod.AllMethods()
+	methods := mod.CodeMethods()
 	n := 0
 	for _, m := range methods {
 		size := 512 + 128*len(m.Code) + 256*len(m.EH)
@@ -424,7 +428,7 @@ func metaReserve(mod *il.Module) int {
 		levels := strings.Count(key, "[]") + 1
 		return levels * (abi.MTVTable + abi.MTSlotSize*4 + int(il.StringSize(len(key)+16)))
 	}
-	for _, m := range mod.AllMethods() {
+	for _, m := range mod.CodeMethods() {
 		for _, in := range m.Code {
 			if s := in.Str(); s != "" {
 				n += int(il.StringSize(len(s)))
@@ -479,7 +483,7 @@ func (rt *Runtime) init() error {
 	if rt.meta, err = newArena(metaBytes, "type metadata", errMetaExhausted); err != nil {
 		return err
 	}
-	rt.methods = mod.AllMethods()
+	rt.methods = mod.CodeMethods()
 	if rt.cells, err = rt.code.NewCells(len(rt.methods)); err != nil {
 		return err
 	}
@@ -488,7 +492,7 @@ func (rt *Runtime) init() error {
 	}
 	for _, f := range mod.StaticFields() {
 		if f.Builtin {
-			rt.setU64(rt.StaticAddr(f), uint64(f.Init))
+			rt.setU64(rt.StaticAddr(f), uint64(f.Init)) // String.Empty: below
 		}
 	}
 	// Funclets the dispatcher invokes return here; the dispatcher never
@@ -553,6 +557,13 @@ func (rt *Runtime) init() error {
 		return err
 	}
 	rt.setU64(rt.oom+abi.ObjMT, uint64(rt.classMT[oom].mt))
+	// Builtin string fields (String.Empty) hold the literal "", once
+	// String has its method table.
+	for _, f := range mod.StaticFields() {
+		if f.Builtin && f.Type.Kind == il.KString {
+			rt.setU64(rt.StaticAddr(f), uint64(rt.StringAddr("")))
+		}
+	}
 	return nil
 }
 
@@ -854,6 +865,9 @@ func (rt *Runtime) Run(ctx context.Context) (code int, err error) {
 		}
 	}()
 	entry := rt.mod.Entry
+	if err := rt.runModuleInit(); err != nil {
+		return 1, err
+	}
 	rt.startDepth()
 	ret, err := rt.mach.Call(ctx, rt.cells.Get(entry.Index), nil, rt.handle)
 	if err != nil {
@@ -1271,6 +1285,9 @@ func (rt *Runtime) Call(ctx context.Context, meth *il.Method, args []any) (resul
 		default:
 			return nil, fmt.Errorf("jitrt: argument %d has unsupported type %T", i+1, a)
 		}
+	}
+	if err := rt.runModuleInit(); err != nil {
+		return nil, err
 	}
 	rt.startDepth()
 	ret, err := rt.mach.CallArgs(ctx, rt.cells.Get(meth.Index), ints, floats, rt.handle)

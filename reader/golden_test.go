@@ -95,7 +95,7 @@ func dump(t *testing.T, file string) string {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	for i, m := range mod.AllMethods() {
+	for i, m := range mod.CodeMethods() { // type initializers' Run methods too
 		if m.Abstract {
 			continue // no IL
 		}

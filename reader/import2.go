@@ -79,6 +79,10 @@ func (r *reader) instr2(idx int, in *il.Instr) bool {
 		r.terminate(ir.OpEndFilter, []ir.Value{r.pop()}, ir.Aux{})
 		return true
 	case il.Call, il.Callvirt, il.Newobj:
+		if k := in.Constrained(); k != nil {
+			r.constrainedCall(in.Method().Method, k)
+			break
+		}
 		r.call(c, in.Method().Method)
 	case il.Ldfld:
 		r.ldfld(in.Field().Field)
@@ -87,6 +91,7 @@ func (r *reader) instr2(idx int, in *il.Instr) bool {
 	case il.Ldflda:
 		r.ldflda(in.Field().Field)
 	case il.Ldsfld:
+		r.initCheck(il.InitTriggered(m, in), nil)
 		f := in.Field().Field
 		if f.Type.Kind == il.KValue {
 			r.push(r.copyOf(r.staticAddr(f), f.Type))
@@ -94,6 +99,7 @@ func (r *reader) instr2(idx int, in *il.Instr) bool {
 		}
 		r.push(r.value(ir.OpLdStatic, ir.KindOf(f.Type), ir.Aux{Field: f}))
 	case il.Stsfld:
+		r.initCheck(il.InitTriggered(m, in), nil)
 		f := in.Field().Field
 		if f.Type.Kind == il.KValue {
 			r.copyStruct(r.staticAddr(f), r.pop(), f.Type)
@@ -102,6 +108,7 @@ func (r *reader) instr2(idx int, in *il.Instr) bool {
 		v := r.coerce(r.pop(), f.Type)
 		r.emit(ir.OpStStatic, ir.KindOf(f.Type), ir.NoValue, []ir.Value{v}, ir.Aux{Field: f})
 	case il.Ldsflda:
+		r.initCheck(il.InitTriggered(m, in), nil)
 		r.push(r.staticAddr(in.Field().Field))
 	case il.LdindI1, il.LdindU1, il.LdindI2, il.LdindU2, il.LdindI4, il.LdindU4, il.LdindI8, il.LdindI,
 		il.LdindR4, il.LdindR8, il.LdindRef:

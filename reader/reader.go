@@ -16,8 +16,14 @@ import (
 	"miniil/ir"
 )
 
-// Import translates a verified method into IR.
+// Import translates a verified method into IR, with every type
+// initializer check its sites need (Options{}).
 func Import(mod *il.Module, m *il.Method) (f *ir.Func, err error) {
+	return ImportWith(mod, m, Options{})
+}
+
+// ImportWith translates a verified method into IR.
+func ImportWith(mod *il.Module, m *il.Method, opts Options) (f *ir.Func, err error) {
 	if m.Builtin {
 		return nil, fmt.Errorf("%s is a base library method; it has no IL", m.FullName())
 	}
@@ -30,7 +36,7 @@ func Import(mod *il.Module, m *il.Method) (f *ir.Func, err error) {
 	// so this ends.
 	force := map[[2]int]bool{}
 	for {
-		r := &reader{mod: mod, m: m, f: &ir.Func{Method: m, RetBuf: ir.NoValue}, forceF64: force}
+		r := &reader{mod: mod, m: m, f: &ir.Func{Method: m, RetBuf: ir.NoValue}, forceF64: force, opts: opts}
 		for i := 0; i < m.NumArgs(); i++ {
 			r.f.Kinds = append(r.f.Kinds, ir.KindOf(m.ArgType(i)))
 		}
@@ -54,9 +60,10 @@ func Import(mod *il.Module, m *il.Method) (f *ir.Func, err error) {
 }
 
 type reader struct {
-	mod *il.Module
-	m   *il.Method
-	f   *ir.Func
+	mod  *il.Module
+	m    *il.Method
+	f    *ir.Func
+	opts Options
 
 	blockAt  map[int]*ir.Block // IL instruction index of a leader -> block
 	leader   map[*ir.Block]int // the inverse of blockAt
@@ -77,7 +84,7 @@ type reader struct {
 	cur         *ir.Block
 	stack       []ir.Value
 	ilOff       int
-	idx         int // index of the IL instruction being imported
+	idx         int                    // index of the IL instruction being imported
 	throwBlk    map[throwKey]*ir.Block // shared throw blocks
 
 	// Value types and managed pointers (see value.go).
@@ -100,6 +107,7 @@ func (r *reader) run() error {
 	if err := r.buildRegions(); err != nil {
 		return err
 	}
+	entryInit := r.entryInit() // the first block, when the entry triggers a type initializer
 	leader := make([]bool, len(m.Code)+1)
 	leader[0] = true
 	for _, c := range m.EH {
@@ -127,10 +135,15 @@ func (r *reader) run() error {
 		}
 	}
 	r.entry[r.blockAt[0]] = nil
+	first := r.blockAt[0]
+	if entryInit != nil {
+		r.fillEntryInit(entryInit, first)
+		first = entryInit
+	}
 	if pre != nil {
 		r.cur, r.region = pre, nil
 		r.copyExposedArgs()
-		r.terminate(ir.OpJump, nil, ir.Aux{}, r.blockAt[0])
+		r.terminate(ir.OpJump, nil, ir.Aux{}, first)
 	}
 	r.work = []int{0}
 	r.handlerEntries()
@@ -178,7 +191,7 @@ func (r *reader) terminate(op ir.Op, args []ir.Value, aux ir.Aux, succs ...*ir.B
 
 func (r *reader) kind(v ir.Value) ir.Kind { return r.f.Kinds[v] }
 
-func (r *reader) push(v ir.Value) { r.stack = append(r.stack, v) }
+func (r *reader) push(vs ...ir.Value) { r.stack = append(r.stack, vs...) }
 
 func (r *reader) pop() ir.Value {
 	v := r.stack[len(r.stack)-1]

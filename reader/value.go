@@ -504,3 +504,32 @@ func (r *reader) ldelema(t *il.Type) {
 	}
 	r.push(r.elemAddr(t))
 }
+
+// constrainedCall imports `constrained. T callvirt M`, whose this is a
+// pointer to a T: for a reference type, the object it points to is the
+// this of an ordinary callvirt; a value type's own implementation of M is
+// called on the pointer; otherwise the value is boxed and M called
+// virtually on the box.
+func (r *reader) constrainedCall(callee *il.Method, k *il.Constrained) {
+	args := r.popN(len(callee.Params))
+	p := r.pop()
+	r.ptrCheck(p)
+	t := k.Type
+	switch {
+	case t.IsRef():
+		r.push(r.load(p, 0, t))
+	case k.Direct != nil:
+		r.push(p)
+		r.push(args...)
+		r.call(il.Call, k.Direct)
+		return
+	case t.Kind == il.KValue:
+		obj := r.value(ir.OpAlloc, ir.Ref, ir.Aux{Class: t.Class})
+		r.copyStruct(r.boxData(obj), p, t)
+		r.push(obj)
+	default:
+		r.push(r.value(ir.OpBox, ir.Ref, ir.Aux{Type: t}, r.load(p, 0, t)))
+	}
+	r.push(args...)
+	r.call(il.Callvirt, callee)
+}

@@ -172,10 +172,10 @@ static class Program
         Console.WriteLine(line);
         int[] codes = new int[5];
         codes[0] = 100; codes[1] = 1000; codes[2] = 1001; codes[3] = int.MaxValue; codes[4] = int.MinValue;
-        foreach (int c in codes) Console.WriteLine(((object)c).ToString() + " " + Bits.Classify(c));
+        foreach (int c in codes) Console.WriteLine(c + " " + Bits.Classify(c));
         long[] longs = new long[4];
         longs[0] = 2; longs[1] = 5000000000L; longs[2] = -3; longs[3] = 4;
-        foreach (long l in longs) Console.WriteLine(((object)l).ToString() + " " + Bits.Kind(l));
+        foreach (long l in longs) Console.WriteLine(l + " " + Bits.Kind(l));
 
         char ch = 'A';
         ch += (char)2;

@@ -77,7 +77,7 @@ static class Program
             catch (LoudException e) when (e.Level == 2)
             {
                 caught++;
-                Console.WriteLine("message threw at level " + ((object)e.Level).ToString() + ": " + e.Message);
+                Console.WriteLine("message threw at level " + e.Level + ": " + e.Message);
             }
             catch (LoudException e)
             {

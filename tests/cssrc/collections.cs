@@ -213,7 +213,7 @@ class Collector : IVisitor
     public int MaxDepth;
     public void Visit(int key, int depth)
     {
-        Keys = Keys == null ? ((object)key).ToString() : Keys + "," + ((object)key).ToString();
+        Keys = Keys == null ? ((object)key).ToString() : Keys + "," + key;
         if (depth > MaxDepth) MaxDepth = depth;
     }
 }
@@ -270,9 +270,9 @@ static class Program
             q.Enqueue(q.Dequeue());
             q.Enqueue(q.Dequeue());
             int out1 = q.Dequeue();
-            if (q.Count < 5) order = order == null ? ((object)out1).ToString() : order + " " + ((object)out1).ToString();
+            if (q.Count < 5) order = order == null ? ((object)out1).ToString() : order + " " + out1;
         }
-        Console.WriteLine("josephus: last out " + order + ", survivor " + ((object)q.Dequeue()).ToString());
+        Console.WriteLine("josephus: last out " + order + ", survivor " + q.Dequeue());
         try
         {
             q.Dequeue();

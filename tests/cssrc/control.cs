@@ -226,7 +226,7 @@ static class Program
         Trace.Flush("retry");
         int d = Depth(10);
         Trace.Flush("depth " + d);
-        Console.WriteLine("catch-all: " + ((object)CatchAll("four")).ToString() + " " + ((object)CatchAll(4)).ToString() + " " + ((object)CatchAll(null)).ToString());
+        Console.WriteLine("catch-all: " + CatchAll("four") + " " + CatchAll(4) + " " + CatchAll(null));
 
         int total = 0;
         for (int i = 0; i < 6; i++)

@@ -31,7 +31,7 @@ class Event
     public string Topic;
     public int Value;
     public Event(string topic, int value) { Topic = topic; Value = value; }
-    public override string ToString() { return Topic + "=" + ((object)Value).ToString(); }
+    public override string ToString() { return Topic + "=" + Value; }
 }
 
 abstract class ListenerBase : IListener
@@ -62,7 +62,7 @@ class Summer : ListenerBase, IFilter, IPriority
     public bool Accepts(Event e) { return e.Topic == topic; }
     public int Priority() { return 10; }
     protected override void Handle(Event e) { Sum += e.Value; }
-    public override string Name() { return base.Name() + "(" + ((object)Sum).ToString() + ")"; }
+    public override string Name() { return base.Name() + "(" + Sum + ")"; }
 }
 
 class Threshold : IListener, IFilter, IPriority

@@ -69,7 +69,7 @@ static class Roman
             if (i + 1 < s.Length && v < Value(s[i + 1])) total -= v;
             else total += v;
         }
-        if (!To(total).Equals(s)) throw new FormatException("not canonical: " + s);
+        if (To(total) != s) throw new FormatException("not canonical: " + s);
         return total;
     }
 }
@@ -202,7 +202,7 @@ static class Program
         {
             try
             {
-                Console.WriteLine(r + " = " + ((object)Roman.From(r)).ToString());
+                Console.WriteLine(r + " = " + Roman.From(r));
             }
             catch (FormatException e)
             {
@@ -242,7 +242,7 @@ static class Program
             try
             {
                 long v = Bases.From(inputs[i], (int)inputBases[i]);
-                Console.WriteLine("'" + inputs[i] + "' base " + ((object)inputBases[i]).ToString() + " = " + Bases.Group(v));
+                Console.WriteLine("'" + inputs[i] + "' base " + inputBases[i] + " = " + Bases.Group(v));
             }
             catch (FormatException e)
             {

@@ -28,7 +28,7 @@ static class Fmt
         if (m < 0) m = -m;
         string frac = ((object)(m % 1000)).ToString();
         while (frac.Length < 3) frac = "0" + frac;
-        return sign + ((object)(m / 1000)).ToString() + "." + frac;
+        return sign + m / 1000 + "." + frac;
     }
 }
 
@@ -92,7 +92,7 @@ class Polygon : Shape
 
 class RegularPolygon : Polygon
 {
-    public RegularPolygon(int n, double radius) : base(Make(n, radius)) { Name = "regular " + ((object)n).ToString() + "-gon"; }
+    public RegularPolygon(int n, double radius) : base(Make(n, radius)) { Name = "regular " + n + "-gon"; }
     static Point[] Make(int n, double radius)
     {
         Point[] p = new Point[n];

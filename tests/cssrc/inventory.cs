@@ -149,7 +149,7 @@ static class Program
                     inv.Remove(p[1], int.Parse(p[2]));
                     break;
                 case "count":
-                    Console.WriteLine("  " + p[1] + " = " + ((object)inv.Quantity(p[1])).ToString());
+                    Console.WriteLine("  " + p[1] + " = " + inv.Quantity(p[1]));
                     break;
                 case "list":
                     inv.Print();

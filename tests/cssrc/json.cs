@@ -221,7 +221,7 @@ class Parser
 
     bool Word(string w)
     {
-        if (p + w.Length > s.Length || !s.Substring(p, w.Length).Equals(w)) return false;
+        if (p + w.Length > s.Length || s.Substring(p, w.Length) != w) return false;
         p += w.Length;
         return true;
     }
@@ -289,9 +289,9 @@ static class Program
         int start = 0;
         while (start < path.Length)
         {
-            int dot = path.Substring(start).IndexOf('.');
-            string part = dot < 0 ? path.Substring(start) : path.Substring(start, dot);
-            start = dot < 0 ? path.Length : start + dot + 1;
+            int dot = path.IndexOf('.', start);
+            string part = dot < 0 ? path.Substring(start) : path.Substring(start, dot - start);
+            start = dot < 0 ? path.Length : dot + 1;
             if (part.Length > 0 && part[0] >= '0' && part[0] <= '9')
                 v = v.At(int.Parse(part));
             else
@@ -358,7 +358,7 @@ static class Program
             }
             catch (JsonError e) when (e.At < b.Length)
             {
-                Console.WriteLine(JString.Quote(b) + ": " + e.Message + " at " + ((object)e.At).ToString());
+                Console.WriteLine(JString.Quote(b) + ": " + e.Message + " at " + e.At);
             }
             catch (JsonError e)
             {

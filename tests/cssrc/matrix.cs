@@ -138,7 +138,7 @@ class Matrix
         return sign * m[n - 1][n - 1];
     }
 
-    public string Shape() { return ((object)Rows).ToString() + "x" + ((object)Cols).ToString(); }
+    public string Shape() { return Rows + "x" + Cols; }
 
     public void Print(string name)
     {

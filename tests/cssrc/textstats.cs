@@ -219,8 +219,7 @@ static class Program
         while (pos >= 0)
         {
             hits++;
-            int next = all.Substring(pos + 1).IndexOf("the");
-            pos = next < 0 ? -1 : pos + 1 + next;
+            pos = all.IndexOf("the", pos + 1);
         }
         Console.WriteLine("'the' substrings in paragraph 2: " + hits);
         Console.WriteLine("first comma at " + all.IndexOf(','));

@@ -1,0 +1,72 @@
+package jitrt
+
+import "miniil/il"
+
+// Static constructors. il.InitTriggered says which sites need their class
+// initialized, and the code generator tests the class's state there
+// (unless the class was initialized when the method was compiled) and
+// calls il.TypeInit.Run, IL compiled like any method, which runs the
+// .cctor once and throws the TypeInitializationException of a failed run.
+// The runtime only runs the module initializer, reports whether a class
+// is initialized, and keeps the frames of a failed .cctor's exception for
+// the report of an unhandled TypeInitializationException.
+
+// innerTrace is the trace of an inner exception (see keepInnerTrace).
+type innerTrace struct {
+	trace  []*il.Method
+	ilOffs []int
+}
+
+// Initialized reports whether type initializer ti has run to its end (a
+// class whose state is il.InitDone stays so: code compiled from then on
+// needs no check).
+func (rt *Runtime) Initialized(ti *il.TypeInit) bool {
+	return rt.u64(rt.StaticAddr(ti.State)) == il.InitDone
+}
+
+// runModuleInit runs the module initializer (a global .cctor), if any,
+// before the first method a run calls, as CoreCLR runs it when the module
+// loads: a failure's TypeInitializationException has no frames.
+func (rt *Runtime) runModuleInit() error {
+	ti := rt.mod.Init
+	if ti == nil {
+		return nil
+	}
+	rt.startDepth()
+	_, err := rt.mach.Call(rt.ctx, rt.cells.Get(ti.Run.Index), nil, rt.handle)
+	return err
+}
+
+// keepInnerTrace records, when a TypeInitializationException is made with
+// inner exception exc inside the catch handler that caught exc, the
+// frames exc was thrown through (from its throw to that handler), for the
+// report of an unhandled exception: CoreCLR prints them for the inner
+// exception of a failed type initializer (the .cctor's frames). Other
+// inner exceptions are reported without frames.
+func (rt *Runtime) keepInnerTrace(exc uintptr) {
+	if exc == 0 {
+		return
+	}
+	for i := len(rt.trackers) - 1; i >= 0; i-- {
+		if t := rt.trackers[i]; t.running == runCatch && t.exc == exc {
+			if rt.innerTraces == nil {
+				rt.innerTraces = map[uintptr]innerTrace{}
+			}
+			rt.innerTraces[exc] = innerTrace{append([]*il.Method(nil), t.trace...), append([]int(nil), t.ilOffs...)}
+			return
+		}
+	}
+}
+
+// visibleTrace returns the names and IL offsets of a trace's frames,
+// without the hidden methods (il.TypeInit.Run).
+func visibleTrace(trace []*il.Method, ilOffs []int) ([]string, []int) {
+	names, offs := make([]string, 0, len(trace)), make([]int, 0, len(trace))
+	for i, m := range trace {
+		if !m.Hidden {
+			names = append(names, m.TraceName())
+			offs = append(offs, ilOffs[i])
+		}
+	}
+	return names, offs
+}
