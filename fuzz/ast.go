@@ -29,12 +29,12 @@
 // ones it propagates from locals) masking the count by 63, not 31;
 // takes sizeof only of value types without references (Mono lays those
 // out in declaration order, CoreCLR references first); never reaches a
-// value type holding references through a pointer local nor passes a
-// pointer local by reference (Mono crashes on ldobj, ldfld, stobj and
-// cpobj of such a value at a null address); and takes the address of a
-// field through a pointer local only to read it (Mono does not
-// null-check ldflda through a pointer, so its exception would come
-// later).
+// value type holding references through a pointer local, reads through
+// one with ldflda rather than ldfld of nested values, and passes none by
+// reference (Mono crashes on ldobj, ldfld, stobj and cpobj of such a
+// value at a null address); and takes the address of a field through a
+// pointer local only to read it (Mono does not null-check ldflda through
+// a pointer, so its exception would come later).
 //
 // Arrays: a static int32[5] arr, and a static jagged int32[][] jag whose
 // rows start as an int32[4], null and arr (aliased; an int32[2] when

@@ -203,7 +203,8 @@ func TestValueTypeRates(t *testing.T) {
 // index or unbox), that sizeof only takes value types without
 // references (Mono lays those out differently), that no value type
 // holding references is reached through a pointer local and no byref
-// argument comes from one (Mono crashes on such a value at a null
+// argument comes from one, and reads through one take field addresses
+// rather than nested values (Mono crashes on such a value at a null
 // address), and that a field of what a pointer local points to is only
 // read (Mono does not null-check its ldflda).
 func TestValueTypeMonoSafe(t *testing.T) {
@@ -241,6 +242,14 @@ func TestValueTypeMonoSafe(t *testing.T) {
 			case *SUnbox:
 				if where == "filter" {
 					t.Errorf("seed %d: MonoSafe filter unboxes", seed)
+				}
+			case *LocLoad:
+				if x.L.Root == RPtr && len(x.L.Path) > 0 && (x.A == ADirect || x.A == AFld) {
+					t.Errorf("seed %d: MonoSafe ldfld down a path through a pointer local", seed)
+				}
+			case *SLoad:
+				if x.L.Root == RPtr && len(x.L.Path) > 0 && (x.A == ADirect || x.A == AFld) {
+					t.Errorf("seed %d: MonoSafe ldfld down a path through a pointer local", seed)
 				}
 			case *LocStore:
 				fieldOfNull(x.L)

@@ -308,6 +308,18 @@ func (g *gen) access() Access {
 	return AObj
 }
 
+// accessOf picks an instruction form to read L: with MonoSafe, a read
+// through a pointer local takes field addresses (ldflda) down to the
+// location, never a nested value with ldfld (Mono crashes loading a
+// value type holding references from a null address).
+func (g *gen) accessOf(L *Loc) Access {
+	a := g.access()
+	if g.o.MonoSafe && L.Root == RPtr && (a == ADirect || a == AFld) {
+		a = AInd
+	}
+	return a
+}
+
 // stmtMode is the location mode of a statement: safe in a MonoSafe
 // filter, else sometimes a location that may throw.
 func (g *gen) stmtMode(safe bool) locMode {
@@ -415,7 +427,7 @@ func (g *gen) sexpr(s int, depth int, budget *int, safe bool) SExpr {
 	}
 	if k < 55 || depth >= g.o.MaxExprDepth {
 		if L := g.loc(locReq{want: exactly(FType{K: FStruct, S: s}), mode: locSafe, safe: safe, load: true}, budget); L != nil {
-			return &SLoad{L: L, A: g.access(), S: s}
+			return &SLoad{L: L, A: g.accessOf(L), S: s}
 		}
 	}
 	return &SNew{S: s, Arg: g.expr(I4, depth+1, budget, safe)}
@@ -483,7 +495,7 @@ func (g *gen) locLoad(t Type, mode locMode, budget *int, safe bool) Expr {
 	if L == nil {
 		return nil
 	}
-	return &LocLoad{L: L, A: g.access(), Flip: g.chance(40), T: t}
+	return &LocLoad{L: L, A: g.accessOf(L), Flip: g.chance(40), T: t}
 }
 
 // sfield reads a field of int type t of a value on the stack: a new
@@ -662,7 +674,7 @@ func (g *gen) ptrRead(n int) Expr {
 		t = g.p.fieldType(t.S, L.Path)
 	}
 	g.may(nre)
-	return &LocLoad{L: L, A: g.access(), Flip: g.chance(40), T: t.intType()}
+	return &LocLoad{L: L, A: g.accessOf(L), Flip: g.chance(40), T: t.intType()}
 }
 
 // structLoc picks a value-type location for valueTry: mostly a local
