@@ -26,7 +26,9 @@
 // only int32 variables and constants (Mono 6.8 zero-extends an int32
 // computed by arithmetic instead of throwing); keeps int32 shl and shr
 // counts in [0, 31]: Mono 6.8 folds those shifts (of constants, also
-// ones it propagates from locals) masking the count by 63, not 31;
+// ones it propagates from locals) masking the count by 63, not 31; makes
+// int32 shr counts literals (Mono 6.8 shifts an int32 it folds from an
+// overflowing operation untruncated by a count it computes);
 // takes sizeof only of value types without references (Mono lays those
 // out in declaration order, CoreCLR references first); never reaches a
 // value type holding references through a pointer local, reads through

@@ -903,7 +903,8 @@ func isDiv(op string) bool {
 // an expression masked to the width, masked wider than the width, or
 // unmasked. With MonoSafe an int32 shl or shr count stays in [0, 31]:
 // Mono 6.8 folds those shifts masking a constant count by 63 (int32 5 shl
-// 33 gives 0, CoreCLR 10), also counts it propagates from locals.
+// 33 gives 0, CoreCLR 10), also counts it propagates from locals; and an
+// int32 shr count is a literal constant.
 func (g *gen) shiftCount(op string, t Type, depth int, budget *int, safe bool) Expr {
 	width := int64(32)
 	if t == I8 {
@@ -911,6 +912,12 @@ func (g *gen) shiftCount(op string, t Type, depth int, budget *int, safe bool) E
 	}
 	inRange := g.o.MonoSafe && t == I4 && op != "shr.un"
 	mask := func(e Expr, m int64) Expr { return &Bin{Op: "and", A: e, B: &Const{T: I4, V: m}, T: I4} }
+	if g.o.MonoSafe && t == I4 && op == "shr" {
+		// Mono 6.8 shifts an int32 it folds from an overflowing operation
+		// untruncated when the count is computed (65536 * 65536 >> y, y
+		// a local holding 1, is -2^31); a literal count it shifts right.
+		return &Const{T: I4, V: g.r.Int64N(width)}
+	}
 	switch k := g.r.IntN(100); {
 	case k < 20:
 		return &Const{T: I4, V: g.r.Int64N(width)}
