@@ -14,16 +14,29 @@
 // first differing line of two outputs shows where two engines diverge.
 //
 // Comparing with Mono: outputs agree except where MINIIL.md names a
-// difference. Programs never use floats (Mono prints float64
-// differently) nor exception messages, and nothing goes unhandled. The
+// difference. Programs never print floats (Mono prints float64
+// differently: float64 fields reach the hash through conv.i8) nor
+// exception messages, and nothing goes unhandled. The
 // remaining difference, an exception escaping a filter (Mono lets it
 // through), is avoided by Options.MonoSafe, which the runner's -mono
 // mode sets: nothing inside a filter can throw (no throw statements or
 // regions, only non-throwing expressions, calls only to methods that
 // cannot throw). MonoSafe also avoids the int64 constant -2^31, which
-// Mono 6.8 multiplies with the wrong sign, and keeps int32 shl and shr
+// Mono 6.8 multiplies with the wrong sign; converts with conv.ovf.u8
+// only int32 variables and constants (Mono 6.8 zero-extends an int32
+// computed by arithmetic instead of throwing); keeps int32 shl and shr
 // counts in [0, 31]: Mono 6.8 folds those shifts (of constants, also
-// ones it propagates from locals) masking the count by 63, not 31.
+// ones it propagates from locals) masking the count by 63, not 31; makes
+// int32 shr counts literals (Mono 6.8 shifts an int32 it folds from an
+// overflowing operation untruncated by a count it computes);
+// takes sizeof only of value types without references (Mono lays those
+// out in declaration order, CoreCLR references first); never reaches a
+// value type holding references through a pointer local, reads through
+// one with ldflda rather than ldfld of nested values, and passes none by
+// reference (Mono crashes on ldobj, ldfld, stobj and cpobj of such a
+// value at a null address); and takes the address of a field through a
+// pointer local only to read it (Mono does not null-check ldflda through
+// a pointer, so its exception would come later).
 //
 // Arrays: a static int32[5] arr, and a static jagged int32[][] jag whose
 // rows start as an int32[4], null and arr (aliased; an int32[2] when
@@ -57,6 +70,27 @@
 // risky nodes, a read of Bad::v fails: Bad's static constructor mixes the
 // hash and throws, so the first read throws a TypeInitializationException
 // and every later one the same again.
+//
+// Value types and managed pointers (value.go): one to three value types
+// per program (int32, int64, float64, object and small integer fields,
+// sometimes a nested value type, sometimes more than 16 words or three),
+// each with a constructor, a Step that mutates it through this and a
+// Hash of every field; value-type locals, parameters, results, statics,
+// fields of a class and array elements (ldelem, stelem, ldelema, an
+// index out of range); box, unbox, unbox.any (InvalidCastException from
+// a box of another type) and isinst; initobj, ldobj, stobj, cpobj and
+// sizeof; managed pointers to every kind of location (variables,
+// fields, elements of arr and of jag's rows, statics, what pointer
+// locals and byref parameters point to) read and written with every
+// ldind and stind width, byref parameters of int32, int64, float64,
+// object and value types, and pointer locals that stay null until set
+// (NullReferenceException). Value trys mutate a value-type location in
+// a try, directly and through the byref arguments of a call that may
+// throw after writing, read it in the catch, filter (a field), finally
+// or fault handler, copy it there and read the copy after. Stores may
+// read back what they stored, methods hash their value-type locals and
+// parameters at their end and the program its value-type statics, so
+// a wrong copy shows in the checksum.
 //
 // API: Generate(seed, Options) builds the AST, Program.IL lowers it;
 // Runner runs one program on every engine and Mismatch compares the
@@ -101,6 +135,7 @@ type Program struct {
 	Seed    uint64
 	Opts    Options
 	Methods []*Method
+	Structs []*StructDef // value types V0, V1, ... (see value.go)
 	// Simplifications only the reducer sets:
 	NoCatchAll  bool // no catch-all around the entry point's body
 	NoMix       bool // no running hash: Mix prints or drops its value, handlers do not mix
@@ -108,6 +143,7 @@ type Program struct {
 	NoEnd       bool // the entry point prints no final hash and returns 0
 	InlineEnter bool // handler entries print inline instead of calling enter
 	InlineRoot  bool // the entry point holds m0's body instead of calling it
+	NoValueHash bool // no hashes of value-type locals and parameters at a method's end, nor of value-type statics at the program's
 	NextID      int  // next free region/handler id (for edits that add none; informative)
 	// Cctor says where the static variables live: global fields
 	// (NoCctor), or fields of a class St whose static constructor sets
@@ -128,14 +164,22 @@ const (
 	LazyCctor                     // fields of a beforefieldinit St
 )
 
-// Method is one static method m<Index>.
+// Method is one static method m<Index>. Its parameters are Params
+// (a0, ...), then SParams (sa0, ...), then RParams (ra0, ...).
 type Method struct {
 	Params  []Type
-	Ret     bool // returns int32 (RetExpr at the end), else void
+	Ret     bool // returns int32 (RetExpr at the end), else void (or RetS)
 	RetExpr Expr
 	NI4     int // int32 locals l0..
 	NI8     int // int64 locals w0..
 	Body    []Stmt
+
+	SParams  []int   // value-type parameters sa0..: their value types
+	RParams  []FType // byref parameters ra0..: their targets' types
+	SLocals  []int   // value-type locals v0..: their value types
+	PLocals  []FType // pointer locals p0.. (null until a PSet): their targets' types
+	RetS     int     // 1 + the value type the method returns (RetSExpr at the end); 0: none
+	RetSExpr SExpr
 }
 
 // Expr is an int32 or int64 expression; it leaves one value on the stack.
@@ -183,10 +227,13 @@ type Cmp struct {
 	A, B Expr
 }
 
-// CallExpr calls an int32-returning method.
+// CallExpr calls an int32-returning method: Args for Params, SArgs
+// for SParams and the addresses of RArgs for RParams.
 type CallExpr struct {
 	Callee int
 	Args   []Expr
+	SArgs  []SExpr
+	RArgs  []*Loc
 }
 
 // ArrLoad reads arr[Idx & mask] from the static int32[5] array: mask 3
@@ -306,10 +353,13 @@ type Switch struct {
 	Default []Stmt
 }
 
-// CallStmt calls a method and discards its result.
+// CallStmt calls a method and discards its result (arguments as
+// CallExpr's).
 type CallStmt struct {
 	Callee int
 	Args   []Expr
+	SArgs  []SExpr
+	RArgs  []*Loc
 }
 
 // Throw creates and throws an exception of Class: a user class gets
@@ -485,9 +535,20 @@ func (p *Program) Clone() *Program {
 	for i, m := range p.Methods {
 		mm := *m
 		mm.Params = append([]Type(nil), m.Params...)
+		mm.SParams = append([]int(nil), m.SParams...)
+		mm.RParams = append([]FType(nil), m.RParams...)
+		mm.SLocals = append([]int(nil), m.SLocals...)
+		mm.PLocals = append([]FType(nil), m.PLocals...)
 		mm.RetExpr = cloneExpr(m.RetExpr)
+		mm.RetSExpr = cloneSExpr(m.RetSExpr)
 		mm.Body = cloneStmts(m.Body)
 		q.Methods[i] = &mm
+	}
+	q.Structs = make([]*StructDef, len(p.Structs))
+	for i, sd := range p.Structs {
+		c := *sd
+		c.Fields = append([]FType(nil), sd.Fields...)
+		q.Structs[i] = &c
 	}
 	return &q
 }
@@ -530,7 +591,7 @@ func cloneExpr(e Expr) Expr {
 		c.A, c.B = cloneExpr(e.A), cloneExpr(e.B)
 		return &c
 	case *CallExpr:
-		return &CallExpr{Callee: e.Callee, Args: cloneExprs(e.Args)}
+		return &CallExpr{Callee: e.Callee, Args: cloneExprs(e.Args), SArgs: cloneSExprs(e.SArgs), RArgs: cloneLocs(e.RArgs)}
 	case *ArrLoad:
 		return &ArrLoad{Idx: cloneExpr(e.Idx), Safe: e.Safe}
 	case *ArrLen:
@@ -549,6 +610,9 @@ func cloneExpr(e Expr) Expr {
 		return &FailedInit{}
 	case *IfaceCall:
 		return &IfaceCall{Idx: cloneExpr(e.Idx), Arg: cloneExpr(e.Arg), Safe: e.Safe}
+	}
+	if c, ok := cloneValueExpr(e); ok {
+		return c
 	}
 	panic("fuzz: unknown expression")
 }
@@ -588,7 +652,7 @@ func cloneStmt(s Stmt) Stmt {
 		}
 		return c
 	case *CallStmt:
-		return &CallStmt{Callee: s.Callee, Args: cloneExprs(s.Args)}
+		return &CallStmt{Callee: s.Callee, Args: cloneExprs(s.Args), SArgs: cloneSExprs(s.SArgs), RArgs: cloneLocs(s.RArgs)}
 	case *Throw:
 		return &Throw{Class: s.Class, Code: cloneExpr(s.Code)}
 	case *ThrowNull:
@@ -627,6 +691,9 @@ func cloneStmt(s Stmt) Stmt {
 			t.Handlers = append(t.Handlers, &hh)
 		}
 		return t
+	}
+	if c, ok := cloneValueStmt(s); ok {
+		return c
 	}
 	panic("fuzz: unknown statement")
 }

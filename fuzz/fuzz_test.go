@@ -148,6 +148,36 @@ func TestMonoSafeFilters(t *testing.T) {
 	}
 }
 
+// TestMonoSafeConvOvfU8 checks that with MonoSafe conv.ovf.u8 converts
+// an int32 only from a variable or constant (Mono 6.8 zero-extends one
+// computed by arithmetic), and that without it other operands occur.
+func TestMonoSafeConvOvfU8(t *testing.T) {
+	for _, mono := range []bool{false, true} {
+		o, _ := SizeOptions("medium")
+		o.MonoSafe = mono
+		computed := 0
+		for seed := uint64(1); seed <= 300; seed++ {
+			visitNodes(Generate(seed, o), func(_ *Method, x any, _ string) {
+				c, ok := x.(*Conv)
+				if !ok || c.Op != "conv.ovf.u8" || c.A.Type() != I4 {
+					return
+				}
+				switch c.A.(type) {
+				case *Load, *Const:
+				default:
+					computed++
+				}
+			})
+		}
+		if mono && computed > 0 {
+			t.Errorf("MonoSafe: %d conv.ovf.u8 of a computed int32", computed)
+		}
+		if !mono && computed == 0 {
+			t.Error("no conv.ovf.u8 of a computed int32 without MonoSafe")
+		}
+	}
+}
+
 func walkStmts(ss []Stmt, inFilter bool, f func(Stmt, bool)) {
 	for _, s := range ss {
 		f(s, inFilter)

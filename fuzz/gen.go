@@ -153,6 +153,7 @@ func Generate(seed uint64, opts Options) *Program {
 	g.cost = make([]int, nm)
 	g.throws = make([]map[string]bool, nm)
 	g.risk = []int{2, 5, 10, 25}[g.r.IntN(4)]
+	g.structs()
 	for i := nm - 1; i >= 0; i-- {
 		g.method(i)
 	}
@@ -199,14 +200,18 @@ func (g *gen) method(i int) {
 		budget = g.o.MaxCost/10 + g.r.IntN(g.o.MaxCost/4+1)
 		g.stmts = g.o.MaxStmts/3 + g.r.IntN(g.o.MaxStmts-g.o.MaxStmts/3+1)
 	}
+	g.valueVars(m, i)
 	g.mi, g.m = i, m
 	g.p.Methods[i] = m
 	g.exc = map[string]bool{}
 	g.frames = []frame{{fMethod, 0}}
 	start := budget
-	m.Body = g.block(&budget, 0)
+	m.Body = append(g.refPrologue(&budget), g.block(&budget, 0)...)
 	if m.Ret {
 		m.RetExpr = g.expr(I4, 0, &budget, false)
+	}
+	if s, ok := m.retStruct(); ok {
+		m.RetSExpr = g.sexpr(s, 0, &budget, false)
 	}
 	g.cost[i] = start - budget + 1
 	if g.cost[i] < 1 {
@@ -411,6 +416,7 @@ func (g *gen) stmt(budget *int, depth int) Stmt {
 	if g.inHandler() {
 		cs = append(cs, choice{2, func() Stmt { return &BumpCode{Delta: int32(1 + g.r.IntN(100))} }})
 	}
+	cs = append(cs, g.valueStmts(budget, safe)...)
 	if ts := g.leaveTargets(); len(ts) > 0 {
 		cs = append(cs, choice{3, func() Stmt { return g.maybeIf(budget, &Leave{Target: ts[g.r.IntN(len(ts))]}) }})
 	}
@@ -419,7 +425,9 @@ func (g *gen) stmt(budget *int, depth int) Stmt {
 			j := cl[g.r.IntN(len(cl))]
 			*budget -= g.cost[j]
 			g.mayAll(g.throws[j])
-			return &CallStmt{Callee: j, Args: g.args(j, budget, safe)}
+			c := &CallStmt{Callee: j}
+			c.Args, c.SArgs, c.RArgs = g.args(j, budget, safe)
+			return c
 		}})
 	}
 	if compound {
@@ -429,7 +437,8 @@ func (g *gen) stmt(budget *int, depth int) Stmt {
 			choice{2, func() Stmt { return g.switchStmt(budget, depth) }},
 		)
 		if !safe {
-			cs = append(cs, choice{18, func() Stmt { return g.try(budget, depth) }})
+			cs = append(cs, choice{18, func() Stmt { return g.try(budget, depth) }},
+				choice{4, func() Stmt { return g.valueTry(budget) }})
 		}
 	}
 	return g.pick(cs)
@@ -653,6 +662,12 @@ func (g *gen) try(budget *int, depth int) Stmt {
 		}
 		if g.chance(50) {
 			h.FilterCond = g.expr(I4, 1, &b, g.safe())
+			if g.chance(40) {
+				// a filter that reads a field of a value type
+				if e := g.filterRead(&b); e != nil {
+					h.FilterCond = e
+				}
+			}
 		}
 		used += fb - b
 		g.pop()
@@ -801,14 +816,6 @@ func (g *gen) wvar() Var {
 	return vs[g.r.IntN(len(vs))]
 }
 
-func (g *gen) args(j int, budget *int, safe bool) []Expr {
-	var as []Expr
-	for _, t := range g.p.Methods[j].Params {
-		as = append(as, g.expr(t, 1, budget, safe))
-	}
-	return as
-}
-
 var int32Consts = []int64{0, 1, -1, 2, 3, 7, 31, 32, 33, 63, 64, 100, -100, 255, 65535, 65536, math.MaxInt32, math.MinInt32, math.MaxInt32 - 1, math.MinInt32 + 1, 0x55555555, 128, -129}
 var int64Consts = []int64{0, 1, -1, 2, 31, 32, 63, 64, 65, math.MaxInt32, math.MinInt32, math.MaxUint32, 1 << 32, math.MaxInt64, math.MinInt64, math.MinInt64 + 1, 0x123456789, -5000000000}
 
@@ -896,7 +903,8 @@ func isDiv(op string) bool {
 // an expression masked to the width, masked wider than the width, or
 // unmasked. With MonoSafe an int32 shl or shr count stays in [0, 31]:
 // Mono 6.8 folds those shifts masking a constant count by 63 (int32 5 shl
-// 33 gives 0, CoreCLR 10), also counts it propagates from locals.
+// 33 gives 0, CoreCLR 10), also counts it propagates from locals; and an
+// int32 shr count is a literal constant.
 func (g *gen) shiftCount(op string, t Type, depth int, budget *int, safe bool) Expr {
 	width := int64(32)
 	if t == I8 {
@@ -904,6 +912,12 @@ func (g *gen) shiftCount(op string, t Type, depth int, budget *int, safe bool) E
 	}
 	inRange := g.o.MonoSafe && t == I4 && op != "shr.un"
 	mask := func(e Expr, m int64) Expr { return &Bin{Op: "and", A: e, B: &Const{T: I4, V: m}, T: I4} }
+	if g.o.MonoSafe && t == I4 && op == "shr" {
+		// Mono 6.8 shifts an int32 it folds from an overflowing operation
+		// untruncated when the count is computed (65536 * 65536 >> y, y
+		// a local holding 1, is -2^31); a literal count it shifts right.
+		return &Const{T: I4, V: g.r.Int64N(width)}
+	}
 	switch k := g.r.IntN(100); {
 	case k < 20:
 		return &Const{T: I4, V: g.r.Int64N(width)}
@@ -939,6 +953,11 @@ func (g *gen) oneOf(ss []string) string { return ss[g.r.IntN(len(ss))] }
 func (g *gen) expr(t Type, depth int, budget *int, safe bool) Expr {
 	if !safe && g.r.IntN(1000) < g.risk {
 		return g.risky(t, depth, budget)
+	}
+	if g.chance(valueExprPct) {
+		if e := g.valueExpr(t, depth, budget, safe); e != nil {
+			return e
+		}
 	}
 	if depth >= g.o.MaxExprDepth || g.chance(25+15*depth) {
 		return g.leaf(t, budget, safe)
@@ -981,6 +1000,11 @@ func (g *gen) risky(t Type, depth int, budget *int) Expr {
 		g.may(tie)
 		return &FailedInit{}
 	}
+	if g.chance(valueRiskyPct) {
+		if e := g.valueRisky(t, d, budget); e != nil {
+			return e
+		}
+	}
 	if t == I4 && g.chance(20) {
 		// An interface call on any slot of ops: null, or an OpDiv that
 		// divides by zero, throw.
@@ -1008,7 +1032,14 @@ func (g *gen) risky(t Type, depth int, budget *int) Expr {
 		if t == I8 {
 			op = g.oneOf(convOvfI8)
 		}
-		return &Conv{Op: op, A: g.expr(g.typ(), d, budget, false), T: t}
+		a := g.expr(g.typ(), d, budget, false)
+		if g.o.MonoSafe && op == "conv.ovf.u8" && a.Type() == I4 {
+			// Mono 6.8 zero-extends an int32 computed by arithmetic
+			// (also in a method it inlines) instead of throwing for a
+			// negative one; a variable or constant it converts right.
+			a = g.plainI4(budget)
+		}
+		return &Conv{Op: op, A: a, T: t}
 	case k < 60:
 		g.may("System.DivideByZeroException", ovf)
 		// unguarded: a constant divisor may be 0 or -1 too
@@ -1033,6 +1064,23 @@ func (g *gen) risky(t Type, depth int, budget *int) Expr {
 		g.may(nre, "System.InvalidCastException")
 		return &Unbox{}
 	}
+}
+
+// valueExprPct is the chance (in percent) that an expression is one over
+// value types and managed pointers (valueExpr); valueRiskyPct that a
+// risky one is (valueRisky).
+const (
+	valueExprPct  = 7
+	valueRiskyPct = 20
+)
+
+// plainI4 returns an int32 variable or constant.
+func (g *gen) plainI4(budget *int) Expr {
+	if g.chance(50) {
+		return g.constant(I4)
+	}
+	vs := g.vars(I4)
+	return &Load{V: vs[g.r.IntN(len(vs))]}
 }
 
 // jagRisk is the weight of the jagged array's loads among risky int32
@@ -1061,7 +1109,9 @@ func (g *gen) leaf(t Type, budget *int, safe bool) Expr {
 				j := cl[g.r.IntN(len(cl))]
 				*budget -= g.cost[j]
 				g.mayAll(g.throws[j])
-				return &CallExpr{Callee: j, Args: g.args(j, budget, safe)}
+				c := &CallExpr{Callee: j}
+				c.Args, c.SArgs, c.RArgs = g.args(j, budget, safe)
+				return c
 			}
 		case k < 96:
 			if !safe && g.chance(25) {

@@ -51,11 +51,13 @@ type lframe struct {
 }
 
 type lowerer struct {
-	p        *Program
-	used     map[string]bool // statics, classes, helpers
-	produced map[string]bool // exception classes that may reach a handler
-	known    map[string]bool // produced, as found by a first pass
-	reach    []bool
+	p    *Program
+	used map[string]bool // statics, classes, helpers
+	// knownUsed is used as the first pass found it.
+	knownUsed map[string]bool
+	produced  map[string]bool // exception classes that may reach a handler
+	known     map[string]bool // produced, as found by a first pass
+	reach     []bool
 	// current method
 	b      strings.Builder
 	labels int
@@ -68,6 +70,9 @@ type lowerer struct {
 	// deferred lowers, after the method's ret, the handlers laid out
 	// there (Layout AfterRet).
 	deferred []func()
+	// cur is the method being lowered (m0 for an inlined root), nil in
+	// the entry point.
+	cur *Method
 }
 
 // resumeInfo is where a try's handlers resume (label) and the local that
@@ -84,14 +89,17 @@ func (p *Program) IL() string {
 	// produce; the second one lowers with that knowledge.
 	first := newLowerer(p, nil)
 	first.run()
-	return newLowerer(p, first.produced).run()
+	l := newLowerer(p, first.produced)
+	l.knownUsed = first.used
+	return l.run()
 }
 
 func newLowerer(p *Program, known map[string]bool) *lowerer {
 	if known == nil {
 		known = map[string]bool{}
 	}
-	return &lowerer{p: p, used: map[string]bool{}, produced: map[string]bool{}, known: known, reach: make([]bool, len(p.Methods)), tries: map[int]*resumeInfo{}}
+	return &lowerer{p: p, used: map[string]bool{}, produced: map[string]bool{}, known: known, knownUsed: map[string]bool{},
+		reach: make([]bool, len(p.Methods)), tries: map[int]*resumeInfo{}}
 }
 
 func (l *lowerer) run() string {
@@ -142,16 +150,45 @@ func (l *lowerer) local(name, typ string) string {
 	return name
 }
 
-func sig(m *Method, i int) string {
-	ret := "void"
+// sig returns the signature of method i as a call names it.
+func (l *lowerer) sig(m *Method, i int) string {
+	return fmt.Sprintf("%s m%d(%s)", l.retType(m), i, strings.Join(l.paramTypes(m), ", "))
+}
+
+func (l *lowerer) retType(m *Method) string {
 	if m.Ret {
-		ret = "int32"
+		return "int32"
 	}
+	if s, ok := m.retStruct(); ok {
+		return l.vtype(s)
+	}
+	return "void"
+}
+
+// paramName returns the name of parameter k of m (a, sa then ra).
+func (l *lowerer) paramName(m *Method, k int) string {
+	switch {
+	case k < len(m.Params):
+		return fmt.Sprintf("a%d", k)
+	case k < len(m.Params)+len(m.SParams):
+		return fmt.Sprintf("sa%d", k-len(m.Params))
+	}
+	return fmt.Sprintf("ra%d", k-len(m.Params)-len(m.SParams))
+}
+
+// paramTypes returns the types of m's parameters.
+func (l *lowerer) paramTypes(m *Method) []string {
 	var ps []string
 	for _, t := range m.Params {
 		ps = append(ps, t.il())
 	}
-	return fmt.Sprintf("%s m%d(%s)", ret, i, strings.Join(ps, ", "))
+	for _, s := range m.SParams {
+		ps = append(ps, l.vtype(s))
+	}
+	for _, t := range m.RParams {
+		ps = append(ps, l.ftype(t)+"&")
+	}
+	return ps
 }
 
 func (l *lowerer) method(i int) string {
@@ -161,32 +198,37 @@ func (l *lowerer) method(i int) string {
 	l.indent = 0
 	l.locals = map[string]string{}
 	l.frames = []lframe{{fMethod, 0, "MEND"}}
+	l.cur = m
 	l.stmts(m.Body)
 	l.label("MEND")
-	if m.Ret {
-		e := m.RetExpr
-		if e == nil {
-			e = &Const{T: I4}
-		}
-		l.expr(e)
-	}
+	l.valueEnd()
+	l.retValue(m)
 	l.emit("ret")
 	l.flushDeferred()
 	body := l.b.String()
 	var h strings.Builder
-	ret := "void"
-	if m.Ret {
-		ret = "int32"
+	ps := l.paramTypes(m)
+	for k := range ps {
+		ps[k] += " " + l.paramName(m, k)
 	}
-	var ps []string
-	for k, t := range m.Params {
-		ps = append(ps, fmt.Sprintf("%s a%d", t.il(), k))
-	}
-	fmt.Fprintf(&h, ".method public static %s m%d(%s) cil managed\n{\n  .maxstack 64\n", ret, i, strings.Join(ps, ", "))
+	fmt.Fprintf(&h, ".method public static %s m%d(%s) cil managed\n{\n  .maxstack 64\n", l.retType(m), i, strings.Join(ps, ", "))
 	h.WriteString(l.localsDecl())
 	h.WriteString(body)
 	h.WriteString("}\n")
 	return h.String()
+}
+
+// retValue pushes the result of m, if any.
+func (l *lowerer) retValue(m *Method) {
+	if m.Ret {
+		l.expr(orZero(m.RetExpr))
+	} else if s, ok := m.retStruct(); ok {
+		if m.RetSExpr == nil {
+			l.sexpr(&SNew{S: s})
+		} else {
+			l.sexpr(m.RetSExpr)
+		}
+	}
 }
 
 func (l *lowerer) localsDecl() string {
@@ -266,8 +308,11 @@ func (l *lowerer) expr(e Expr) {
 		l.expr(e.B)
 		l.emit("%s", e.Op)
 	case *CallExpr:
-		l.call(e.Callee, e.Args)
-		if !l.p.Methods[e.Callee].Ret {
+		l.call(e.Callee, e.Args, e.SArgs, e.RArgs)
+		if m := l.p.Methods[e.Callee]; !m.Ret {
+			if m.RetS > 0 {
+				l.emit("pop")
+			}
 			l.emit("ldc.i4 0") // the reducer made the callee void
 		}
 	case *ArrLoad:
@@ -329,7 +374,9 @@ func (l *lowerer) expr(e Expr) {
 		l.expr(e.Arg)
 		l.emit("callvirt instance int32 IOp::Apply(int32)")
 	default:
-		panic(fmt.Sprintf("fuzz: cannot lower %T", e))
+		if !l.valueExpr(e) {
+			panic(fmt.Sprintf("fuzz: cannot lower %T", e))
+		}
 	}
 }
 
@@ -433,12 +480,18 @@ func (l *lowerer) staticName(v Var) string {
 	return n
 }
 
-func (l *lowerer) call(j int, args []Expr) {
+func (l *lowerer) call(j int, args []Expr, sargs []SExpr, rargs []*Loc) {
 	l.reach[j] = true
 	for _, a := range args {
 		l.expr(a)
 	}
-	l.emit("call %s", sig(l.p.Methods[j], j))
+	for _, a := range sargs {
+		l.sexpr(a)
+	}
+	for _, a := range rargs {
+		l.locAddr(a)
+	}
+	l.emit("call %s", l.sig(l.p.Methods[j], j))
 }
 
 // statements
@@ -481,13 +534,7 @@ func (l *lowerer) stmt(s Stmt) {
 		l.trace(s.ID)
 	case *If:
 		then, end := l.newLabel(), l.newLabel()
-		l.expr(s.C.A)
-		if s.C.Op == "" {
-			l.emit("brtrue %s", then)
-		} else {
-			l.expr(s.C.B)
-			l.emit("%s %s", s.C.Op, then)
-		}
+		l.cond(s.C, then)
 		l.stmts(s.Else)
 		l.emit("br %s", end)
 		l.label(then)
@@ -529,8 +576,8 @@ func (l *lowerer) stmt(s Stmt) {
 		l.stmts(s.Default)
 		l.label(end)
 	case *CallStmt:
-		l.call(s.Callee, s.Args)
-		if l.p.Methods[s.Callee].Ret {
+		l.call(s.Callee, s.Args, s.SArgs, s.RArgs)
+		if m := l.p.Methods[s.Callee]; m.Ret || m.RetS > 0 {
 			l.emit("pop")
 		}
 	case *Throw:
@@ -648,7 +695,20 @@ func (l *lowerer) stmt(s Stmt) {
 	case *Try:
 		l.try(s)
 	default:
-		panic(fmt.Sprintf("fuzz: cannot lower %T", s))
+		if !l.valueStmt(s) {
+			panic(fmt.Sprintf("fuzz: cannot lower %T", s))
+		}
+	}
+}
+
+// cond branches to then when c holds.
+func (l *lowerer) cond(c Cond, then string) {
+	l.expr(c.A)
+	if c.Op == "" {
+		l.emit("brtrue %s", then)
+	} else {
+		l.expr(c.B)
+		l.emit("%s %s", c.Op, then)
 	}
 }
 
@@ -996,11 +1056,14 @@ func (l *lowerer) entryBody() (string, string) {
 		l.used["tname"] = true
 		l.emit(".try {")
 	}
+	l.cur = nil
 	if l.p.InlineRoot && len(l.p.Methods) > 0 {
 		// m0's body, in place of the call
+		l.cur = l.p.Methods[0]
 		l.frames = []lframe{{fTry, -1, "END"}, {fMethod, 0, "MEND"}}
 		l.stmts(l.p.Methods[0].Body)
 		l.label("MEND")
+		l.valueEnd()
 	} else {
 		l.emit("call void m0()")
 	}
@@ -1018,6 +1081,8 @@ func (l *lowerer) entryBody() (string, string) {
 	if l.p.NoEnd {
 		l.emit("ldc.i4 0")
 	} else {
+		l.cur = nil
+		l.staticsEnd()
 		l.emit("ldstr \"end \"")
 		l.emit("call void [mscorlib]System.Console::Write(string)")
 		l.emit("ldsfld int32 hash")
@@ -1086,6 +1151,7 @@ func (l *lowerer) entry(body, locals string) string {
 		l.emit("box [mscorlib]System.Int32")
 		l.emit("stsfld object obj")
 	}
+	l.valueInits()
 	l.b.WriteString(body)
 	var h strings.Builder
 	h.WriteString(".method public static int32 main() cil managed\n{\n  .entrypoint\n  .maxstack 64\n")
@@ -1136,6 +1202,7 @@ func (l *lowerer) declarations() string {
 	if l.used["ops"] {
 		b.WriteString(opDecls)
 	}
+	b.WriteString(l.structDecls())
 	if l.used["St"] {
 		b.WriteString(l.staticsClass())
 	}
@@ -1318,6 +1385,7 @@ const writeStr = "call void [mscorlib]System.Console::Write(string)"
 
 func (l *lowerer) helpers() string {
 	var b strings.Builder
+	b.WriteString(l.valueHelpers())
 	if l.used["mix"] {
 		b.WriteString(`.method public static void mix(int32 v) cil managed
 {

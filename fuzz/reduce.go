@@ -213,6 +213,7 @@ type editor struct {
 	target, k int
 	done      bool
 	p         *Program
+	m         *Method // the method being edited
 }
 
 func (e *editor) hit() bool {
@@ -240,7 +241,7 @@ func applyEdit(p *Program, k int) {
 
 func (e *editor) program(p *Program) {
 	e.p = p
-	for _, f := range []*bool{&p.NoCatchAll, &p.NoEnd, &p.NoMix, &p.NoEnter, &p.InlineEnter, &p.InlineRoot} {
+	for _, f := range []*bool{&p.NoCatchAll, &p.NoEnd, &p.NoMix, &p.NoEnter, &p.InlineEnter, &p.InlineRoot, &p.NoValueHash} {
 		if !*f && e.hit() {
 			*f = true
 		}
@@ -255,8 +256,24 @@ func (e *editor) program(p *Program) {
 				return
 			}
 		}
+		for k := range m.SParams {
+			if e.hit() {
+				removeSParam(p, j, k)
+				return
+			}
+		}
+		for k := range m.RParams {
+			if e.hit() {
+				removeRParam(p, j, k)
+				return
+			}
+		}
+	}
+	if e.structs(p) {
+		return
 	}
 	for _, m := range p.Methods {
+		e.m = m
 		e.blk(&m.Body)
 		if m.Ret {
 			if m.RetExpr == nil {
@@ -264,11 +281,15 @@ func (e *editor) program(p *Program) {
 			}
 			e.expr(&m.RetExpr)
 		}
+		if m.RetSExpr != nil {
+			e.sexpr(&m.RetSExpr)
+		}
 	}
 }
 
-// removeParam deletes parameter k of method j: its uses read 0, stores
-// to it are dropped, and the callers pass one argument less.
+// removeParam deletes parameter k of method j: its uses read 0 (its
+// address is a local's), stores to it are dropped, and the callers pass
+// one argument less.
 func removeParam(p *Program, j, k int) {
 	m := p.Methods[j]
 	m.Params = append(m.Params[:k:k], m.Params[k+1:]...)
@@ -284,55 +305,24 @@ func removeParam(p *Program, j, k int) {
 		}
 		return true
 	}
-	var fixExpr func(x *Expr)
-	fixExpr = func(x *Expr) {
-		if *x == nil {
-			return
-		}
-		if l, ok := (*x).(*Load); ok && !fixVar(&l.V) {
-			*x = &Const{T: l.V.T}
-			return
-		}
-		for _, s := range subexprs(*x) {
-			fixExpr(s)
-		}
-	}
-	var fixCalls func(x *Expr)
-	fixCalls = func(x *Expr) {
-		if *x == nil {
-			return
-		}
-		if c, ok := (*x).(*CallExpr); ok && c.Callee == j && k < len(c.Args) {
-			c.Args = append(c.Args[:k:k], c.Args[k+1:]...)
-		}
-		for _, s := range subexprs(*x) {
-			fixCalls(s)
-		}
-	}
-	for mi, mm := range p.Methods {
-		self := mi == j
-		forEachStmt(&mm.Body, func(ss *[]Stmt, i int) {
-			s := (*ss)[i]
-			if cs, ok := s.(*CallStmt); ok && cs.Callee == j && k < len(cs.Args) {
-				cs.Args = append(cs.Args[:k:k], cs.Args[k+1:]...)
-			}
-			for _, x := range stmtExprs(s) {
-				fixCalls(x)
-				if self {
-					fixExpr(x)
-				}
-			}
-			if a, ok := s.(*Assign); ok && self && !fixVar(&a.Dst) {
+	(&walker{
+		stmt: func(ss *[]Stmt, i int) {
+			if a, ok := (*ss)[i].(*Assign); ok && !fixVar(&a.Dst) {
 				(*ss)[i] = &Mix{E: a.E}
 			}
-		})
-		if mm.RetExpr != nil {
-			fixCalls(&mm.RetExpr)
-			if self {
-				fixExpr(&mm.RetExpr)
+		},
+		expr: func(x *Expr) {
+			if l, ok := (*x).(*Load); ok && !fixVar(&l.V) {
+				*x = &Const{T: l.V.T}
 			}
-		}
-	}
+		},
+		loc: func(L *Loc) {
+			if L.Root == RVar && !fixVar(&L.Var) {
+				L.Var = Var{Kind: Local, T: L.Var.T}
+			}
+		},
+	}).method(m)
+	dropArg(p, j, k, 0)
 }
 
 // forEachStmt calls f for every statement, nested ones included.
@@ -360,54 +350,9 @@ func forEachStmt(ss *[]Stmt, f func(ss *[]Stmt, i int)) {
 	}
 }
 
-// stmtExprs returns pointers to the statement's own expressions.
-func stmtExprs(s Stmt) []*Expr {
-	var xs []*Expr
-	add := func(x *Expr) {
-		if *x != nil {
-			xs = append(xs, x)
-		}
-	}
-	switch s := s.(type) {
-	case *Assign:
-		add(&s.E)
-	case *Mix:
-		add(&s.E)
-	case *If:
-		add(&s.C.A)
-		add(&s.C.B)
-	case *Switch:
-		add(&s.E)
-	case *CallStmt:
-		for i := range s.Args {
-			add(&s.Args[i])
-		}
-	case *Throw:
-		add(&s.Code)
-	case *SetBox:
-		add(&s.E)
-	case *SetObj:
-		add(&s.E)
-	case *StoreElem:
-		add(&s.Idx)
-		add(&s.E)
-	case *StoreField:
-		add(&s.E)
-	case *JagStore:
-		add(&s.Row)
-		add(&s.Col)
-		add(&s.E)
-	case *SetRow:
-		add(&s.Row)
-	case *SetOp:
-		add(&s.E)
-	case *Try:
-		for _, h := range s.Handlers {
-			add(&h.FilterCond)
-		}
-	}
-	return xs
-}
+// stmtExprs returns pointers to the statement's own int expressions,
+// those of its value-type expressions and locations included.
+func stmtExprs(s Stmt) []*Expr { return stmtParts(s).flat() }
 
 // children returns the statement's nested blocks (flattening candidates).
 func children(s Stmt) [][]Stmt {
@@ -430,6 +375,8 @@ func children(s Stmt) [][]Stmt {
 
 func (e *editor) blk(ss *[]Stmt) { e.block(ss, e.p) }
 
+func noParams(m *Method) bool { return len(m.Params)+len(m.SParams)+len(m.RParams) == 0 }
+
 func (e *editor) block(ss *[]Stmt, p *Program) {
 	for i := 0; i < len(*ss); i++ {
 		if e.done {
@@ -440,11 +387,14 @@ func (e *editor) block(ss *[]Stmt, p *Program) {
 			*ss = append((*ss)[:i:i], (*ss)[i+1:]...)
 			return
 		}
-		// inline a call of a method without parameters (its locals become
-		// the caller's, a return leaves the caller)
-		if c, ok := s.(*CallStmt); ok && len(p.Methods[c.Callee].Params) == 0 && e.hit() {
+		// inline a call of a method without parameters (its int locals
+		// become the caller's, its value-type and pointer locals new ones,
+		// a return leaves the caller)
+		if c, ok := s.(*CallStmt); ok && noParams(p.Methods[c.Callee]) && e.hit() {
+			body := cloneStmts(p.Methods[c.Callee].Body)
+			inlineLocals(e.m, p.Methods[c.Callee], body)
 			out := append([]Stmt(nil), (*ss)[:i]...)
-			out = append(out, cloneStmts(p.Methods[c.Callee].Body)...)
+			out = append(out, body...)
 			*ss = append(out, (*ss)[i+1:]...)
 			return
 		}
@@ -506,9 +456,7 @@ func (e *editor) stmt(s Stmt) {
 		}
 		e.blk(&s.Default)
 	case *CallStmt:
-		for i := range s.Args {
-			e.expr(&s.Args[i])
-		}
+		e.call(s.Args, s.SArgs, s.RArgs)
 	case *Throw:
 		if isUser(s.Class) && e.hit() {
 			s.Class, s.Code = "System.InvalidOperationException", nil
@@ -588,37 +536,14 @@ func (e *editor) stmt(s Stmt) {
 			}
 			e.blk(&h.Body)
 		}
+	default:
+		e.valueStmt(s)
 	}
 }
 
-// subexprs returns pointers to the expression's children.
-func subexprs(x Expr) []*Expr {
-	switch x := x.(type) {
-	case *Bin:
-		return []*Expr{&x.A, &x.B}
-	case *Un:
-		return []*Expr{&x.A}
-	case *Conv:
-		return []*Expr{&x.A}
-	case *Cmp:
-		return []*Expr{&x.A, &x.B}
-	case *CallExpr:
-		ps := make([]*Expr, len(x.Args))
-		for i := range x.Args {
-			ps[i] = &x.Args[i]
-		}
-		return ps
-	case *ArrLoad:
-		return []*Expr{&x.Idx}
-	case *JagLoad:
-		return []*Expr{&x.Row, &x.Col}
-	case *JagLen:
-		return []*Expr{&x.Row}
-	case *IfaceCall:
-		return []*Expr{&x.Idx, &x.Arg}
-	}
-	return nil
-}
+// subexprs returns pointers to the expression's int children, those
+// below its value-type expressions and locations included.
+func subexprs(x Expr) []*Expr { return exprParts(x).flat() }
 
 func abs(v int64) int64 {
 	if v < 0 {
@@ -673,6 +598,9 @@ func (e *editor) expr(p *Expr) {
 		if !x.Safe && e.hit() {
 			x.Safe = true
 		}
+	}
+	if e.valueExpr(x) {
+		return
 	}
 	for _, s := range subexprs(x) {
 		e.expr(s)

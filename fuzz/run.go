@@ -68,6 +68,9 @@ type Runner struct {
 	// Perturb, when set, may alter an engine's outcome before the
 	// comparison: a test hook that simulates an engine bug.
 	Perturb func(o *Outcome)
+	// NoInterp leaves the interpreter out: the JIT alone, or against
+	// Mono (for features the interpreter does not run yet).
+	NoInterp bool
 }
 
 // LoadError reports a generated program that miniil rejects.
@@ -75,8 +78,9 @@ type LoadError struct{ Err error }
 
 func (e *LoadError) Error() string { return "program does not load: " + e.Err.Error() }
 
-// Run loads src and runs it on the JIT, the interpreter and, with Mono
-// set, under ilasm+mono. It fails only when the program does not load.
+// Run loads src and runs it on the JIT, the interpreter (unless
+// NoInterp) and, with Mono set, under ilasm+mono. It fails only when the
+// program does not load.
 func (r *Runner) Run(src string) ([]Outcome, error) {
 	prog, err := miniil.Load("fuzz.il", []byte(src))
 	if err != nil {
@@ -93,9 +97,15 @@ func (r *Runner) Run(src string) ([]Outcome, error) {
 		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 			return nil, err
 		}
-		outs = []Outcome{r.runExec(path, miniil.JIT), r.runExec(path, miniil.Interp)}
+		outs = []Outcome{r.runExec(path, miniil.JIT)}
+		if !r.NoInterp {
+			outs = append(outs, r.runExec(path, miniil.Interp))
+		}
 	} else {
-		outs = []Outcome{r.runMiniil(prog, miniil.JIT), r.runMiniil(prog, miniil.Interp)}
+		outs = []Outcome{r.runMiniil(prog, miniil.JIT)}
+		if !r.NoInterp {
+			outs = append(outs, r.runMiniil(prog, miniil.Interp))
+		}
 	}
 	if r.Mono {
 		outs = append(outs, r.runMono(src))

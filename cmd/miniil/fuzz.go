@@ -13,18 +13,19 @@ import (
 
 // cmdFuzz is the differential fuzzer:
 //
-//	miniil fuzz -n N [-seed S] [-mono] [-out DIR] [-size small|medium|large]
-//	miniil fuzz -reduce FILE [-o OUT] [-mono]
+//	miniil fuzz -n N [-seed S] [-mono] [-nointerp] [-out DIR] [-size small|medium|large]
+//	miniil fuzz -reduce FILE [-o OUT] [-mono] [-nointerp]
 //
 // A campaign generates N programs (seeds S, S+1, ...), runs each on the
 // JIT and the interpreter (and with -mono under ilasm+mono), saves every
 // mismatch under DIR/seed-S and ends with one line "N programs, M
 // mismatches" on stdout (exit 1 when M > 0). With -mono the generator
 // makes filters that cannot throw: Mono lets an exception escape a
-// filter, a deliberate difference (MINIIL.md); programs never use
-// floats or exception messages, the other differences.
+// filter, a deliberate difference (MINIIL.md); programs never print
+// floats or exception messages, the other differences. -nointerp leaves
+// the interpreter out (the JIT alone, or against Mono).
 func cmdFuzz(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("fuzz", "fuzz -n N [-seed S] [-mono] [-out DIR] [-size small|medium|large] | fuzz -reduce FILE [-o OUT]", stdout)
+	fs := newFlags("fuzz", "fuzz -n N [-seed S] [-mono] [-nointerp] [-out DIR] [-size small|medium|large] | fuzz -reduce FILE [-o OUT]", stdout)
 	n := fs.Int("n", 100, "number of programs to generate and compare")
 	seed := fs.Uint64("seed", 1, "seed of the first program (programs use S, S+1, ...)")
 	mono := fs.Bool("mono", false, "also compare against ilasm + mono (filters then never throw)")
@@ -38,6 +39,7 @@ func cmdFuzz(args []string, stdout, stderr io.Writer) int {
 	safeFilters := fs.Bool("safefilters", false, "generate filters that cannot throw (as -mono does) without running Mono")
 	inProcess := fs.Bool("inprocess", false, "run the engines in this process (faster; an engine crash ends the campaign)")
 	perturb := fs.String("perturb", "", "testing aid: append a line to the JIT's output when it contains this text")
+	noInterp := fs.Bool("nointerp", false, "leave the interpreter out (the JIT alone, or against Mono with -mono)")
 	if code := parseFlags(fs, args, stderr); code >= 0 {
 		return code
 	}
@@ -55,7 +57,7 @@ func cmdFuzz(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, fuzz.GenerateIL(*seed, opts))
 		return 0
 	}
-	runner := &fuzz.Runner{Timeout: *timeout, Mono: *mono}
+	runner := &fuzz.Runner{Timeout: *timeout, Mono: *mono, NoInterp: *noInterp}
 	if !*inProcess {
 		// Engines run in a child process: a crash in generated code is
 		// then a reported mismatch, not the end of the campaign.
