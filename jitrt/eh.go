@@ -145,12 +145,13 @@ func (rt *Runtime) nextFrame(t *tracker) bool {
 		case w.bp < lo || w.bp+16 > hi:
 			w.done, t.ended = true, endTop
 		default:
-			if f.funclet != 0 {
+			if f.funclet != 0 && len(rt.mach.outer) > 0 {
 				// The frames after a funclet that the dispatcher invoked
 				// belong to the native call of its establisher frame,
 				// which may be an outer one (a catch outside the base
 				// library method whose callback threw): the funclet runs
-				// on top of the nested calls.
+				// on top of the nested calls. Without nested calls there
+				// is only one.
 				w.seg = max(w.seg, rt.establisherSeg(f))
 			}
 			w.pc, w.sp, w.bp = rt.returnAddress(w.bp+8), w.bp+16, uintptr(rt.mach.ReadStack(w.bp))
