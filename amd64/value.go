@@ -123,25 +123,25 @@ func (g *gen) copyBlk(in *ir.Instr) {
 
 // zeroBlk emits OpZeroBlk.
 func (g *gen) zeroBlk(in *ir.Instr) {
-	g.zeroWords(g.reg(in.Args[0], RCX), 0, int(in.Aux.Int), RAX)
+	g.zeroWords(g.reg(in.Args[0], RCX), 0, int(in.Aux.Int), RDX)
 }
 
-// zeroWords zeroes n words at base+disp, with counter (a scratch register
-// other than base) and XMM0.
+// zeroWords zeroes n words at base+disp through RAX, counting a loop
+// (when there are more than unrollWords) in counter, a scratch register
+// other than base and RAX.
 func (g *gen) zeroWords(base Reg, disp, n int, counter Reg) {
 	a := g.a
+	a.I(XORL, R(RAX), R(RAX))
 	if n <= unrollWords {
-		a.I(XORL, R(RAX), R(RAX))
 		for i := range n {
 			a.I(MOVQ, R(RAX), Mem(base, int32(disp+8*i)))
 		}
 		return
 	}
 	loop := a.NewLabel()
-	a.I(XORPS, R(X0), R(X0))
 	a.I(MOVL, Imm(int64(n)), R(counter))
 	a.Bind(loop)
-	a.I(MOVSD, R(X0), MemIdx(base, counter, 8, int32(disp-8)))
+	a.I(MOVQ, R(RAX), MemIdx(base, counter, 8, int32(disp-8)))
 	a.I(SUBQ, Imm(1), R(counter))
 	a.Jump(JNE, loop)
 }
@@ -150,23 +150,8 @@ func (g *gen) zeroWords(base Reg, disp, n int, counter Reg) {
 // arguments are stored to their homes: it uses only RAX and R11, which
 // hold no argument and, that early, no home.
 func (g *gen) zeroSlots() {
-	a := g.a
 	for _, s := range g.f.ZeroSlots {
-		off, n := g.frame.blocks[s], g.f.Slots[s]
-		if n <= unrollWords {
-			a.I(XORL, R(RAX), R(RAX))
-			for i := range n {
-				a.I(MOVQ, R(RAX), Mem(RBP, int32(off+8*i)))
-			}
-			continue
-		}
-		loop := a.NewLabel()
-		a.I(XORL, R(RAX), R(RAX))
-		a.I(MOVL, Imm(int64(n)), R(R11))
-		a.Bind(loop)
-		a.I(MOVQ, R(RAX), MemIdx(RBP, R11, 8, int32(off-8)))
-		a.I(SUBQ, Imm(1), R(R11))
-		a.Jump(JNE, loop)
+		g.zeroWords(RBP, g.frame.blocks[s], g.f.Slots[s], R11)
 	}
 }
 

@@ -1298,44 +1298,26 @@ func (p *parser) typeRef() *Type {
 
 // classType returns the class type of a name: one *Type per name in a
 // module (resolution links it to its class once for all its uses).
-func (p *parser) classType(name string) *Type {
-	t := p.classTypes[name]
+func (p *parser) classType(name string) *Type { return interned(p.classTypes, name, ClassType) }
+
+// interned returns the type of key in types, made by mk on first use.
+func interned[K comparable](types map[K]*Type, key K, mk func(K) *Type) *Type {
+	t := types[key]
 	if t == nil {
-		t = ClassType(name)
-		p.classTypes[name] = t
+		t = mk(key)
+		types[key] = t
 	}
 	return t
 }
 
 // valueType returns the value type of a name, one *Type per name.
-func (p *parser) valueType(name string) *Type {
-	t := p.valueTypes[name]
-	if t == nil {
-		t = ValueType(name)
-		p.valueTypes[name] = t
-	}
-	return t
-}
+func (p *parser) valueType(name string) *Type { return interned(p.valueTypes, name, ValueType) }
 
 // byrefOf returns the managed pointer type elem&, one per target type.
-func (p *parser) byrefOf(elem *Type) *Type {
-	t := p.byrefTypes[elem]
-	if t == nil {
-		t = ByRefOf(elem)
-		p.byrefTypes[elem] = t
-	}
-	return t
-}
+func (p *parser) byrefOf(elem *Type) *Type { return interned(p.byrefTypes, elem, ByRefOf) }
 
 // arrayOf returns the array type of elem, one per element type.
-func (p *parser) arrayOf(elem *Type) *Type {
-	t := p.arrayTypes[elem]
-	if t == nil {
-		t = ArrayOf(elem)
-		p.arrayTypes[elem] = t
-	}
-	return t
-}
+func (p *parser) arrayOf(elem *Type) *Type { return interned(p.arrayTypes, elem, ArrayOf) }
 
 // scopedName parses an optional [assembly] scope and a dotted name.
 func (p *parser) scopedName() (string, Pos) {
@@ -1378,12 +1360,7 @@ func (p *parser) typeToken() *Type {
 // or valuetype (the operand of box, newarr, ...): resolution makes it a
 // value type if the name is one.
 func (p *parser) bareType(name string) *Type {
-	t := p.bareTypes[name]
-	if t == nil {
-		t = &Type{Kind: KClass, Name: name, bare: true}
-		p.bareTypes[name] = t
-	}
-	return t
+	return interned(p.bareTypes, name, func(name string) *Type { return &Type{Kind: KClass, Name: name, bare: true} })
 }
 
 // ownerRef parses the class part of a member reference: [class] TYPEREF.
