@@ -150,7 +150,7 @@ func (c *checker) blocks() error {
 		var want Kind
 		switch {
 		case v == nargs-1 && m.Ret.Kind == il.KValue:
-			want = I64
+			want = Ptr
 		case v < f.NumArgs:
 			want = KindOf(m.ArgType(v))
 		case v < f.NumArgs+f.NumLocals:
@@ -158,7 +158,7 @@ func (c *checker) blocks() error {
 		default:
 			want = k
 		}
-		if k < I32 || k > Ref || k != want {
+		if k < I32 || k > Ptr || k != want {
 			return c.errorf("%s has kind %s, want %s", Value(v), kindName(k), kindName(want))
 		}
 	}
