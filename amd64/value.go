@@ -152,7 +152,7 @@ func (g *gen) zeroWords(base Reg, disp, n int, counter Reg) {
 func (g *gen) zeroSlots() {
 	a := g.a
 	for _, s := range g.f.ZeroSlots {
-		off, n := g.frame.blocks[s], g.f.Slots[s]
+		off, n := g.frame.blocks[s], g.f.SlotWords(s)
 		if n <= unrollWords {
 			a.I(XORL, R(RAX), R(RAX))
 			for i := range n {
@@ -174,8 +174,8 @@ func (g *gen) zeroSlots() {
 // laid out, returning the new slot count.
 func (fr *frame) layoutBlocks(f *ir.Func, n int) int {
 	fr.blocks = make([]int, len(f.Slots))
-	for i, w := range f.Slots {
-		n += w
+	for i := range f.Slots {
+		n += f.SlotWords(i)
 		if 8*n > maxFrameBytes {
 			panic(fmt.Sprintf("the frame would exceed %d bytes (value-type temporaries and locals)", maxFrameBytes))
 		}

@@ -424,19 +424,38 @@ type Func struct {
 	// a value type stores its result (the last argument; NoValue when the
 	// method returns none): callers pass a block of their frame.
 	RetBuf Value
-	// Slots are the frame blocks OpSlotAddr addresses, in 8-byte words
-	// each: value-type locals and temporaries, and variables whose
-	// address the method takes.
-	Slots []int
+	// Slots are the frame blocks OpSlotAddr addresses, by the type of
+	// what each holds: value-type locals and temporaries, and variables
+	// whose address the method takes (one word of a primitive or
+	// reference type). SlotWords and SlotRefWords give their layout.
+	Slots []*il.Type
 	// ZeroSlots are the blocks the prolog zeroes (the locals').
 	ZeroSlots []int
 }
 
-// NewSlot adds a frame block of words 8-byte words and returns its index.
-func (f *Func) NewSlot(words int) int {
-	f.Slots = append(f.Slots, words)
+// NewSlot adds a frame block holding a value of type t and returns its
+// index.
+func (f *Func) NewSlot(t *il.Type) int {
+	f.Slots = append(f.Slots, t)
 	return len(f.Slots) - 1
 }
+
+// SlotWords returns the size of frame block i in 8-byte words.
+func (f *Func) SlotWords(i int) int { return f.Slots[i].Words() }
+
+// SlotRefWords returns the words of frame block i that hold object
+// references (in increasing order).
+func (f *Func) SlotRefWords(i int) []int {
+	switch t := f.Slots[i]; {
+	case t.IsRef():
+		return oneRefWord
+	case t.Kind == il.KValue && t.Class != nil:
+		return t.Class.RefWords
+	}
+	return nil
+}
+
+var oneRefWord = []int{0}
 
 // NewValue allocates a temporary of kind k.
 func (f *Func) NewValue(k Kind) Value {

@@ -51,17 +51,15 @@ func (r *reader) prepareVars() *ir.Block {
 	for i := 0; i < m.NumArgs(); i++ {
 		v := ir.Value(i)
 		if r.exposed[v] && m.ArgType(i).Kind != il.KValue {
-			r.varSlot[v] = f.NewSlot(1)
+			r.varSlot[v] = f.NewSlot(m.ArgType(i))
 			needCopy = true
 		}
 	}
 	for i, l := range m.Locals {
 		v := ir.Value(f.NumArgs + i)
 		switch {
-		case l.Type.Kind == il.KValue:
-			r.varSlot[v] = f.NewSlot(l.Type.Words())
-		case r.exposed[v]:
-			r.varSlot[v] = f.NewSlot(1)
+		case l.Type.Kind == il.KValue, r.exposed[v]:
+			r.varSlot[v] = f.NewSlot(l.Type)
 		default:
 			continue
 		}
@@ -129,7 +127,7 @@ func (r *reader) varAddr(v ir.Value) ir.Value {
 // temp returns a new temporary of value type t: a fresh frame block,
 // pushed by nobody yet.
 func (r *reader) temp(t *il.Type) ir.Value {
-	a := r.slotAddr(r.f.NewSlot(t.Words()))
+	a := r.slotAddr(r.f.NewSlot(t))
 	r.structOf[a] = t
 	return a
 }
