@@ -124,12 +124,12 @@ func (g *gen) callGeneric(in *ir.Instr) {
 		a.I(MOVQ, Mem(RAX, abi.MTITab), R(RAX))
 		a.I(MOVQ, Mem(RAX, int32(abi.MTSlotSize*callee.Owner.IfaceIndex)), R(RAX))
 		a.I(CALL, Mem(RAX, int32(abi.MTSlotSize*callee.Slot)))
-		g.site(in.ILOffset)
+		g.site(in.ILOffset, abi.SPCall)
 		g.note("callvirt " + callee.FullName() + " (interface)")
 	case in.Op == ir.OpCallVirt:
 		a.I(MOVQ, Mem(RDI, abi.ObjMT), R(RAX))
 		a.I(CALL, Mem(RAX, int32(abi.MTVTable+abi.MTSlotSize*callee.Slot)))
-		g.site(in.ILOffset)
+		g.site(in.ILOffset, abi.SPCall)
 		g.note("callvirt " + callee.FullName())
 	case callee.BuiltinKind == il.MathSqrt:
 		// IEEE square root, correctly rounded like the base library's.
@@ -142,7 +142,7 @@ func (g *gen) callGeneric(in *ir.Instr) {
 		// at install time (Code.CellRefs).
 		a.Bytes(0xFF, 0x15, 0, 0, 0, 0)
 		g.cellRefs = append(g.cellRefs, cellRef{a.Mark(), g.env.CellAddr(callee)})
-		g.site(in.ILOffset)
+		g.site(in.ILOffset, abi.SPCall)
 		g.note("call " + callee.FullName())
 	}
 	if in.Dst != ir.NoValue {
@@ -161,15 +161,18 @@ func (g *gen) exit(code int, arg uint64, hasArg bool, ilOffset int) {
 		g.a.I(MOVQ, Imm(int64(arg)), Mem(R15, abi.CtxExitArg))
 	}
 	g.a.I(CALL, Mem(R15, abi.CtxExitStub))
-	g.site(ilOffset)
+	g.site(ilOffset, 0)
 	if code != abi.HelperBuiltin { // calls of builtins name the method
 		g.note("helper " + abi.ExitName(code))
 	}
 }
 
-// site records the return address of the call just emitted.
-func (g *gen) site(ilOffset int) {
-	g.sites = append(g.sites, siteMark{g.a.Mark(), ilOffset})
+// site records the return address of the call just emitted (a managed
+// call, flags SPCall, or an exit), with its GC information.
+func (g *gen) site(ilOffset int, flags abi.SafepointFlags) {
+	m := g.a.Mark()
+	g.sites = append(g.sites, siteMark{m, ilOffset})
+	g.safepoints = append(g.safepoints, safepoint{mark: m, ilOffset: ilOffset, funclet: g.curFunclet, flags: flags, live: g.siteLive()})
 }
 
 // note names what the call just emitted calls, for dumps.

@@ -65,6 +65,9 @@ type Code struct {
 	Saves []Save
 	// Blocks are the RBP offsets of the frame blocks (ir.Func.Slots).
 	Blocks []int
+	// Slots is each value's frame slot, an RBP offset (0: none; a
+	// register home or no location).
+	Slots []int
 }
 
 // Note names the target of the call or exit whose return address is at
@@ -132,6 +135,7 @@ type gen struct {
 	plan   *plan                   // read-only
 	homes  []Reg                   // read-only
 	liveIn map[*ir.Block]valueList // read-only
+	gc     *gcPlan                 // read-only
 	frame  *frame                  // read-only
 
 	// Labels of blocks (by ID) and funclets (in layout order), the IDs of
@@ -142,13 +146,18 @@ type gen struct {
 	funcletByKey  map[funcletKey]Label
 
 	// What the code records, resolved to offsets after assembly.
-	sites    []siteMark
-	cellRefs []cellRef
-	notes    []noteMark
-	cold     []coldCall // out-of-line calls, emitted after the last funclet
+	sites      []siteMark
+	cellRefs   []cellRef
+	notes      []noteMark
+	safepoints []safepoint // GC information, in code order
+	cold       []coldCall  // out-of-line calls, emitted after the last funclet
 
-	// cur is the plan of the block being emitted.
-	cur blockPlan
+	// cur is the plan of the block being emitted, curInstr the
+	// instruction (or terminator) and curFunclet the funclet (an index in
+	// lay.Funcs).
+	cur        blockPlan
+	curInstr   *ir.Instr
+	curFunclet int
 	regState
 }
 
@@ -189,7 +198,7 @@ type (
 // and homes of alloc.
 func Emit(f *ir.Func, lay *funclet.Layout, alloc *Alloc, env Env, a *Assembler) (code *Code, err error) {
 	a.Reset()
-	g := &gen{a: a, f: f, env: env, lay: lay, plan: alloc.plan, homes: alloc.Homes, liveIn: alloc.liveIn,
+	g := &gen{a: a, f: f, env: env, lay: lay, plan: alloc.plan, homes: alloc.Homes, liveIn: alloc.liveIn, gc: alloc.gc,
 		regState: regState{hold: ir.NoValue, avail: ir.NoValue, computed: ir.NoValue}}
 	defer func() {
 		if r := recover(); r != nil {
@@ -231,6 +240,7 @@ func (g *gen) emit() codeMarks {
 	for k, fn := range lay.Funcs {
 		a.Bind(g.funcletLabels[k])
 		m.funclets[k] = a.Mark()
+		g.curFunclet, g.curInstr = k, nil
 		if k == 0 {
 			m.prologEnd = g.prolog()
 		} else {
@@ -253,7 +263,7 @@ func (g *gen) result(blob *Blob, m codeMarks) *Code {
 	f, lay := g.f, g.lay
 	code := &Code{Method: abi.Method{Code: blob.Code, ColdStart: blob.Marks[m.coldStart]},
 		FrameSize: g.frame.size, PrologSize: blob.Marks[m.prologEnd], PSPOffset: g.frame.pspOff, Layout: lay,
-		Homes: g.homes, Saves: g.frame.saves, Blocks: g.frame.blocks}
+		Homes: g.homes, Saves: g.frame.saves, Blocks: g.frame.blocks, Slots: g.frame.slots}
 	inFilter := map[*ir.Region]bool{}
 	for _, r := range f.Regions { // parents first
 		inFilter[r] = r.Kind == ir.RegionFilter || inFilter[r.Parent]
@@ -274,6 +284,7 @@ func (g *gen) result(blob *Blob, m codeMarks) *Code {
 	for _, s := range g.sites {
 		code.Sites = append(code.Sites, abi.Site{Offset: blob.Marks[s.mark], ILOffset: s.ilOffset})
 	}
+	code.GC = g.gcInfo(blob)
 	for _, mk := range m.blocks {
 		code.BlockOffsets = append(code.BlockOffsets, blob.Marks[mk])
 	}
@@ -310,6 +321,7 @@ func (g *gen) block(b *ir.Block) {
 		}
 		g.avail, g.hold = g.hold, ir.NoValue
 		computed := g.computed
+		g.curInstr = in
 		g.instr(in)
 		if g.computed == computed {
 			g.computed = ir.NoValue
@@ -322,6 +334,7 @@ func (g *gen) block(b *ir.Block) {
 			g.entryArgRegs = nil
 		}
 	}
+	g.curInstr = b.Term
 	g.term(b)
 }
 
@@ -403,11 +416,8 @@ func (g *gen) instr(in *ir.Instr) {
 // (a branch to a block at or before it in layout order).
 func (g *gen) term(b *ir.Block) {
 	a, t := g.a, b.Term
-	for _, s := range b.Succs {
-		if s.ID <= b.ID {
-			g.poll()
-			break
-		}
+	if polls(b) {
+		g.poll(b)
 	}
 	next := func(s *ir.Block) bool { return s.ID == b.ID+1 && !g.funcletStart[s.ID] }
 	switch t.Op {

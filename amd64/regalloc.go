@@ -62,9 +62,10 @@ type interval struct {
 }
 
 // allocate returns the home of every value (NoReg for a slot) and the
-// values live into each block of the main body. skip marks values that
-// need no location at all (see gen.transient).
-func allocate(f *ir.Func, lay *funclet.Layout, skip map[ir.Value]bool) ([]Reg, map[*ir.Block]valueList) {
+// values live into and out of each block of the main body (in layout
+// order). skip marks values that need no location at all (see
+// gen.transient).
+func allocate(f *ir.Func, lay *funclet.Layout, skip map[ir.Value]bool) ([]Reg, []blockLive) {
 	homes := make([]Reg, len(f.Kinds))
 	for i := range homes {
 		homes[i] = NoReg
@@ -111,11 +112,7 @@ func allocate(f *ir.Func, lay *funclet.Layout, skip map[ir.Value]bool) ([]Reg, m
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].start < cands[j].start })
 	scan(f, cands, homes, false, gprHomes)
 	scan(f, cands, homes, true, xmmHomes)
-	liveIn := make(map[*ir.Block]valueList, len(blocks))
-	for i, b := range blocks {
-		liveIn[b] = live[i].in
-	}
-	return homes, liveIn
+	return homes, live
 }
 
 // scan is the linear scan of the candidates of one register class.

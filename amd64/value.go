@@ -160,14 +160,21 @@ func (g *gen) zeroSlots() {
 			}
 			continue
 		}
-		loop := a.NewLabel()
-		a.I(XORL, R(RAX), R(RAX))
-		a.I(MOVL, Imm(int64(n)), R(R11))
-		a.Bind(loop)
-		a.I(MOVQ, R(RAX), MemIdx(RBP, R11, 8, int32(off-8)))
-		a.I(SUBQ, Imm(1), R(R11))
-		a.Jump(JNE, loop)
+		g.zeroFrame(off, n)
 	}
+}
+
+// zeroFrame zeroes the n words at RBP+off with a loop counting down in
+// R11 (RAX is left zero).
+func (g *gen) zeroFrame(off, n int) {
+	a := g.a
+	loop := a.NewLabel()
+	a.I(XORL, R(RAX), R(RAX))
+	a.I(MOVL, Imm(int64(n)), R(R11))
+	a.Bind(loop)
+	a.I(MOVQ, R(RAX), MemIdx(RBP, R11, 8, int32(off-8)))
+	a.I(SUBQ, Imm(1), R(R11))
+	a.Jump(JNE, loop)
 }
 
 // layoutBlocks places the frame blocks below the n value slots already
