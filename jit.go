@@ -55,6 +55,7 @@ func newRuntime(mod *il.Module, cfg Config, out io.Writer) (*jitrt.Runtime, erro
 	rt, err := jitrt.NewRuntime(mod, jitrt.Options{
 		Stdout: out, Compile: compileMethod(mod, jitConfig(cfg)),
 		MaxCallDepth: cfg.MaxCallDepth, HeapBytes: int(cfg.MaxHeap), FlushLines: cfg.FlushLines, PerfMap: cfg.PerfMap,
+		VerifyGC: cfg.VerifyGC,
 	})
 	if err != nil {
 		return nil, &startError{err}

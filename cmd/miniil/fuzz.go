@@ -38,6 +38,7 @@ func cmdFuzz(args []string, stdout, stderr io.Writer) int {
 	safeFilters := fs.Bool("safefilters", false, "generate filters that cannot throw (as -mono does) without running Mono")
 	inProcess := fs.Bool("inprocess", false, "run the engines in this process (faster; an engine crash ends the campaign)")
 	perturb := fs.String("perturb", "", "testing aid: append a line to the JIT's output when it contains this text")
+	verifyGC := fs.Bool("verify-gc", false, "run the JIT with its GC information checked at every exit (run -verify-gc)")
 	if code := parseFlags(fs, args, stderr); code >= 0 {
 		return code
 	}
@@ -55,7 +56,7 @@ func cmdFuzz(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, fuzz.GenerateIL(*seed, opts))
 		return 0
 	}
-	runner := &fuzz.Runner{Timeout: *timeout, Mono: *mono}
+	runner := &fuzz.Runner{Timeout: *timeout, Mono: *mono, VerifyGC: *verifyGC}
 	if !*inProcess {
 		// Engines run in a child process: a crash in generated code is
 		// then a reported mismatch, not the end of the campaign.
