@@ -83,13 +83,43 @@ func TestVerifyGCCorpus(t *testing.T) {
 		if got := out + "exit=" + strconv.Itoa(code&0xFF) + "\n"; got != string(want) {
 			t.Errorf("%s: got\n%s\nwant\n%s", path, got, want)
 		}
-		total.Exits += st.Exits
-		total.Roots += st.Roots
+		sum(&total, st)
 	}
-	t.Logf("%d programs: %d exits walked, %d locations checked", len(files), total.Exits, total.Roots)
-	if total.Exits < 1000 || total.Roots < 10000 {
-		t.Errorf("the verifier walked %d exits and checked %d locations: too few to mean anything", total.Exits, total.Roots)
+	t.Logf("%d programs: %+v", len(files), total)
+	// Every kind of location and every path of the walk must have been
+	// checked, or the corpus does not test what it seems to.
+	for _, c := range []struct {
+		what string
+		n    int
+	}{
+		{"exits walked", total.Exits}, {"locations checked", total.Roots}, {"references", total.Refs},
+		{"interior pointers", total.Interior}, {"untracked slots", total.Untracked}, {"registers", total.Registers},
+		{"arguments at prestubs", total.Arguments}, {"frames", total.Frames}, {"funclet frames", total.Funclets},
+		{"frames reached through a dispatch", total.Dispatched}, {"frames under a running filter", total.Filtering},
+		{"nested runtime calls", total.Nested}, {"registers in save slots", total.SavedRegs},
+	} {
+		if c.n < 10 {
+			t.Errorf("only %d %s over the corpus", c.n, c.what)
+		}
 	}
+}
+
+// sum adds the counts of st to total.
+func sum(total *jitrt.GCVerifyStats, st jitrt.GCVerifyStats) {
+	total.Exits += st.Exits
+	total.Roots += st.Roots
+	total.Refs += st.Refs
+	total.Interior += st.Interior
+	total.Untracked += st.Untracked
+	total.Registers += st.Registers
+	total.Arguments += st.Arguments
+	total.Frames += st.Frames
+	total.Funclets += st.Funclets
+	total.Dispatched += st.Dispatched
+	total.Filtering += st.Filtering
+	total.Nested += st.Nested
+	total.Prestubs += st.Prestubs
+	total.SavedRegs += st.SavedRegs
 }
 
 // isProgramOutcome reports whether err is how a program ends by itself

@@ -216,8 +216,9 @@ func (e *DumpEnv) Symbol(a uintptr) (string, bool) {
 }
 
 // FprintGC prints a method's GC information after emission, as JitDump
-// prints GC info: the untracked frame slots and the callee-saved
-// registers' slots, then one line per safepoint with its native offset
+// prints GC info: the untracked frame slots, where the values of GC
+// kinds live and the callee-saved registers' slots, then one line per
+// safepoint with its native offset
 // (the return address), IL offset, funclet, kind (a managed call, an
 // exit or a prolog's stack check), what it calls and the live
 // references (ref) and interior pointers (ptr).
@@ -227,6 +228,24 @@ func FprintGC(w io.Writer, m *Method) {
 	fmt.Fprintf(w, "; %s: GC info, %d safepoints\n", m.IL.Signature(), len(gi.Safepoints))
 	if len(gi.Untracked) > 0 {
 		fmt.Fprintf(w, "; untracked (every safepoint but prologs, once per invocation): %s\n", abi.FormatLocs(gi.Untracked))
+	}
+	var vals []string
+	for v, k := range m.Func.Kinds {
+		if !k.IsGC() {
+			continue
+		}
+		where := ""
+		if r := code.Homes[v]; r != amd64.NoReg {
+			where = strings.ToLower(r.String())
+		} else if off := code.Slots[v]; off != 0 {
+			where = abi.FrameLoc(off, false).Place()
+		} else {
+			continue
+		}
+		vals = append(vals, fmt.Sprintf("v%d:%s=%s", v, k, where))
+	}
+	if len(vals) > 0 {
+		fmt.Fprintf(w, "; values: %s\n", strings.Join(vals, " "))
 	}
 	if len(gi.Saves) > 0 {
 		fmt.Fprint(w, "; callee-saved:")

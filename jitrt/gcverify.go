@@ -45,14 +45,19 @@ type gcVerifier struct {
 	// strings are interned).
 	meta     []uintptr
 	metaStrs int
-	// exits and roots count the exits walked and the locations checked.
-	exits, roots int
+	stats    GCVerifyStats
 }
 
 // GCVerifyStats are the counts of a run's GC information checks.
 type GCVerifyStats struct {
-	Exits int // exits whose frames were walked
-	Roots int // locations checked
+	Exits     int // exits whose frames were walked
+	Roots     int // locations checked
+	Refs      int // of which non-null references
+	Interior  int // non-null interior pointers
+	Untracked int // non-null untracked slots
+	Registers int // non-null registers
+	Arguments int // non-null arguments at prestubs
+	gcWalkStats
 }
 
 func newGCVerifier(rt *Runtime) *gcVerifier {
@@ -65,7 +70,7 @@ func (rt *Runtime) GCVerifyStats() GCVerifyStats {
 	if rt.gcv == nil {
 		return GCVerifyStats{}
 	}
-	return GCVerifyStats{Exits: rt.gcv.exits, Roots: rt.gcv.roots}
+	return rt.gcv.stats
 }
 
 // atExit is the machine's exit hook.
@@ -78,8 +83,8 @@ func (v *gcVerifier) atExit(m *Machine, code uint64) error {
 		return err
 	}
 	v.metaObjects()
-	v.exits++
-	if err := v.rt.walkGC(m, code, v.check); err != nil {
+	v.stats.Exits++
+	if err := v.rt.walkGC(m, code, v.check, &v.stats.gcWalkStats); err != nil {
 		return fmt.Errorf("jitrt: GC information check failed at the %s exit (pc %#x): %w", abi.ExitName(int(code)), m.PC(), err)
 	}
 	lo, _ := m.StackBounds()
@@ -91,14 +96,30 @@ func (v *gcVerifier) atExit(m *Machine, code uint64) error {
 
 // check checks one location.
 func (v *gcVerifier) check(r gcRoot) error {
-	v.roots++
+	v.stats.Roots++
 	x := uintptr(*r.p)
 	switch {
 	case x == 0:
+		return nil
 	case !r.interior && !v.isObject(x):
 		return fmt.Errorf("%v holds %#x, which is neither null nor an object", r, x)
 	case r.interior && !v.isInterior(x):
 		return fmt.Errorf("%v holds %#x, which points into no object, the stack or the statics", r, x)
+	}
+	st := &v.stats
+	if r.interior {
+		st.Interior++
+	} else {
+		st.Refs++
+	}
+	switch {
+	case r.why == "untracked":
+		st.Untracked++
+	case r.ret < 0:
+		st.Arguments++
+	}
+	if r.loc.IsReg() {
+		st.Registers++
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package jitrt
 
 import (
 	"fmt"
+	"unsafe"
 
 	"miniil/abi"
 	"miniil/il"
@@ -78,6 +79,18 @@ type gcWalker struct {
 	seen   map[uintptr]bool     // invocations (their main RBP) whose untracked slots were reported
 	visit  func(gcRoot) error
 	frames int
+	stats  *gcWalkStats
+}
+
+// gcWalkStats counts what stack walks met, for tests.
+type gcWalkStats struct {
+	Frames     int // frames that reported their live locations
+	Funclets   int // of which funclet frames
+	Dispatched int // frames the walk reached through an exception dispatch
+	Filtering  int // frames between a throw and a running filter's parent
+	Nested     int // nested runtime calls crossed
+	Prestubs   int // walks that started at a method's prestub
+	SavedRegs  int // registers reported from a callee's save slot
 }
 
 // calleeSaved marks the registers a managed call preserves.
@@ -87,8 +100,11 @@ var calleeSaved = [abi.NumRegs]bool{abi.RegRBX: true, abi.RegR12: true, abi.RegR
 // at an exit with the given code (see the comment above). Exits that
 // are not in managed code (the entry's return, a funclet's return to
 // the dispatcher) have none to report.
-func (rt *Runtime) walkGC(m *Machine, code uint64, visit func(gcRoot) error) error {
-	w := &gcWalker{rt: rt, m: m, seen: map[uintptr]bool{}, visit: visit}
+func (rt *Runtime) walkGC(m *Machine, code uint64, visit func(gcRoot) error, stats *gcWalkStats) error {
+	if stats == nil {
+		stats = &gcWalkStats{}
+	}
+	w := &gcWalker{rt: rt, m: m, seen: map[uintptr]bool{}, visit: visit, stats: stats}
 	for n := range w.regs {
 		w.regs[n] = m.word(abi.RegCtx(n))
 	}
@@ -99,6 +115,7 @@ func (rt *Runtime) walkGC(m *Machine, code uint64, visit func(gcRoot) error) err
 	case abi.ExitCompile:
 		// The prestub of the method being called: its arguments are
 		// where the caller put them, then the caller is at its call.
+		w.stats.Prestubs++
 		if err := w.arguments(rt.methods[m.ExitArg()], sp+8); err != nil {
 			return err
 		}
@@ -218,6 +235,7 @@ func (w *gcWalker) walk(pc, sp, bp uintptr, next int) error {
 				w.regs[n] = o.regs.savedReg(abi.RegCtx(n))
 			}
 			pc, sp, bp, dispatch = o.pc, o.sp, o.bp, false
+			w.stats.Nested++
 			continue
 		}
 		off := int(pc - r.start)
@@ -226,7 +244,13 @@ func (w *gcWalker) walk(pc, sp, bp uintptr, next int) error {
 			return fmt.Errorf("%s: no GC information at return address +%#x", r.method.FullName(), off)
 		}
 		mainProlog := s.Flags&abi.SPProlog != 0 && s.Funclet == 0
-		if !dispatch {
+		if dispatch {
+			w.stats.Dispatched++
+		} else {
+			w.stats.Frames++
+			if s.Funclet > 0 {
+				w.stats.Funclets++
+			}
 			for _, l := range r.gc.LiveAt(s) {
 				if err := w.live(r, s, l, bp); err != nil {
 					return err
@@ -281,6 +305,7 @@ func (w *gcWalker) walk(pc, sp, bp uintptr, next int) error {
 		o := rt.trackers[i]
 		if o.running == runFilter {
 			for _, f := range o.frames[:o.runFrame] {
+				w.stats.Filtering++
 				if err := w.untracked(f.code, f.bp); err != nil {
 					return err
 				}
@@ -304,6 +329,9 @@ func (w *gcWalker) live(r *codeRange, s *abi.Safepoint, l abi.GCLoc, bp uintptr)
 		}
 		if root.p == nil {
 			return fmt.Errorf("%v: the register's value is nowhere the walk can find it", root)
+		}
+		if lo, hi := w.m.StackBounds(); uintptr(unsafe.Pointer(root.p)) >= lo && uintptr(unsafe.Pointer(root.p)) < hi {
+			w.stats.SavedRegs++
 		}
 	} else {
 		p, err := w.stack(bp + uintptr(l.Offset()))
