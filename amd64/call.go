@@ -1,6 +1,8 @@
 package amd64
 
 import (
+	"fmt"
+
 	"miniil/abi"
 	"miniil/il"
 	"miniil/ir"
@@ -170,9 +172,12 @@ func (g *gen) exit(code int, arg uint64, hasArg bool, ilOffset int) {
 // site records the return address of the call just emitted (a managed
 // call, flags SPCall, or an exit), with its GC information.
 func (g *gen) site(ilOffset int, flags abi.SafepointFlags) {
-	m := g.a.Mark()
-	g.sites = append(g.sites, siteMark{m, ilOffset})
-	g.safepoints = append(g.safepoints, safepoint{mark: m, ilOffset: ilOffset, funclet: g.curFunclet, flags: flags, live: g.siteLive()})
+	in := g.curInstr
+	if in == nil || !hasSafepoint(in) {
+		panic(fmt.Sprintf("a call or exit in the code of %v, which has no safepoint", in))
+	}
+	g.sites = append(g.sites, siteMark{mark: g.a.Mark(), ilOffset: int32(ilOffset), funclet: int32(g.curFunclet), flags: flags,
+		vals: g.curAfter[g.curIndex]})
 }
 
 // note names what the call just emitted calls, for dumps.

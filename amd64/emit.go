@@ -149,7 +149,7 @@ type gen struct {
 	sites      []siteMark
 	cellRefs   []cellRef
 	notes      []noteMark
-	safepoints []safepoint // GC information, in code order
+	safepoints []safepoint // GC information of the cold section's calls, in code order
 	cold       []coldCall  // out-of-line calls, emitted after the last funclet
 
 	// cur is the plan of the block being emitted, curInstr the
@@ -158,6 +158,12 @@ type gen struct {
 	cur        blockPlan
 	curInstr   *ir.Instr
 	curFunclet int
+	// curAfter and curPoll are the tracked GC values live across the
+	// calls and exits of each instruction of the block (by position; the
+	// terminator last) and at its poll.
+	curAfter []vlist
+	curPoll  vlist
+	curIndex int
 	regState
 }
 
@@ -178,11 +184,16 @@ type regState struct {
 }
 
 // siteMark, cellRef and noteMark are a call site, a CALL [RIP+disp32] to
-// a cell and a note, by the mark just after the call.
+// a cell and a note, by the mark just after the call. A site also keeps
+// what its GC information comes from: the instruction whose code makes
+// the call, its funclet, and whether it calls managed code.
 type (
 	siteMark struct {
 		mark     MarkID
-		ilOffset int
+		ilOffset int32
+		funclet  int32
+		flags    abi.SafepointFlags
+		vals     vlist // the tracked values live across the call
 	}
 	cellRef struct {
 		mark MarkID
@@ -281,8 +292,9 @@ func (g *gen) result(blob *Blob, m codeMarks) *Code {
 		}
 		code.Funclets = append(code.Funclets, fc)
 	}
+	code.Sites = make([]abi.Site, 0, len(g.sites))
 	for _, s := range g.sites {
-		code.Sites = append(code.Sites, abi.Site{Offset: blob.Marks[s.mark], ILOffset: s.ilOffset})
+		code.Sites = append(code.Sites, abi.Site{Offset: blob.Marks[s.mark], ILOffset: int(s.ilOffset)})
 	}
 	code.GC = g.gcInfo(blob)
 	for _, mk := range m.blocks {
@@ -312,7 +324,8 @@ func (g *gen) block(b *ir.Block) {
 		g.argRegs = nil
 	}
 	g.cur = g.plan.blocks[b.ID]
-	for _, in := range b.Instrs {
+	g.curAfter, g.curPoll = g.gc.blockSafepoints(b, g.curAfter)
+	for i, in := range b.Instrs {
 		if in == g.cur.fused {
 			continue // emitted by the terminator
 		}
@@ -321,7 +334,7 @@ func (g *gen) block(b *ir.Block) {
 		}
 		g.avail, g.hold = g.hold, ir.NoValue
 		computed := g.computed
-		g.curInstr = in
+		g.curInstr, g.curIndex = in, i
 		g.instr(in)
 		if g.computed == computed {
 			g.computed = ir.NoValue
@@ -334,7 +347,7 @@ func (g *gen) block(b *ir.Block) {
 			g.entryArgRegs = nil
 		}
 	}
-	g.curInstr = b.Term
+	g.curInstr, g.curIndex = b.Term, len(b.Instrs)
 	g.term(b)
 }
 

@@ -81,7 +81,7 @@ func (g *gen) prolog() MarkID {
 	// Small frames are checked after allocation (the runtime keeps a
 	// reserve below the limit); large ones before, so that frames of any
 	// size stay above the limit (RAX is free: arguments are in RDI...).
-	sp := safepoint{ilOffset: -1, flags: abi.SPProlog, live: g.prologLive()}
+	sp := safepoint{ilOffset: -1, flags: abi.SPProlog, fixed: g.prologLive(), rax: ir.NoValue}
 	if fr.size < 4096 {
 		if fr.size > 0 {
 			a.I(SUBQ, Imm(int64(fr.size)), R(RSP))
@@ -170,7 +170,7 @@ func (g *gen) funcletProlog() {
 	// Against the hard limit: a funclet adds no call depth, which the
 	// runtime may be counting through CtxStackLimit.
 	g.stackCheck(RSP, abi.CtxStackHard,
-		safepoint{ilOffset: -1, funclet: g.curFunclet, flags: abi.SPProlog, live: g.funcletPrologLive(g.curFunclet)})
+		safepoint{ilOffset: -1, funclet: g.curFunclet, flags: abi.SPProlog, fixed: g.funcletPrologLive(g.curFunclet), rax: ir.NoValue})
 	a.I(MOVQ, Mem(RDI, int32(fr.pspOff)), R(RAX))
 	a.I(MOVQ, R(RAX), Mem(RSP, int32(fr.pspOff)))
 	a.I(LEAQ, Mem(RAX, int32(fr.size)), R(RBP))
@@ -205,8 +205,7 @@ func (g *gen) stackCheck(v Reg, limit int32, sp safepoint) {
 func (g *gen) poll(b *ir.Block) {
 	back := g.a.NewLabel()
 	g.a.I(CMPQ, Mem(R15, abi.CtxPoll), Imm(0))
-	g.outOfLine(JLE, abi.CtxPollStub, back,
-		safepoint{ilOffset: b.Term.ILOffset, funclet: g.curFunclet, live: g.pollLive(b)})
+	g.outOfLine(JLE, abi.CtxPollStub, back, g.pollSafepoint(b))
 	g.a.Bind(back)
 }
 

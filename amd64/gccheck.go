@@ -175,11 +175,14 @@ func checkDefined(f *ir.Func, lay *funclet.Layout, p *plan, gc *gcPlan, bad func
 				}
 			}
 		}
-		for _, b := range fn.Blocks {
-			for _, in := range b.Code() {
-				note(gc.after[in])
+		after := make([][]vlist, len(fn.Blocks))
+		poll := make([]vlist, len(fn.Blocks))
+		for i, b := range fn.Blocks {
+			after[i], poll[i] = gc.blockSafepoints(b, nil)
+			for _, l := range after[i] {
+				note(gc.list(l))
 			}
-			note(gc.poll[b])
+			note(gc.list(poll[i]))
 		}
 		n := len(listed)
 		if n == 0 || n*len(fn.Blocks) > maxDefinedBits {
@@ -251,25 +254,25 @@ func checkDefined(f *ir.Func, lay *funclet.Layout, p *plan, gc *gcPlan, bad func
 		}
 		for i, b := range fn.Blocks {
 			s := append([]uint64(nil), in[i]...)
-			check := func(vs []ir.Value, where string) error {
-				for _, v := range vs {
+			check := func(l vlist, where string) error {
+				for _, v := range gc.list(l) {
 					if !has(s, v) {
 						return bad("%s is listed at %s in b%d but may be undefined there", v, where, b.ID)
 					}
 				}
 				return nil
 			}
-			for _, x := range b.Instrs {
-				if err := check(gc.after[x], x.Op.String()); err != nil {
+			for j, x := range b.Instrs {
+				if err := check(after[i][j], x.Op.String()); err != nil {
 					return err
 				}
 				add(s, x.Dst)
 				add(s, x.Dst2)
 			}
-			if err := check(gc.poll[b], "the poll"); err != nil {
+			if err := check(poll[i], "the poll"); err != nil {
 				return err
 			}
-			if err := check(gc.after[b.Term], b.Term.Op.String()); err != nil {
+			if err := check(after[i][len(b.Instrs)], b.Term.Op.String()); err != nil {
 				return err
 			}
 		}

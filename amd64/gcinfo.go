@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 
 	"miniil/abi"
 	"miniil/funclet"
@@ -56,12 +55,31 @@ type gcPlan struct {
 	// zeroed whole anyway).
 	zero       []ir.Value
 	zeroBlocks []int
-	// after maps safepoint instructions (hasSafepoint) to the tracked
-	// values live across them (absent: none); poll maps blocks whose
-	// terminator polls (a back edge) to those live at the poll.
-	after map[*ir.Instr][]ir.Value
-	poll  map[*ir.Block][]ir.Value
+	// out is the live-out set of each block (by ID) in its funclet's
+	// liveness (nil for the blocks of funclets without GC values; nil
+	// altogether for a function without any).
+	out []valueList
+	// What blockSafepoints works with: the function, its plan, a set,
+	// and the pool its lists are kept in.
+	f    *ir.Func
+	plan *plan
+	set  *sparseSet
+	pool []ir.Value
 }
+
+// vlist is a list of values kept in gcPlan.pool.
+type vlist struct{ start, n int32 }
+
+// keep keeps the members of s in gc.pool, in increasing order.
+func (gc *gcPlan) keep(s *sparseSet) vlist {
+	start := len(gc.pool)
+	gc.pool = append(gc.pool, s.dense...)
+	slices.Sort(gc.pool[start:])
+	return vlist{int32(start), int32(len(s.dense))}
+}
+
+// list returns the values of l.
+func (gc *gcPlan) list(l vlist) []ir.Value { return gc.pool[l.start : l.start+l.n : l.start+l.n] }
 
 // hasSafepoint reports whether the code of in may make calls or exits,
 // which are safepoints (the code of others makes none, polls apart):
@@ -128,17 +146,24 @@ func planGC(f *ir.Func, lay *funclet.Layout, p *plan, mainLive []blockLive, home
 	for v := 0; v < f.NumArgs; v++ {
 		mention(ir.Value(v), 0)
 	}
-	funcOf := make([]int, len(f.Blocks)) // funclet of each block
-	pos := make([]int, len(f.Blocks))    // position in its funclet
+	funcOf := make([]int32, len(f.Blocks)) // funclet of each block
+	pos := make([]int32, len(f.Blocks))    // position in its funclet
+	mentions := make([]bool, len(lay.Funcs))
 	for k, fn := range lay.Funcs {
 		for i, b := range fn.Blocks {
-			funcOf[b.ID], pos[b.ID] = k, i
-			for _, in := range b.Code() {
+			funcOf[b.ID], pos[b.ID] = int32(k), int32(i)
+			for _, in := range b.Instrs {
 				mention(in.Dst, int32(k))
 				mention(in.Dst2, int32(k))
 				for _, a := range in.Args {
+					mentions[k] = mentions[k] || f.Kinds[a].IsGC()
 					mention(a, int32(k))
 				}
+				mentions[k] = mentions[k] || in.Dst != ir.NoValue && f.Kinds[in.Dst].IsGC()
+			}
+			for _, a := range b.Term.Args {
+				mentions[k] = mentions[k] || f.Kinds[a].IsGC()
+				mention(a, int32(k))
 			}
 		}
 	}
@@ -150,19 +175,34 @@ func planGC(f *ir.Func, lay *funclet.Layout, p *plan, mainLive []blockLive, home
 			}
 		}
 	}
+	// The funclets' liveness, computed over all of them at once (the main
+	// body's is regalloc's): a catch's edge to where it resumes in an
+	// enclosing funclet makes what is live there live in the catch too,
+	// which changes nothing, as those values are shared anyway. Without
+	// GC values in funclets there is none to compute.
 	live := make([][]blockLive, len(lay.Funcs))
 	live[0] = mainLive
-	for k := 1; k < len(lay.Funcs); k++ {
-		live[k] = liveness(f, lay.Funcs[k].Blocks)
-		share(live[k][0].in, false) // read before the funclet defines it
+	if slices.Contains(mentions[1:], true) {
+		var blocks []*ir.Block
+		for _, fn := range lay.Funcs[1:] {
+			blocks = append(blocks, fn.Blocks...)
+		}
+		all := livenessOf(f, blocks, ir.Kind.IsGC)
+		for k, fn := range lay.Funcs[1:] {
+			live[k+1], all = all[:len(fn.Blocks)], all[len(fn.Blocks):]
+			share(live[k+1][0].in, false) // read before the funclet defines it
+		}
 	}
 	for _, b := range f.Blocks {
 		switch b.Term.Op {
 		case ir.OpCatchRet: // read where the catch resumes
-			c := b.Succs[0]
-			share(live[funcOf[c.ID]][pos[c.ID]].in, false)
+			if c := b.Succs[0]; live[funcOf[c.ID]] != nil {
+				share(live[funcOf[c.ID]][pos[c.ID]].in, false)
+			}
 		case ir.OpCallFinally: // maybe left by the finally
-			share(live[funcOf[b.ID]][pos[b.ID]].out, true)
+			if live[funcOf[b.ID]] != nil {
+				share(live[funcOf[b.ID]][pos[b.ID]].out, true)
+			}
 		}
 	}
 	gc.shared = shared
@@ -179,57 +219,95 @@ func planGC(f *ir.Func, lay *funclet.Layout, p *plan, mainLive []blockLive, home
 		}
 	}
 
-	// The tracked values live across each safepoint: a backward walk of
-	// every block from its live-out set in its funclet's liveness.
-	gc.after = map[*ir.Instr][]ir.Value{}
-	gc.poll = map[*ir.Block][]ir.Value{}
-	set := newSparseSet(nv)
-	tracked := func(v ir.Value) bool { return v != ir.NoValue && f.Kinds[v].IsGC() && !shared.Has(v) }
+	gc.out = make([]valueList, len(f.Blocks))
 	for k, fn := range lay.Funcs {
-		for i, b := range fn.Blocks {
-			set.clear()
-			for _, v := range live[k][i].out {
-				if tracked(v) {
-					set.add(v)
-				}
+		if live[k] != nil {
+			for i, b := range fn.Blocks {
+				gc.out[b.ID] = live[k][i].out
 			}
-			t := b.Term
-			if hasSafepoint(t) && set.len() > 0 {
-				gc.after[t] = set.sorted()
-			}
-			for _, a := range t.Args {
+		}
+	}
+	gc.set = newSparseSet(nv)
+	gc.f, gc.plan = f, p
+	return gc
+}
+
+// blockSafepoints returns the tracked values live at the safepoints of
+// block b: after[i] across the calls and exits of b.Instrs[i] (i =
+// len(b.Instrs): of the terminator), poll at the poll before the
+// terminator. A backward walk of the block from its live-out set in its
+// funclet's liveness; after reuses buf. The lists are kept in gc.pool.
+func (gc *gcPlan) blockSafepoints(b *ir.Block, buf []vlist) (after []vlist, poll vlist) {
+	n := len(b.Instrs) + 1
+	if cap(buf) < n {
+		buf = make([]vlist, n)
+	}
+	after = buf[:n]
+	clear(after)
+	if gc.out == nil || gc.out[b.ID] == nil && !gc.anyLive(b) {
+		return after, poll
+	}
+	f, set := gc.f, gc.set
+	tracked := func(v ir.Value) bool { return v != ir.NoValue && f.Kinds[v].IsGC() && !gc.shared.Has(v) }
+	set.clear()
+	for _, v := range gc.out[b.ID] {
+		if tracked(v) {
+			set.add(v)
+		}
+	}
+	t := b.Term
+	if hasSafepoint(t) && set.len() > 0 {
+		after[len(b.Instrs)] = gc.keep(set)
+	}
+	for _, a := range t.Args {
+		if tracked(a) {
+			set.add(a)
+		}
+	}
+	if polls(b) {
+		if c := gc.plan.blocks[b.ID].fused; c != nil {
+			for _, a := range c.Args {
 				if tracked(a) {
 					set.add(a)
 				}
 			}
-			if polls(b) {
-				if c := p.blocks[b.ID].fused; c != nil {
-					for _, a := range c.Args {
-						if tracked(a) {
-							set.add(a)
-						}
-					}
-				}
-				if set.len() > 0 {
-					gc.poll[b] = set.sorted()
-				}
-			}
-			for j := len(b.Instrs) - 1; j >= 0; j-- {
-				in := b.Instrs[j]
-				set.remove(in.Dst)
-				set.remove(in.Dst2)
-				if hasSafepoint(in) && set.len() > 0 {
-					gc.after[in] = set.sorted()
-				}
-				for _, a := range in.Args {
-					if tracked(a) {
-						set.add(a)
-					}
-				}
+		}
+		if set.len() > 0 {
+			poll = gc.keep(set)
+		}
+	}
+	for j := len(b.Instrs) - 1; j >= 0; j-- {
+		in := b.Instrs[j]
+		set.remove(in.Dst)
+		set.remove(in.Dst2)
+		if hasSafepoint(in) && set.len() > 0 {
+			after[j] = gc.keep(set)
+		}
+		for _, a := range in.Args {
+			if tracked(a) {
+				set.add(a)
 			}
 		}
 	}
-	return gc
+	return after, poll
+}
+
+// anyLive reports whether block b, with nothing live out of it, mentions
+// a GC value (which may then be live inside it).
+func (gc *gcPlan) anyLive(b *ir.Block) bool {
+	for _, in := range b.Instrs {
+		for _, a := range in.Args {
+			if gc.f.Kinds[a].IsGC() {
+				return true
+			}
+		}
+	}
+	for _, a := range b.Term.Args {
+		if gc.f.Kinds[a].IsGC() {
+			return true
+		}
+	}
+	return false
 }
 
 // sparseSet is a set of values with constant-time add and remove and
@@ -269,13 +347,6 @@ func (s *sparseSet) len() int { return len(s.dense) }
 
 func (s *sparseSet) clear() { s.dense = s.dense[:0] }
 
-// sorted returns the members in increasing order, in a new slice.
-func (s *sparseSet) sorted() []ir.Value {
-	vs := slices.Clone(s.dense)
-	slices.Sort(vs)
-	return vs
-}
-
 // gcRegs maps the registers that may hold GC values at a safepoint to
 // their abi numbers.
 var gcRegs = map[Reg]int{
@@ -293,13 +364,16 @@ func gcReg(r Reg) int {
 }
 
 // safepoint is the GC information of one call or exit, by the mark just
-// after it.
+// after it: the live values (their locations are looked up when the
+// information is packed), RAX if set, and fixed locations (a prolog's).
 type safepoint struct {
 	mark     MarkID
 	ilOffset int
 	funclet  int
 	flags    abi.SafepointFlags
-	live     []abi.GCLoc
+	vals     []ir.Value
+	rax      ir.Value // a GC value RAX holds at a poll (NoValue: none)
+	fixed    []abi.GCLoc
 }
 
 // gcLoc returns where value v is (its home or frame slot) as a GC
@@ -315,36 +389,22 @@ func (g *gen) gcLoc(v ir.Value) abi.GCLoc {
 	panic(fmt.Sprintf("%s is live at a safepoint but has no location", v))
 }
 
-// gcLocs returns the locations of values vs.
-func (g *gen) gcLocs(vs []ir.Value) []abi.GCLoc {
-	if len(vs) == 0 {
-		return nil
-	}
-	ls := make([]abi.GCLoc, len(vs))
-	for i, v := range vs {
-		ls[i] = g.gcLoc(v)
-	}
-	return ls
-}
-
-// siteLive returns the GC locations live across the call or exit the
-// current instruction makes.
-func (g *gen) siteLive() []abi.GCLoc {
-	in := g.curInstr
-	if in == nil || !hasSafepoint(in) {
-		panic(fmt.Sprintf("a call or exit in the code of %v, which has no safepoint", in))
-	}
-	return g.gcLocs(g.gc.after[in])
-}
-
-// pollLive returns the GC locations live at the poll before block b's
+// pollSafepoint returns the GC information of the poll before block b's
 // terminator: the tracked values live there, and RAX when it holds a GC
 // value the terminator reads.
-func (g *gen) pollLive(b *ir.Block) []abi.GCLoc {
-	vs := g.gc.poll[b]
-	var ls []abi.GCLoc
-	for _, v := range vs {
-		if v == g.avail {
+func (g *gen) pollSafepoint(b *ir.Block) safepoint {
+	sp := safepoint{ilOffset: b.Term.ILOffset, funclet: g.curFunclet, vals: g.gc.list(g.curPoll), rax: ir.NoValue}
+	if slices.Contains(sp.vals, g.avail) {
+		sp.rax = g.avail
+	}
+	return sp
+}
+
+// appendLocs appends the locations of safepoint s to ls.
+func (g *gen) appendLocs(ls []abi.GCLoc, s *safepoint) []abi.GCLoc {
+	ls = append(ls, s.fixed...)
+	for _, v := range s.vals {
+		if v == s.rax {
 			ls = append(ls, abi.RegLoc(abi.RegRAX, g.f.Kinds[v] == ir.Ptr))
 			if g.homes[v] == NoReg && g.frame.slots[v] == 0 {
 				continue // only in RAX (an elided result)
@@ -415,25 +475,29 @@ func (g *gen) zeroUntracked() {
 // registers' slots.
 func (g *gen) gcInfo(blob *Blob) abi.GCInfo {
 	var gi abi.GCInfo
-	pool := map[string]uint32{}
-	var key strings.Builder
-	for _, s := range g.safepoints {
-		sp := abi.Safepoint{Offset: int32(blob.Marks[s.mark]), ILOffset: int32(s.ilOffset), Funclet: int32(s.funclet),
-			Flags: s.flags, NLive: uint32(len(s.live))}
-		if len(s.live) > 0 {
-			key.Reset()
-			for _, l := range s.live {
-				fmt.Fprintf(&key, "%d,", l)
+	gi.Safepoints = make([]abi.Safepoint, 0, len(g.sites)+len(g.safepoints))
+	last := -1 // where the last list starts in gi.Locs: an equal list is shared
+	add := func(sp abi.Safepoint, s *safepoint) {
+		if start := len(gi.Locs); len(s.vals) > 0 || len(s.fixed) > 0 {
+			gi.Locs = g.appendLocs(gi.Locs, s)
+			sp.Live, sp.NLive = uint32(start), uint32(len(gi.Locs)-start)
+			if last >= 0 && slices.Equal(gi.Locs[last:start], gi.Locs[start:]) {
+				gi.Locs = gi.Locs[:start]
+				sp.Live = uint32(last)
+			} else {
+				last = start
 			}
-			start, ok := pool[key.String()]
-			if !ok {
-				start = uint32(len(gi.Locs))
-				gi.Locs = append(gi.Locs, s.live...)
-				pool[key.String()] = start
-			}
-			sp.Live = start
 		}
 		gi.Safepoints = append(gi.Safepoints, sp)
+	}
+	for i := range g.sites {
+		s := &g.sites[i]
+		add(abi.Safepoint{Offset: int32(blob.Marks[s.mark]), ILOffset: s.ilOffset, Funclet: s.funclet, Flags: s.flags},
+			&safepoint{vals: g.gc.list(s.vals), rax: ir.NoValue})
+	}
+	for i := range g.safepoints {
+		s := &g.safepoints[i]
+		add(abi.Safepoint{Offset: int32(blob.Marks[s.mark]), ILOffset: int32(s.ilOffset), Funclet: int32(s.funclet), Flags: s.flags}, s)
 	}
 	sort.SliceStable(gi.Safepoints, func(i, j int) bool { return gi.Safepoints[i].Offset < gi.Safepoints[j].Offset })
 	for _, v := range g.gc.untracked {

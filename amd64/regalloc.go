@@ -289,6 +289,12 @@ type blockLive struct{ in, out valueList }
 // the size of the live sets it returns plus the code, not blocks times
 // values. The sets are those of the usual backward dataflow.
 func liveness(f *ir.Func, blocks []*ir.Block) []blockLive {
+	return livenessOf(f, blocks, nil)
+}
+
+// livenessOf is liveness restricted to the values of the kinds only
+// accepts (nil: every value).
+func livenessOf(f *ir.Func, blocks []*ir.Block, only func(ir.Kind) bool) []blockLive {
 	nv := len(f.Kinds)
 	index := blockIndex(blocks)
 	live := make([]blockLive, len(blocks))
@@ -302,6 +308,9 @@ func liveness(f *ir.Func, blocks []*ir.Block) []blockLive {
 		mark := int32(i + 1)
 		for _, in := range b.Code() {
 			for _, a := range in.Args {
+				if only != nil && !only(f.Kinds[a]) {
+					continue
+				}
 				if lastDef[a] != mark && lastUse[a] != mark {
 					lastUse[a] = mark
 					uses[a] = append(uses[a], int32(i))
