@@ -232,6 +232,7 @@ const (
 	StageFunclets              // the funclet layout and native code ranges
 	StageEH                    // the native EH clause table
 	StageAsm                   // IR, then machine code with native offsets
+	StageGC                    // the GC information at each safepoint
 )
 
 // Dump prints a stage's output for every method, or for the method named
@@ -258,6 +259,8 @@ func (p *Program) Dump(w io.Writer, stage Stage, method string) error {
 			}
 			return jit.FprintCode(w, m)
 		})
+	case StageGC:
+		return p.dump(w, method, jit.Emit, func(w io.Writer, m *jit.Method) error { jit.FprintGC(w, m); return nil })
 	}
 	return fmt.Errorf("unknown stage %d", stage)
 }

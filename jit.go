@@ -2,6 +2,7 @@ package miniil
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"testing"
 
@@ -45,6 +46,11 @@ func runJIT(ctx context.Context, mod *il.Module, cfg Config, out io.Writer) (int
 	code, err := rt.Run(ctx)
 	if cfg.JITStats != nil {
 		cfg.jitStats.Fprint(cfg.JITStats)
+		if cfg.VerifyGC {
+			st := rt.GCVerifyStats()
+			fmt.Fprintf(cfg.JITStats, "gc info checks: %d exits walked, %d locations checked (%d references, %d interior pointers, %d untracked, %d in registers), %d frames, %d through dispatches\n",
+				st.Exits, st.Roots, st.Refs, st.Interior, st.Untracked, st.Registers, st.Frames, st.Dispatched)
+		}
 	}
 	return code, err
 }
@@ -55,6 +61,7 @@ func newRuntime(mod *il.Module, cfg Config, out io.Writer) (*jitrt.Runtime, erro
 	rt, err := jitrt.NewRuntime(mod, jitrt.Options{
 		Stdout: out, Compile: compileMethod(mod, jitConfig(cfg)),
 		MaxCallDepth: cfg.MaxCallDepth, HeapBytes: int(cfg.MaxHeap), FlushLines: cfg.FlushLines, PerfMap: cfg.PerfMap,
+		VerifyGC: cfg.VerifyGC,
 	})
 	if err != nil {
 		return nil, &startError{err}

@@ -124,6 +124,17 @@ type Config struct {
 	// *InternalError on the first inconsistency: slower compilation, for
 	// debugging miniil. Always on in tests (testing.Testing).
 	Validate bool
+	// VerifyGC makes the JIT runtime check the GC information its code
+	// generator records at every exit of native code (helper calls,
+	// base library calls, polls, stack checks, compilation): it walks the
+	// managed frames as a precise collector would and checks that every
+	// location reported as a reference holds null or an object, and
+	// every one reported as an interior pointer null or an address in an
+	// object, the native stack or the statics; it also poisons the free
+	// stack, so that an uninitialized slot cannot pass. The first failure
+	// ends the run with an *InternalError. Much slower; for testing
+	// miniil. The interpreter ignores it.
+	VerifyGC bool
 	// JITStats, when set, receives the JIT's statistics when a run ends:
 	// methods and bytes compiled and the time of each compile phase.
 	JITStats io.Writer

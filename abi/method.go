@@ -20,6 +20,9 @@ type Method struct {
 	// then by address, without the CLR's duplicate clauses: each clause's
 	// Next and each funclet's Enclosing stand for them.
 	Clauses []EHClause
+	// GC is the GC information: the references and interior pointers
+	// live at every call, exit and out-of-line call (see GCInfo).
+	GC GCInfo
 }
 
 // Site maps the return address of a call or exit (an offset in the

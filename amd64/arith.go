@@ -20,7 +20,7 @@ var (
 )
 
 // wide reports whether an operation of kind k works on 64 bits.
-func wide(k ir.Kind) bool { return k == ir.I64 || k == ir.Ref }
+func wide(k ir.Kind) bool { return k == ir.I64 || k == ir.Ref || k == ir.Ptr }
 
 // pick returns the form of ops for an operation of kind k: the second
 // for 64-bit integers, references and float64, else the first.

@@ -1,6 +1,8 @@
 package amd64
 
 import (
+	"fmt"
+
 	"miniil/abi"
 	"miniil/il"
 	"miniil/ir"
@@ -132,12 +134,12 @@ func (g *gen) callGeneric(in *ir.Instr) {
 		a.I(MOVQ, Mem(RAX, abi.MTITab), R(RAX))
 		a.I(MOVQ, Mem(RAX, int32(abi.MTSlotSize*callee.Owner.IfaceIndex)), R(RAX))
 		a.I(CALL, Mem(RAX, int32(abi.MTSlotSize*callee.Slot)))
-		g.site(in.ILOffset)
+		g.site(in.ILOffset, abi.SPCall)
 		g.note("callvirt " + callee.FullName() + " (interface)")
 	case in.Op == ir.OpCallVirt:
 		a.I(MOVQ, Mem(RDI, abi.ObjMT), R(RAX))
 		a.I(CALL, Mem(RAX, int32(abi.MTVTable+abi.MTSlotSize*callee.Slot)))
-		g.site(in.ILOffset)
+		g.site(in.ILOffset, abi.SPCall)
 		g.note("callvirt " + callee.FullName())
 	case callee.BuiltinKind == il.MathSqrt:
 		// IEEE square root, correctly rounded like the base library's.
@@ -159,7 +161,7 @@ func (g *gen) callGeneric(in *ir.Instr) {
 		// at install time (Code.CellRefs).
 		a.Bytes(0xFF, 0x15, 0, 0, 0, 0)
 		g.cellRefs = append(g.cellRefs, cellRef{a.Mark(), g.env.CellAddr(callee)})
-		g.site(in.ILOffset)
+		g.site(in.ILOffset, abi.SPCall)
 		g.note("call " + callee.FullName())
 	}
 	if in.Dst != ir.NoValue {
@@ -178,15 +180,21 @@ func (g *gen) exit(code int, arg uint64, hasArg bool, ilOffset int) {
 		g.a.I(MOVQ, Imm(int64(arg)), Mem(R15, abi.CtxExitArg))
 	}
 	g.a.I(CALL, Mem(R15, abi.CtxExitStub))
-	g.site(ilOffset)
+	g.site(ilOffset, 0)
 	if code != abi.HelperBuiltin { // calls of builtins name the method
 		g.note("helper " + abi.ExitName(code))
 	}
 }
 
-// site records the return address of the call just emitted.
-func (g *gen) site(ilOffset int) {
-	g.sites = append(g.sites, siteMark{g.a.Mark(), ilOffset})
+// site records the return address of the call just emitted (a managed
+// call, flags SPCall, or an exit), with its GC information.
+func (g *gen) site(ilOffset int, flags abi.SafepointFlags) {
+	in := g.curInstr
+	if in == nil || !hasSafepoint(in) {
+		panic(fmt.Sprintf("a call or exit in the code of %v, which has no safepoint", in))
+	}
+	g.sites = append(g.sites, siteMark{mark: g.a.Mark(), ilOffset: int32(ilOffset), funclet: int32(g.curFunclet), flags: flags,
+		vals: g.curAfter[g.curIndex]})
 }
 
 // note names what the call just emitted calls, for dumps.

@@ -37,7 +37,7 @@ func (g *gen) ehTerm(b *ir.Block, next func(*ir.Block) bool) {
 		// finally's prolog copies).
 		a.I(MOVQ, R(RSP), R(RDI))
 		a.Jump(CALL, g.funcletOf(int(t.Aux.Int), abi.FinallyFunclet))
-		g.site(t.ILOffset)
+		g.site(t.ILOffset, abi.SPCall)
 		g.note(fmt.Sprintf("finally of IL clause %d", t.Aux.Int))
 		if !next(b.Succs[0]) {
 			a.Jump(JMP, g.blocks[b.Succs[0].ID])

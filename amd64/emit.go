@@ -65,6 +65,9 @@ type Code struct {
 	Saves []Save
 	// Blocks are the RBP offsets of the frame blocks (ir.Func.Slots).
 	Blocks []int
+	// Slots is each value's frame slot, an RBP offset (0: none; a
+	// register home or no location).
+	Slots []int
 }
 
 // Note names the target of the call or exit whose return address is at
@@ -132,6 +135,7 @@ type gen struct {
 	plan   *plan                   // read-only
 	homes  []Reg                   // read-only
 	liveIn map[*ir.Block]valueList // read-only
+	gc     *gcPlan                 // read-only
 	frame  *frame                  // read-only
 
 	// Labels of blocks (by ID) and funclets (in layout order), the IDs of
@@ -142,13 +146,24 @@ type gen struct {
 	funcletByKey  map[funcletKey]Label
 
 	// What the code records, resolved to offsets after assembly.
-	sites    []siteMark
-	cellRefs []cellRef
-	notes    []noteMark
-	cold     []coldCall // out-of-line calls, emitted after the last funclet
+	sites      []siteMark
+	cellRefs   []cellRef
+	notes      []noteMark
+	safepoints []safepoint // GC information of the cold section's calls, in code order
+	cold       []coldCall  // out-of-line calls, emitted after the last funclet
 
-	// cur is the plan of the block being emitted.
-	cur blockPlan
+	// cur is the plan of the block being emitted, curInstr the
+	// instruction (or terminator) and curFunclet the funclet (an index in
+	// lay.Funcs).
+	cur        blockPlan
+	curInstr   *ir.Instr
+	curFunclet int
+	// curAfter and curPoll are the tracked GC values live across the
+	// calls and exits of each instruction of the block (by position; the
+	// terminator last) and at its poll.
+	curAfter []vlist
+	curPoll  vlist
+	curIndex int
 	regState
 }
 
@@ -169,11 +184,16 @@ type regState struct {
 }
 
 // siteMark, cellRef and noteMark are a call site, a CALL [RIP+disp32] to
-// a cell and a note, by the mark just after the call.
+// a cell and a note, by the mark just after the call. A site also keeps
+// what its GC information comes from: the instruction whose code makes
+// the call, its funclet, and whether it calls managed code.
 type (
 	siteMark struct {
 		mark     MarkID
-		ilOffset int
+		ilOffset int32
+		funclet  int32
+		flags    abi.SafepointFlags
+		vals     vlist // the tracked values live across the call
 	}
 	cellRef struct {
 		mark MarkID
@@ -189,7 +209,7 @@ type (
 // and homes of alloc.
 func Emit(f *ir.Func, lay *funclet.Layout, alloc *Alloc, env Env, a *Assembler) (code *Code, err error) {
 	a.Reset()
-	g := &gen{a: a, f: f, env: env, lay: lay, plan: alloc.plan, homes: alloc.Homes, liveIn: alloc.liveIn,
+	g := &gen{a: a, f: f, env: env, lay: lay, plan: alloc.plan, homes: alloc.Homes, liveIn: alloc.liveIn, gc: alloc.gc,
 		regState: regState{hold: ir.NoValue, avail: ir.NoValue, computed: ir.NoValue}}
 	defer func() {
 		if r := recover(); r != nil {
@@ -231,6 +251,7 @@ func (g *gen) emit() codeMarks {
 	for k, fn := range lay.Funcs {
 		a.Bind(g.funcletLabels[k])
 		m.funclets[k] = a.Mark()
+		g.curFunclet, g.curInstr = k, nil
 		if k == 0 {
 			m.prologEnd = g.prolog()
 		} else {
@@ -253,7 +274,7 @@ func (g *gen) result(blob *Blob, m codeMarks) *Code {
 	f, lay := g.f, g.lay
 	code := &Code{Method: abi.Method{Code: blob.Code, ColdStart: blob.Marks[m.coldStart]},
 		FrameSize: g.frame.size, PrologSize: blob.Marks[m.prologEnd], PSPOffset: g.frame.pspOff, Layout: lay,
-		Homes: g.homes, Saves: g.frame.saves, Blocks: g.frame.blocks}
+		Homes: g.homes, Saves: g.frame.saves, Blocks: g.frame.blocks, Slots: g.frame.slots}
 	inFilter := map[*ir.Region]bool{}
 	for _, r := range f.Regions { // parents first
 		inFilter[r] = r.Kind == ir.RegionFilter || inFilter[r.Parent]
@@ -271,9 +292,11 @@ func (g *gen) result(blob *Blob, m codeMarks) *Code {
 		}
 		code.Funclets = append(code.Funclets, fc)
 	}
+	code.Sites = make([]abi.Site, 0, len(g.sites))
 	for _, s := range g.sites {
-		code.Sites = append(code.Sites, abi.Site{Offset: blob.Marks[s.mark], ILOffset: s.ilOffset})
+		code.Sites = append(code.Sites, abi.Site{Offset: blob.Marks[s.mark], ILOffset: int(s.ilOffset)})
 	}
+	code.GC = g.gcInfo(blob)
 	for _, mk := range m.blocks {
 		code.BlockOffsets = append(code.BlockOffsets, blob.Marks[mk])
 	}
@@ -301,7 +324,8 @@ func (g *gen) block(b *ir.Block) {
 		g.argRegs = nil
 	}
 	g.cur = g.plan.blocks[b.ID]
-	for _, in := range b.Instrs {
+	g.curAfter, g.curPoll = g.gc.blockSafepoints(b, g.curAfter)
+	for i, in := range b.Instrs {
 		if in == g.cur.fused {
 			continue // emitted by the terminator
 		}
@@ -310,6 +334,7 @@ func (g *gen) block(b *ir.Block) {
 		}
 		g.avail, g.hold = g.hold, ir.NoValue
 		computed := g.computed
+		g.curInstr, g.curIndex = in, i
 		g.instr(in)
 		if g.computed == computed {
 			g.computed = ir.NoValue
@@ -322,6 +347,7 @@ func (g *gen) block(b *ir.Block) {
 			g.entryArgRegs = nil
 		}
 	}
+	g.curInstr, g.curIndex = b.Term, len(b.Instrs)
 	g.term(b)
 }
 
@@ -403,11 +429,8 @@ func (g *gen) instr(in *ir.Instr) {
 // (a branch to a block at or before it in layout order).
 func (g *gen) term(b *ir.Block) {
 	a, t := g.a, b.Term
-	for _, s := range b.Succs {
-		if s.ID <= b.ID {
-			g.poll()
-			break
-		}
+	if polls(b) {
+		g.poll(b)
 	}
 	next := func(s *ir.Block) bool { return s.ID == b.ID+1 && !g.funcletStart[s.ID] }
 	switch t.Op {

@@ -81,14 +81,15 @@ func (g *gen) prolog() MarkID {
 	// Small frames are checked after allocation (the runtime keeps a
 	// reserve below the limit); large ones before, so that frames of any
 	// size stay above the limit (RAX is free: arguments are in RDI...).
+	sp := safepoint{ilOffset: -1, flags: abi.SPProlog, fixed: g.prologLive(), rax: ir.NoValue}
 	if fr.size < 4096 {
 		if fr.size > 0 {
 			a.I(SUBQ, Imm(int64(fr.size)), R(RSP))
 		}
-		g.stackCheck(RSP, abi.CtxStackLimit)
+		g.stackCheck(RSP, abi.CtxStackLimit, sp)
 	} else {
 		a.I(LEAQ, Mem(RSP, int32(-fr.size)), R(RAX))
-		g.stackCheck(RAX, abi.CtxStackLimit)
+		g.stackCheck(RAX, abi.CtxStackLimit, sp)
 		a.I(SUBQ, Imm(int64(fr.size)), R(RSP))
 	}
 	// No poll here: a poll request also fails the stack check above
@@ -100,6 +101,7 @@ func (g *gen) prolog() MarkID {
 		a.I(MOVQ, R(RSP), Mem(RSP, int32(fr.pspOff))) // PSPSym = InitialSP
 	}
 	g.zeroSlots()
+	g.zeroUntracked()
 	args := make([]ir.Kind, f.NumArgs)
 	copy(args, f.Kinds[:f.NumArgs])
 	locs, _ := classify(args)
@@ -167,7 +169,8 @@ func (g *gen) funcletProlog() {
 	a.I(SUBQ, Imm(int64(fr.funcletSize)), R(RSP))
 	// Against the hard limit: a funclet adds no call depth, which the
 	// runtime may be counting through CtxStackLimit.
-	g.stackCheck(RSP, abi.CtxStackHard)
+	g.stackCheck(RSP, abi.CtxStackHard,
+		safepoint{ilOffset: -1, funclet: g.curFunclet, flags: abi.SPProlog, fixed: g.funcletPrologLive(g.curFunclet), rax: ir.NoValue})
 	a.I(MOVQ, Mem(RDI, int32(fr.pspOff)), R(RAX))
 	a.I(MOVQ, R(RAX), Mem(RSP, int32(fr.pspOff)))
 	a.I(LEAQ, Mem(RAX, int32(fr.size)), R(RBP))
@@ -186,30 +189,33 @@ func (g *gen) funcletEpilog() {
 // out of line, when it is below; after the call the check runs again
 // (the runtime may have moved the limit: a poll request, or the call
 // depth count). jitrt decodes this form: the call's return address is
-// followed by a jump to `CMP v, [R15+limit]`.
-func (g *gen) stackCheck(v Reg, limit int32) {
+// followed by a jump to `CMP v, [R15+limit]`. sp is the GC information
+// of the call (its mark is set when the call is emitted).
+func (g *gen) stackCheck(v Reg, limit int32, sp safepoint) {
 	check := g.a.NewLabel()
 	g.a.Bind(check)
 	g.a.I(CMPQ, R(v), Mem(R15, limit))
-	g.outOfLine(JCS, abi.CtxOverflowStub, check)
+	g.outOfLine(JCS, abi.CtxOverflowStub, check, sp)
 }
 
 // poll exits to Go when the runtime asks for it (CtxPoll at or below
-// zero, see abi.PollInterval). It only reads memory, so polls add no
-// dependency chain between calls or loop iterations.
-func (g *gen) poll() {
+// zero, see abi.PollInterval), before block b's terminator. It only
+// reads memory, so polls add no dependency chain between calls or loop
+// iterations.
+func (g *gen) poll(b *ir.Block) {
 	back := g.a.NewLabel()
 	g.a.I(CMPQ, Mem(R15, abi.CtxPoll), Imm(0))
-	g.outOfLine(JLE, abi.CtxPollStub, back)
+	g.outOfLine(JLE, abi.CtxPollStub, back, g.pollSafepoint(b))
 	g.a.Bind(back)
 }
 
 // coldCall is a call to a runtime stub placed out of line, in the cold
 // section after the funclets: the stub at [R15+stub], then a jump back to
-// back.
+// back; sp is its GC information.
 type coldCall struct {
 	at, back Label
 	stub     int32
+	sp       safepoint
 }
 
 // coldGap is the padding between the last funclet and the cold section:
@@ -223,10 +229,10 @@ const coldGap = 64
 // one in a loop's line, or in the line of a small method or a finally
 // called every iteration, made that code 10-20% slower for good after the
 // first poll (measured on Zen 4).
-func (g *gen) outOfLine(op Op, stub int32, back Label) {
+func (g *gen) outOfLine(op Op, stub int32, back Label, sp safepoint) {
 	at := g.a.NewLabel()
 	g.a.Jump(op, at)
-	g.cold = append(g.cold, coldCall{at: at, back: back, stub: stub})
+	g.cold = append(g.cold, coldCall{at: at, back: back, stub: stub, sp: sp})
 }
 
 // emitCold emits the cold section: coldGap bytes of INT3, then the
@@ -239,6 +245,8 @@ func (g *gen) emitCold() MarkID {
 	for _, c := range g.cold {
 		g.a.Bind(c.at)
 		g.a.I(CALL, Mem(R15, c.stub))
+		c.sp.mark = g.a.Mark()
+		g.safepoints = append(g.safepoints, c.sp)
 		if c.stub == abi.CtxPollStub {
 			g.note("poll")
 		} else {

@@ -68,6 +68,7 @@ type Alloc struct {
 	Transient map[ir.Value]bool
 	liveIn    map[*ir.Block]valueList // values live into each main body block
 	plan      *plan
+	gc        *gcPlan
 }
 
 // Allocate plans the emission of f, laid out by lay, and gives its values
@@ -80,8 +81,13 @@ func Allocate(f *ir.Func, lay *funclet.Layout) (alloc *Alloc, err error) {
 	}()
 	p := newPlan(f, lay)
 	transient := p.transient()
-	homes, liveIn := allocate(f, lay, transient)
-	return &Alloc{Homes: homes, Transient: transient, liveIn: liveIn, plan: p}, nil
+	homes, live := allocate(f, lay, transient)
+	liveIn := make(map[*ir.Block]valueList, len(live))
+	for i, b := range lay.Funcs[0].Blocks {
+		liveIn[b] = live[i].in
+	}
+	gc := planGC(f, lay, p, live, homes, transient)
+	return &Alloc{Homes: homes, Transient: transient, liveIn: liveIn, plan: p, gc: gc}, nil
 }
 
 // newPlan plans the emission of f, laid out by lay.

@@ -62,9 +62,10 @@ type interval struct {
 }
 
 // allocate returns the home of every value (NoReg for a slot) and the
-// values live into each block of the main body. skip marks values that
-// need no location at all (see gen.transient).
-func allocate(f *ir.Func, lay *funclet.Layout, skip map[ir.Value]bool) ([]Reg, map[*ir.Block]valueList) {
+// values live into and out of each block of the main body (in layout
+// order). skip marks values that need no location at all (see
+// gen.transient).
+func allocate(f *ir.Func, lay *funclet.Layout, skip map[ir.Value]bool) ([]Reg, []blockLive) {
 	homes := make([]Reg, len(f.Kinds))
 	for i := range homes {
 		homes[i] = NoReg
@@ -111,11 +112,7 @@ func allocate(f *ir.Func, lay *funclet.Layout, skip map[ir.Value]bool) ([]Reg, m
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].start < cands[j].start })
 	scan(f, cands, homes, false, gprHomes)
 	scan(f, cands, homes, true, xmmHomes)
-	liveIn := make(map[*ir.Block]valueList, len(blocks))
-	for i, b := range blocks {
-		liveIn[b] = live[i].in
-	}
-	return homes, liveIn
+	return homes, live
 }
 
 // scan is the linear scan of the candidates of one register class.
@@ -292,6 +289,12 @@ type blockLive struct{ in, out valueList }
 // the size of the live sets it returns plus the code, not blocks times
 // values. The sets are those of the usual backward dataflow.
 func liveness(f *ir.Func, blocks []*ir.Block) []blockLive {
+	return livenessOf(f, blocks, nil)
+}
+
+// livenessOf is liveness restricted to the values of the kinds only
+// accepts (nil: every value).
+func livenessOf(f *ir.Func, blocks []*ir.Block, only func(ir.Kind) bool) []blockLive {
 	nv := len(f.Kinds)
 	index := blockIndex(blocks)
 	live := make([]blockLive, len(blocks))
@@ -305,6 +308,9 @@ func liveness(f *ir.Func, blocks []*ir.Block) []blockLive {
 		mark := int32(i + 1)
 		for _, in := range b.Code() {
 			for _, a := range in.Args {
+				if only != nil && !only(f.Kinds[a]) {
+					continue
+				}
 				if lastDef[a] != mark && lastUse[a] != mark {
 					lastUse[a] = mark
 					uses[a] = append(uses[a], int32(i))

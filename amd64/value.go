@@ -151,7 +151,7 @@ func (g *gen) zeroWords(base Reg, disp, n int, counter Reg) {
 // hold no argument and, that early, no home.
 func (g *gen) zeroSlots() {
 	for _, s := range g.f.ZeroSlots {
-		g.zeroWords(RBP, g.frame.blocks[s], g.f.Slots[s], R11)
+		g.zeroWords(RBP, g.frame.blocks[s], g.f.SlotWords(s), R11)
 	}
 }
 
@@ -159,8 +159,8 @@ func (g *gen) zeroSlots() {
 // laid out, returning the new slot count.
 func (fr *frame) layoutBlocks(f *ir.Func, n int) int {
 	fr.blocks = make([]int, len(f.Slots))
-	for i, w := range f.Slots {
-		n += w
+	for i := range f.Slots {
+		n += f.SlotWords(i)
 		if 8*n > maxFrameBytes {
 			panic(fmt.Sprintf("the frame would exceed %d bytes (value-type temporaries and locals)", maxFrameBytes))
 		}

@@ -71,6 +71,10 @@ type Runner struct {
 	// NoInterp leaves the interpreter out: the JIT alone, or against
 	// Mono (for features the interpreter does not run yet).
 	NoInterp bool
+	// VerifyGC runs the JIT with its GC information checked at every
+	// exit (miniil.Config.VerifyGC): a failed check is an internal
+	// error, so a mismatch.
+	VerifyGC bool
 }
 
 // LoadError reports a generated program that miniil rejects.
@@ -130,7 +134,7 @@ func (r *Runner) runMiniil(prog *miniil.Program, eng miniil.Engine) Outcome {
 	ctx, cancel := context.WithTimeout(context.Background(), r.timeout())
 	defer cancel()
 	var out bytes.Buffer
-	code, err := prog.Run(ctx, miniil.Config{Engine: eng, Stdout: &out, Validate: true})
+	code, err := prog.Run(ctx, miniil.Config{Engine: eng, Stdout: &out, Validate: true, VerifyGC: r.VerifyGC})
 	o.Stdout, o.Exit = out.String(), code
 	var me *miniil.ManagedException
 	var so *miniil.StackOverflowError
@@ -158,7 +162,11 @@ func (r *Runner) runExec(path string, eng miniil.Engine) Outcome {
 	defer cancel()
 	var stdout, stderr bytes.Buffer
 	// -validate: the JIT checks its work after every compile phase.
-	cmd := exec.CommandContext(ctx, r.Exec, "run", "-validate", "-engine="+eng.String(), fmt.Sprintf("-timeout=%v", r.timeout()), path)
+	args := []string{"run", "-validate", "-engine=" + eng.String(), fmt.Sprintf("-timeout=%v", r.timeout())}
+	if r.VerifyGC {
+		args = append(args, "-verify-gc")
+	}
+	cmd := exec.CommandContext(ctx, r.Exec, append(args, path)...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	o.Stdout = stdout.String()

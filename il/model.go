@@ -368,6 +368,11 @@ type Class struct {
 	// layout of its fields (natural alignment, references first when it
 	// holds any), which miniil's word layout does not follow.
 	Size int
+	// RefWords lists, in increasing order, the words of a value type's
+	// layout (see ValueType) that hold object references, those of
+	// nested value types included: what the garbage collector must see
+	// of a value wherever it is stored.
+	RefWords []int
 
 	// Init is the class's type initializer, made by resolution when it
 	// declares a static constructor (nil: none).

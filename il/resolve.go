@@ -273,6 +273,7 @@ func (r *resolver) layoutValue(c *Class) {
 	seen := map[string]*Field{}
 	type piece struct{ size, align int }
 	var refs, others []piece
+	c.RefWords = nil
 	for _, f := range c.Fields {
 		if old, ok := seen[f.Name]; ok {
 			r.errorf(f.Pos, "field %s is defined twice in value type %s (first at %s)", f.Name, c.Name, old.Pos)
@@ -286,7 +287,11 @@ func (r *resolver) layoutValue(c *Class) {
 		switch t := f.Type; {
 		case t.IsRef():
 			refs = append(refs, piece{8, 8})
+			c.RefWords = append(c.RefWords, f.Slot)
 		case t.Kind == KValue:
+			for _, w := range t.Class.RefWords {
+				c.RefWords = append(c.RefWords, f.Slot+w)
+			}
 			if t.Class.hasRefs {
 				refs = append(refs, piece{t.Class.Size, t.Class.align})
 			} else {

@@ -15,6 +15,10 @@ import (
 // all of them blocks of f; each block's predecessor list holds the
 // blocks that have it as a successor, as often as they do.
 //
+// Frame blocks: each holds a resolved value type, a primitive or a
+// reference (the garbage collector reads their layout), and the blocks
+// to zero on entry exist.
+//
 // Instructions: each has the shape its operation's opTable entry gives
 // (number and kinds of operands, result and overflow flag, the Kind
 // field, the Aux fields set) and passes the operation's own rule (a call
@@ -150,7 +154,7 @@ func (c *checker) blocks() error {
 		var want Kind
 		switch {
 		case v == nargs-1 && m.Ret.Kind == il.KValue:
-			want = I64
+			want = Ptr
 		case v < f.NumArgs:
 			want = KindOf(m.ArgType(v))
 		case v < f.NumArgs+f.NumLocals:
@@ -158,8 +162,18 @@ func (c *checker) blocks() error {
 		default:
 			want = k
 		}
-		if k < I32 || k > Ref || k != want {
+		if k < I32 || k > Ptr || k != want {
 			return c.errorf("%s has kind %s, want %s", Value(v), kindName(k), kindName(want))
+		}
+	}
+	for i, t := range f.Slots {
+		if t == nil || t.Kind == il.KVoid || t.Kind == il.KByRef || t.Kind == il.KValue && t.Class == nil {
+			return c.errorf("frame block %d holds no value type, primitive or reference (%v)", i, t)
+		}
+	}
+	for _, s := range f.ZeroSlots {
+		if s < 0 || s >= len(f.Slots) {
+			return c.errorf("zeroed frame block %d of %d", s, len(f.Slots))
 		}
 	}
 	for i, b := range f.Blocks {

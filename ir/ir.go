@@ -20,12 +20,22 @@ type Kind uint8
 // Register kinds. Native int is I64 on amd64. Float32 values have their
 // own kind because, as in RyuJIT, float32 op float32 is computed in single
 // precision; mixing float32 with float64 widens to float64.
+//
+// Ref is an object reference: null or the start of an object. Ptr is a
+// managed pointer (CoreCLR's byref, which its GC info calls "interior"):
+// null or an address inside an object, on the stack or in the statics;
+// the address of a value-type value is one too. The code generator
+// treats Ptr as it treats I64 (one 8-byte word in a general purpose
+// register); the distinction is for the GC information, which reports
+// Ref values as references, Ptr values as interior pointers and I64
+// values not at all.
 const (
 	I32 Kind = iota + 1
 	I64
 	F32
 	F64
 	Ref
+	Ptr
 )
 
 func (k Kind) String() string {
@@ -40,6 +50,8 @@ func (k Kind) String() string {
 		return "f64"
 	case Ref:
 		return "ref"
+	case Ptr:
+		return "ptr"
 	}
 	return "?"
 }
@@ -58,13 +70,17 @@ func KindOf(t *il.Type) Kind {
 	case il.KValue, il.KByRef:
 		// A value type's value is handled through its address: a frame
 		// block, an argument's copy, a field or an element.
-		return I64
+		return Ptr
 	}
 	return Ref
 }
 
 // IsFloat reports whether k is F32 or F64.
 func (k Kind) IsFloat() bool { return k == F32 || k == F64 }
+
+// IsGC reports whether values of kind k are seen by the garbage
+// collector: Ref (references) and Ptr (interior pointers).
+func (k Kind) IsGC() bool { return k == Ref || k == Ptr }
 
 // Value is a virtual register number; NoValue means none.
 type Value int32
@@ -143,14 +159,14 @@ const (
 	OpCanStore // Dst(I32) = 1 if Args[1] (a reference) may be stored in array Args[0]
 
 	// Addresses and memory: managed pointers and value types. An address
-	// is an I64; a value of a value type is Type.Words() 8-byte words at
+	// is a Ptr; a value of a value type is Type.Words() 8-byte words at
 	// an address.
-	OpSlotAddr   // Dst(I64) = the address of frame block Aux.Int (Func.Slots)
-	OpStaticAddr // Dst(I64) = the address of static Aux.Field
-	OpLea        // Dst(I64) = Args[0] (a reference or an address) + Aux.Int
-	OpFieldAddr  // Dst(I64) = the address of instance field Aux.Field of object Args[0] (checked non-null)
-	OpBoxData    // Dst(I64) = the address of the value in box Args[0] (checked non-null)
-	OpElemAddr   // Dst(I64) = the address of element Args[1] (I64, checked) of array Args[0], of type Aux.Type
+	OpSlotAddr   // Dst(Ptr) = the address of frame block Aux.Int (Func.Slots)
+	OpStaticAddr // Dst(Ptr) = the address of static Aux.Field
+	OpLea        // Dst(Ptr) = Args[0] (a reference or an address) + Aux.Int
+	OpFieldAddr  // Dst(Ptr) = the address of instance field Aux.Field of object Args[0] (checked non-null)
+	OpBoxData    // Dst(Ptr) = the address of the value in box Args[0] (checked non-null)
+	OpElemAddr   // Dst(Ptr) = the address of element Args[1] (I64, checked) of array Args[0], of type Aux.Type
 	OpLoad       // Dst = the Aux.Type (no value type) at Args[0] + Aux.Int
 	OpStore      // the Aux.Type at Args[0] + Aux.Int = Args[1]
 	OpCopyBlk    // copy Aux.Int words from address Args[1] to address Args[0]
@@ -408,19 +424,38 @@ type Func struct {
 	// a value type stores its result (the last argument; NoValue when the
 	// method returns none): callers pass a block of their frame.
 	RetBuf Value
-	// Slots are the frame blocks OpSlotAddr addresses, in 8-byte words
-	// each: value-type locals and temporaries, and variables whose
-	// address the method takes.
-	Slots []int
+	// Slots are the frame blocks OpSlotAddr addresses, by the type of
+	// what each holds: value-type locals and temporaries, and variables
+	// whose address the method takes (one word of a primitive or
+	// reference type). SlotWords and SlotRefWords give their layout.
+	Slots []*il.Type
 	// ZeroSlots are the blocks the prolog zeroes (the locals').
 	ZeroSlots []int
 }
 
-// NewSlot adds a frame block of words 8-byte words and returns its index.
-func (f *Func) NewSlot(words int) int {
-	f.Slots = append(f.Slots, words)
+// NewSlot adds a frame block holding a value of type t and returns its
+// index.
+func (f *Func) NewSlot(t *il.Type) int {
+	f.Slots = append(f.Slots, t)
 	return len(f.Slots) - 1
 }
+
+// SlotWords returns the size of frame block i in 8-byte words.
+func (f *Func) SlotWords(i int) int { return f.Slots[i].Words() }
+
+// SlotRefWords returns the words of frame block i that hold object
+// references (in increasing order).
+func (f *Func) SlotRefWords(i int) []int {
+	switch t := f.Slots[i]; {
+	case t.IsRef():
+		return oneRefWord
+	case t.Kind == il.KValue && t.Class != nil:
+		return t.Class.RefWords
+	}
+	return nil
+}
+
+var oneRefWord = []int{0}
 
 // NewValue allocates a temporary of kind k.
 func (f *Func) NewValue(k Kind) Value {

@@ -16,7 +16,7 @@ const (
 	ints    kindSet = 1<<I32 | 1<<I64
 	floats  kindSet = 1<<F32 | 1<<F64
 	numbers         = ints | floats
-	anyKind         = numbers | 1<<Ref
+	anyKind         = numbers | 1<<Ref | 1<<Ptr
 )
 
 // kindsOf returns the set holding ks.
@@ -29,11 +29,11 @@ func kindsOf(ks ...Kind) kindSet {
 }
 
 // Has reports whether k is in s.
-func (s kindSet) Has(k Kind) bool { return k <= Ref && s&(1<<k) != 0 }
+func (s kindSet) Has(k Kind) bool { return k <= Ptr && s&(1<<k) != 0 }
 
 func (s kindSet) String() string {
 	str := ""
-	for k := Kind(0); k <= Ref; k++ {
+	for k := Kind(0); k <= Ptr; k++ {
 		if s.Has(k) {
 			if str != "" {
 				str += "|"
@@ -71,6 +71,7 @@ var (
 	i32    = kindRule{set: kindsOf(I32)}
 	i64    = kindRule{set: kindsOf(I64)}
 	ref    = kindRule{set: kindsOf(Ref)}
+	ptr    = kindRule{set: kindsOf(Ptr)}
 	number = kindRule{set: numbers}
 	ofType = kindRule{from: fromType}
 )
@@ -194,7 +195,7 @@ type opInfo struct {
 var opTable = [numOps]opInfo{
 	OpInvalid: {},
 
-	OpConst: {kind: kindRule{set: anyKind}, dst: always, dstKind: same},
+	OpConst: {kind: kindRule{set: numbers | kindsOf(Ref)}, dst: always, dstKind: same},
 	OpStr:   {kind: ref, dst: always, dstKind: ref, auxOpt: withStr},
 	OpCopy:  {kind: kindRule{set: anyKind}, args: rules(same), dst: always, dstKind: same},
 
@@ -218,7 +219,7 @@ var opTable = [numOps]opInfo{
 	OpSubOvf: overflow,
 	OpMulOvf: overflow,
 
-	OpCmp: {kind: kindRule{set: anyKind}, args: rules(same, same), dst: always, dstKind: i32, rule: checkCmp},
+	OpCmp: {kind: kindRule{set: numbers | kindsOf(Ref)}, args: rules(same, same), dst: always, dstKind: i32, rule: checkCmp},
 	OpConv: {kind: kindRule{set: numbers, from: fromType}, args: rules(number), dst: always, dstKind: same,
 		aux: withType, auxOpt: withUnsigned},
 
@@ -238,16 +239,16 @@ var opTable = [numOps]opInfo{
 	OpStElem:   {kind: ofType, args: rules(ref, i64, same), aux: withType},
 	OpCanStore: {kind: i32, args: rules(ref, ref), dst: always, dstKind: i32},
 
-	OpSlotAddr:   {kind: i64, dst: always, dstKind: i64, rule: checkSlot},
-	OpStaticAddr: {kind: i64, dst: always, dstKind: i64, aux: withField, rule: staticField},
-	OpLea:        {kind: i64, args: rules(kindRule{set: kindsOf(I64, Ref)}), dst: always, dstKind: i64},
-	OpElemAddr:   {kind: i64, args: rules(ref, i64), dst: always, dstKind: i64, aux: withType},
-	OpFieldAddr:  {kind: i64, args: rules(ref), dst: always, dstKind: i64, aux: withField, rule: instanceField},
-	OpBoxData:    {kind: i64, args: rules(ref), dst: always, dstKind: i64},
-	OpLoad:       {kind: ofType, args: rules(i64), dst: always, dstKind: same, aux: withType, rule: memType},
-	OpStore:      {kind: ofType, args: rules(i64, same), aux: withType, rule: memType},
-	OpCopyBlk:    {kind: kindRule{set: noKind}, args: rules(i64, i64), rule: checkWords},
-	OpZeroBlk:    {kind: kindRule{set: noKind}, args: rules(i64), rule: checkWords},
+	OpSlotAddr:   {kind: ptr, dst: always, dstKind: ptr, rule: checkSlot},
+	OpStaticAddr: {kind: ptr, dst: always, dstKind: ptr, aux: withField, rule: staticField},
+	OpLea:        {kind: ptr, args: rules(kindRule{set: kindsOf(Ptr, Ref)}), dst: always, dstKind: ptr},
+	OpElemAddr:   {kind: ptr, args: rules(ref, i64), dst: always, dstKind: ptr, aux: withType},
+	OpFieldAddr:  {kind: ptr, args: rules(ref), dst: always, dstKind: ptr, aux: withField, rule: instanceField},
+	OpBoxData:    {kind: ptr, args: rules(ref), dst: always, dstKind: ptr},
+	OpLoad:       {kind: ofType, args: rules(ptr), dst: always, dstKind: same, aux: withType, rule: memType},
+	OpStore:      {kind: ofType, args: rules(ptr, same), aux: withType, rule: memType},
+	OpCopyBlk:    {kind: kindRule{set: noKind}, args: rules(ptr, ptr), rule: checkWords},
+	OpZeroBlk:    {kind: kindRule{set: noKind}, args: rules(ptr), rule: checkWords},
 
 	OpCall:     {kind: kindRule{set: noKind | anyKind}, variadic: true, dst: optional, aux: withMethod, rule: checkCall},
 	OpCallVirt: {kind: kindRule{set: noKind | anyKind}, variadic: true, dst: optional, aux: withMethod, rule: checkCall},
@@ -255,7 +256,7 @@ var opTable = [numOps]opInfo{
 	OpCatchArg: {kind: ref, dst: always, dstKind: ref},
 
 	OpJump:        terminator(1),
-	OpIf:          {kind: kindRule{set: noKind}, args: rules(kindRule{set: ints | kindsOf(Ref)}), term: true, succs: 2},
+	OpIf:          {kind: kindRule{set: noKind}, args: rules(kindRule{set: ints | kindsOf(Ref, Ptr)}), term: true, succs: 2},
 	OpSwitch:      {kind: kindRule{set: noKind}, args: rules(kindRule{set: ints}), term: true, succs: manySuccs},
 	OpRet:         {kind: kindRule{set: noKind}, variadic: true, term: true, rule: checkRet},
 	OpThrow:       {kind: kindRule{set: noKind}, args: rules(ref), term: true},
@@ -392,7 +393,7 @@ func checkCall(f *Func, in *Instr) error {
 		return fmt.Errorf("%d operands for %s, which takes %d", len(in.Args), m.Signature(), n)
 	}
 	for i, a := range in.Args {
-		k := I64 // the return buffer
+		k := Ptr // the return buffer
 		if i < m.NumArgs() {
 			k = KindOf(m.ArgType(i))
 		}

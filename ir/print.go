@@ -43,12 +43,12 @@ func Fprint(w io.Writer, f *Func) error {
 	for _, s := range f.ZeroSlots {
 		zero[s] = true
 	}
-	for i, w := range f.Slots {
+	for i, t := range f.Slots {
 		what := "temporary"
 		if zero[i] {
 			what = "zeroed on entry"
 		}
-		fmt.Fprintf(&b, "  block %d: %d words, %s\n", i, w, what)
+		fmt.Fprintf(&b, "  block %d: %d words (%s), %s\n", i, f.SlotWords(i), t, what)
 	}
 	for _, blk := range f.Blocks {
 		fmt.Fprintf(&b, "b%d:", blk.ID)

@@ -14,13 +14,14 @@
 //	             blocks of removed null checks) are dropped
 //	layout       funclet.Build: main body and funclets, block order (*funclet.Layout)
 //	regalloc     amd64.Allocate: peephole plan and register homes (*amd64.Alloc)
-//	emit         amd64.Emit: machine code, sites, funclet ranges (*amd64.Code)
+//	emit         amd64.Emit: machine code, sites, funclet ranges, GC information (*amd64.Code)
 //	ehclauses    ehclauses.Build: the clause table and funclet chains (in the code)
 //
 // Under validation the IR is checked (ir.Check) after every IR phase, the
 // layout (funclet.Check) after layout, the allocation (amd64.CheckAlloc)
-// after regalloc and the clause table (ehclauses.Validate) after
-// ehclauses; a failed check is an error that names the phase.
+// after regalloc, the GC information (amd64.CheckGC) after emit and the
+// clause table (ehclauses.Validate) after ehclauses; a failed check is an
+// error that names the phase.
 package jit
 
 import (
@@ -119,6 +120,7 @@ var phases = []Phase{
 			m.Code, err = amd64.Emit(m.Func, m.Layout, m.Alloc, c.cfg.Env, c.asm)
 			return err
 		},
+		check: func(m *Method) error { return amd64.CheckGC(m.Func, m.Layout, m.Alloc, m.Code) },
 		print: func(w io.Writer, m *Method) error { return FprintCode(w, m) }},
 	{Name: EHClauses, Doc: "native EH clause table and funclet chains",
 		run:   func(c *Compiler, m *Method) error { return ehclauses.Build(m.IL, m.Func, m.Code) },

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"miniil/abi"
 	"miniil/amd64"
 	"miniil/funclet"
 	"miniil/il"
@@ -212,4 +213,68 @@ func (e *DumpEnv) StringAddr(s string) uintptr {
 func (e *DumpEnv) Symbol(a uintptr) (string, bool) {
 	n, ok := e.names[a]
 	return n, ok
+}
+
+// FprintGC prints a method's GC information after emission, as JitDump
+// prints GC info: the untracked frame slots, where the values of GC
+// kinds live and the callee-saved registers' slots, then one line per
+// safepoint with its native offset
+// (the return address), IL offset, funclet, kind (a managed call, an
+// exit or a prolog's stack check), what it calls and the live
+// references (ref) and interior pointers (ptr).
+func FprintGC(w io.Writer, m *Method) {
+	code := m.Code
+	gi := &code.GC
+	fmt.Fprintf(w, "; %s: GC info, %d safepoints\n", m.IL.Signature(), len(gi.Safepoints))
+	if len(gi.Untracked) > 0 {
+		fmt.Fprintf(w, "; untracked (every safepoint but prologs, once per invocation): %s\n", abi.FormatLocs(gi.Untracked))
+	}
+	var vals []string
+	for v, k := range m.Func.Kinds {
+		if !k.IsGC() {
+			continue
+		}
+		where := ""
+		if r := code.Homes[v]; r != amd64.NoReg {
+			where = strings.ToLower(r.String())
+		} else if off := code.Slots[v]; off != 0 {
+			where = abi.FrameLoc(off, false).Place()
+		} else {
+			continue
+		}
+		vals = append(vals, fmt.Sprintf("v%d:%s=%s", v, k, where))
+	}
+	if len(vals) > 0 {
+		fmt.Fprintf(w, "; values: %s\n", strings.Join(vals, " "))
+	}
+	if len(gi.Saves) > 0 {
+		fmt.Fprint(w, "; callee-saved:")
+		for _, sv := range gi.Saves {
+			fmt.Fprintf(w, " %s at rbp%+#x", abi.RegName(sv.Reg), sv.Offset)
+		}
+		fmt.Fprintln(w)
+	}
+	notes := map[int]string{}
+	for _, n := range code.Notes {
+		notes[n.Offset] = n.Text
+	}
+	for i := range gi.Safepoints {
+		s := &gi.Safepoints[i]
+		il := "-"
+		if s.ILOffset >= 0 {
+			il = fmt.Sprintf("IL_%04x", s.ILOffset)
+		}
+		fc := "main"
+		if s.Funclet > 0 {
+			fc = fmt.Sprintf("#%d %s", s.Funclet, code.Funclets[s.Funclet].Kind)
+		}
+		kind := "exit"
+		switch {
+		case s.Flags&abi.SPProlog != 0:
+			kind = "prolog"
+		case s.Flags&abi.SPCall != 0:
+			kind = "call"
+		}
+		fmt.Fprintf(w, "  %04x  %-7s  %-17s  %-6s  %-40s  %s\n", s.Offset, il, fc, kind, notes[int(s.Offset)], abi.FormatLocs(gi.LiveAt(s)))
+	}
 }

@@ -48,6 +48,9 @@ type tracker struct {
 	walk    walkState
 	ended   endKind // why the walk stopped, once walk.done
 	throwSP uintptr // funclets run below this
+	// outerLen is the number of the machine's nested calls when the
+	// dispatch started: frames[i].seg counts outward from there.
+	outerLen int
 	// trace lists the methods for the report of an unhandled exception
 	// (names are made only then), ilOffs the IL offset of each one's call
 	// or throw site (-1: unknown). Frame i is trace[i+traceOff]; frames
@@ -197,7 +200,7 @@ func (rt *Runtime) newTracker(m *Machine, exc uintptr) *tracker {
 	} else {
 		t = &tracker{}
 	}
-	t.exc, t.throwSP, t.ci = exc, m.SP(), chainStart
+	t.exc, t.throwSP, t.ci, t.outerLen = exc, m.SP(), chainStart, len(m.outer)
 	t.walk = walkState{pc: m.PC(), sp: m.SP(), bp: uintptr(m.Reg(abi.CtxRBP))}
 	rt.trackers = append(rt.trackers, t)
 	return t

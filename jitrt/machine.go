@@ -49,6 +49,7 @@ type Machine struct {
 	limit   uint64      // CtxStackLimit as the runtime set it (the watchdog raises the slot)
 	hard    uint64      // CtxStackHard
 	outer   []exitState // the exits nested Calls were made from, innermost last
+	hook    ExitHandler // called at every exit before it is served (SetExitHook)
 	wd      *watchdog   // arms polls while a top-level Call runs
 	depth   int         // Calls in progress (nested Calls come from exit handlers)
 	xmm0    uint64
@@ -274,7 +275,9 @@ func (m *Machine) CallArgs(ctx context.Context, entry uintptr, intArgs, floatArg
 	}
 	var sp uintptr
 	if m.depth > 0 {
-		var saved [(execEnd - execStart) / 8]uint64
+		// The interrupted state, restored from here when the call returns
+		// (a stack walk may read and write its registers meanwhile).
+		saved := new(execState)
 		for i := range saved {
 			saved[i] = m.Reg(execStart + 8*i)
 		}
@@ -287,9 +290,10 @@ func (m *Machine) CallArgs(ctx context.Context, entry uintptr, intArgs, floatArg
 			m.SetReg(abi.CtxExitArg, arg)
 		}()
 		m.outer = append(m.outer, exitState{
-			pc: uintptr(saved[(abi.CtxPC-execStart)/8]),
-			sp: uintptr(saved[(abi.CtxRSP-execStart)/8]),
-			bp: uintptr(saved[(abi.CtxRBP-execStart)/8]),
+			pc:   uintptr(saved[(abi.CtxPC-execStart)/8]),
+			sp:   uintptr(saved[(abi.CtxRSP-execStart)/8]),
+			bp:   uintptr(saved[(abi.CtxRBP-execStart)/8]),
+			regs: saved,
 		})
 		defer func() { m.outer = m.outer[:len(m.outer)-1] }()
 		sp = uintptr(saved[(abi.CtxRSP-execStart)/8]) &^ 15
@@ -331,6 +335,11 @@ func (m *Machine) run(ctx context.Context, h ExitHandler) (uint64, error) {
 		*(*uint64)(unsafe.Add(m.ctx, abi.CtxExitCode)) = abi.ExitNone
 		resume(m.ctxAddr)
 		code := *(*uint64)(unsafe.Add(m.ctx, abi.CtxExitCode))
+		if m.hook != nil {
+			if err := m.hook(m, code); err != nil {
+				return 0, err
+			}
+		}
 		switch code {
 		case abi.ExitReturn:
 			m.xmm0 = m.Reg(abi.CtxXMM0)
@@ -497,5 +506,21 @@ func preemptLeaf() {}
 // word returns a pointer to a context slot, for atomic access.
 func (m *Machine) word(off int) *uint64 { return (*uint64)(m.slot(off)) }
 
-// exitState is where native code stood when it exited to Go.
-type exitState struct{ pc, sp, bp uintptr }
+// exitState is where native code stood when it exited to Go, and the
+// registers it had (regs: nil for the top-level call's).
+type exitState struct {
+	pc, sp, bp uintptr
+	regs       *execState
+}
+
+// execState holds the context slots from execStart to execEnd.
+type execState [(execEnd - execStart) / 8]uint64
+
+// savedReg returns where register slot off (abi.CtxRAX ...) of an exit
+// state is kept.
+func (s *execState) savedReg(off int) *uint64 { return &s[(off-execStart)/8] }
+
+// SetExitHook installs h, which is called at every exit of native code
+// (ExitReturn, polls and stack checks included) before the exit is
+// served; an error from h ends the Call. Nil removes it.
+func (m *Machine) SetExitHook(h ExitHandler) { m.hook = h }

@@ -50,6 +50,11 @@ type Options struct {
 	// section of every method installed: the format of Linux perf's
 	// /tmp/perf-PID.map, with which `perf report` names JIT code.
 	PerfMap io.Writer
+	// VerifyGC checks the JIT's GC information at every exit of native
+	// code: it walks the managed frames as a collector would and checks
+	// every location they report (see gcverify.go). A failed check ends
+	// the run with an error. Slow; for testing miniil.
+	VerifyGC bool
 }
 
 // DefaultHeapBytes is the managed heap limit when Options.HeapBytes is 0.
@@ -231,6 +236,8 @@ type Runtime struct {
 	checkpointStub uintptr
 	// Static constructors (cctor.go).
 	innerTraces map[uintptr]innerTrace // traces of inner exceptions of TypeInitializationExceptions
+	// gcv checks the GC information at every exit (Options.VerifyGC).
+	gcv *gcVerifier
 }
 
 // codeRange is one installed method's code.
@@ -241,6 +248,7 @@ type codeRange struct {
 	clauses    []abi.EHClause
 	catchRT    []*rtType     // per clause: the catch type's runtime type
 	funclets   []abi.Funclet // sorted by Start
+	gc         *abi.GCInfo
 	// innermost maps code offsets to the first clause whose try covers
 	// them: segment k covers [innermost[k].start, innermost[k+1].start).
 	innermost []segment
@@ -359,6 +367,10 @@ func NewRuntime(mod *il.Module, opts Options) (*Runtime, error) {
 	if err := rt.init(); err != nil {
 		rt.Close()
 		return nil, err
+	}
+	if opts.VerifyGC {
+		rt.gcv = newGCVerifier(rt)
+		rt.mach.SetExitHook(rt.gcv.atExit)
 	}
 	return rt, nil
 }
@@ -1155,7 +1167,7 @@ func (rt *Runtime) compile(i int) error {
 	}
 	rt.perfMap(addr, c, m)
 	r := codeRange{start: addr, end: addr + uintptr(len(c.Code)), method: m, sites: c.Sites, clauses: c.Clauses, funclets: c.Funclets,
-		catchRT: catchRT, innermost: innermostIndex(c.Clauses)}
+		gc: &c.GC, catchRT: catchRT, innermost: innermostIndex(c.Clauses)}
 	k := sort.Search(len(rt.codeMap), func(j int) bool { return rt.codeMap[j].start > addr })
 	rt.codeMap = append(rt.codeMap, codeRange{})
 	copy(rt.codeMap[k+1:], rt.codeMap[k:])

@@ -43,7 +43,7 @@ func ImportWith(mod *il.Module, m *il.Method, opts Options) (f *ir.Func, err err
 		r.f.NumArgs = m.NumArgs()
 		if m.Ret.Kind == il.KValue {
 			r.f.RetBuf = ir.Value(r.f.NumArgs)
-			r.f.Kinds = append(r.f.Kinds, ir.I64)
+			r.f.Kinds = append(r.f.Kinds, ir.Ptr)
 			r.f.NumArgs++
 		}
 		for _, l := range m.Locals {

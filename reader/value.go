@@ -7,7 +7,8 @@ import (
 
 // Value types and managed pointers.
 //
-// A managed pointer is an I64 address. A value of a value type is handled
+// A managed pointer is a Ptr: an address the GC information reports as
+// an interior pointer. A value of a value type is handled
 // through the address of its words: a value-type local lives in a frame
 // block (ir.Func.Slots), a value-type argument is the address of the
 // caller's copy (the callee owns it), and a value on the evaluation stack
@@ -50,17 +51,15 @@ func (r *reader) prepareVars() *ir.Block {
 	for i := 0; i < m.NumArgs(); i++ {
 		v := ir.Value(i)
 		if r.exposed[v] && m.ArgType(i).Kind != il.KValue {
-			r.varSlot[v] = f.NewSlot(1)
+			r.varSlot[v] = f.NewSlot(m.ArgType(i))
 			needCopy = true
 		}
 	}
 	for i, l := range m.Locals {
 		v := ir.Value(f.NumArgs + i)
 		switch {
-		case l.Type.Kind == il.KValue:
-			r.varSlot[v] = f.NewSlot(l.Type.Words())
-		case r.exposed[v]:
-			r.varSlot[v] = f.NewSlot(1)
+		case l.Type.Kind == il.KValue, r.exposed[v]:
+			r.varSlot[v] = f.NewSlot(l.Type)
 		default:
 			continue
 		}
@@ -112,7 +111,7 @@ func (r *reader) inMemory(v ir.Value) bool {
 
 // slotAddr emits the address of frame block slot.
 func (r *reader) slotAddr(slot int) ir.Value {
-	a := r.value(ir.OpSlotAddr, ir.I64, ir.Aux{Int: int64(slot)})
+	a := r.value(ir.OpSlotAddr, ir.Ptr, ir.Aux{Int: int64(slot)})
 	r.nonNull[a] = true
 	return a
 }
@@ -128,7 +127,7 @@ func (r *reader) varAddr(v ir.Value) ir.Value {
 // temp returns a new temporary of value type t: a fresh frame block,
 // pushed by nobody yet.
 func (r *reader) temp(t *il.Type) ir.Value {
-	a := r.slotAddr(r.f.NewSlot(t.Words()))
+	a := r.slotAddr(r.f.NewSlot(t))
 	r.structOf[a] = t
 	return a
 }
@@ -151,7 +150,7 @@ func (r *reader) copyOf(src ir.Value, t *il.Type) ir.Value {
 // lea emits base + off, a non-null address (base is a checked reference
 // or address).
 func (r *reader) lea(base ir.Value, off int) ir.Value {
-	a := r.value(ir.OpLea, ir.I64, ir.Aux{Int: int64(off)}, base)
+	a := r.value(ir.OpLea, ir.Ptr, ir.Aux{Int: int64(off)}, base)
 	r.nonNull[a] = true
 	return a
 }
@@ -255,7 +254,7 @@ func (r *reader) storeVar(v ir.Value) {
 func (r *reader) addrOfVar(v ir.Value) {
 	addr := r.varAddr(v)
 	if addr == v {
-		addr = r.value(ir.OpCopy, ir.I64, ir.Aux{}, v)
+		addr = r.value(ir.OpCopy, ir.Ptr, ir.Aux{}, v)
 		r.nonNull[addr] = true
 	}
 	r.push(addr)
@@ -265,7 +264,7 @@ func (r *reader) addrOfVar(v ir.Value) {
 // (checked non-null), or the address of a value-type value.
 func (r *reader) fieldAddr(obj ir.Value, f *il.Field) ir.Value {
 	if r.kind(obj) == ir.Ref {
-		a := r.value(ir.OpFieldAddr, ir.I64, ir.Aux{Field: f}, obj)
+		a := r.value(ir.OpFieldAddr, ir.Ptr, ir.Aux{Field: f}, obj)
 		r.nonNull[a] = true
 		return a
 	}
@@ -285,7 +284,7 @@ func (r *reader) structSpill(d int, t *il.Type) ir.Value {
 	key := structSpillKey{d, t.Name}
 	v, ok := r.structSpills[key]
 	if !ok {
-		v = r.f.NewValue(ir.I64)
+		v = r.f.NewValue(ir.Ptr)
 		r.structSpills[key] = v
 		r.structOf[v] = t
 	}
@@ -322,7 +321,7 @@ func (r *reader) ldfld(f *il.Field) {
 		}
 		r.push(r.load(obj, off, f.Type))
 		return
-	case r.kind(obj) == ir.I64: // a managed pointer
+	case r.kind(obj) == ir.Ptr: // a managed pointer
 		r.ptrCheck(obj)
 	default:
 		r.nullCheck(obj)
@@ -342,7 +341,7 @@ func (r *reader) ldfld(f *il.Field) {
 func (r *reader) stfld(f *il.Field) {
 	v := r.pop()
 	obj := r.pop()
-	if r.kind(obj) == ir.I64 {
+	if r.kind(obj) == ir.Ptr {
 		r.ptrCheck(obj)
 	} else {
 		r.nullCheck(obj)
@@ -362,7 +361,7 @@ func (r *reader) stfld(f *il.Field) {
 // ldflda imports ldflda.
 func (r *reader) ldflda(f *il.Field) {
 	obj := r.pop()
-	if r.kind(obj) == ir.I64 {
+	if r.kind(obj) == ir.Ptr {
 		r.ptrCheck(obj)
 	} else {
 		r.nullCheck(obj)
@@ -372,7 +371,7 @@ func (r *reader) ldflda(f *il.Field) {
 
 // staticAddr emits the address of static field f.
 func (r *reader) staticAddr(f *il.Field) ir.Value {
-	a := r.value(ir.OpStaticAddr, ir.I64, ir.Aux{Field: f})
+	a := r.value(ir.OpStaticAddr, ir.Ptr, ir.Aux{Field: f})
 	r.nonNull[a] = true
 	return a
 }
@@ -464,7 +463,7 @@ func (r *reader) boxStruct(t *il.Type) {
 
 // boxData emits the address of the value in box obj.
 func (r *reader) boxData(obj ir.Value) ir.Value {
-	a := r.value(ir.OpBoxData, ir.I64, ir.Aux{}, obj)
+	a := r.value(ir.OpBoxData, ir.Ptr, ir.Aux{}, obj)
 	r.nonNull[a] = true
 	return a
 }
@@ -487,7 +486,7 @@ func (r *reader) unbox(t *il.Type) {
 // of the element, of type t.
 func (r *reader) elemAddr(t *il.Type) ir.Value {
 	arr, idx := r.arrayAccess()
-	a := r.value(ir.OpElemAddr, ir.I64, ir.Aux{Type: t}, arr, idx)
+	a := r.value(ir.OpElemAddr, ir.Ptr, ir.Aux{Type: t}, arr, idx)
 	r.nonNull[a] = true
 	return a
 }

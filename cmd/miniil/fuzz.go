@@ -40,6 +40,7 @@ func cmdFuzz(args []string, stdout, stderr io.Writer) int {
 	inProcess := fs.Bool("inprocess", false, "run the engines in this process (faster; an engine crash ends the campaign)")
 	perturb := fs.String("perturb", "", "testing aid: append a line to the JIT's output when it contains this text")
 	noInterp := fs.Bool("nointerp", false, "leave the interpreter out (the JIT alone, or against Mono with -mono)")
+	verifyGC := fs.Bool("verify-gc", false, "run the JIT with its GC information checked at every exit (run -verify-gc)")
 	if code := parseFlags(fs, args, stderr); code >= 0 {
 		return code
 	}
@@ -57,7 +58,7 @@ func cmdFuzz(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, fuzz.GenerateIL(*seed, opts))
 		return 0
 	}
-	runner := &fuzz.Runner{Timeout: *timeout, Mono: *mono, NoInterp: *noInterp}
+	runner := &fuzz.Runner{Timeout: *timeout, Mono: *mono, NoInterp: *noInterp, VerifyGC: *verifyGC}
 	if !*inProcess {
 		// Engines run in a child process: a crash in generated code is
 		// then a reported mismatch, not the end of the campaign.

@@ -166,12 +166,13 @@ func oneFile(fs *command, stderr io.Writer) (string, int) {
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("run", "run [-engine=jit|interp] [-timeout=D] [-max-heap=SIZE] [-max-call-depth=N] [-jit-stats] [-validate] [-perfmap] [-cpuprofile=F] FILE", stdout)
+	fs := newFlags("run", "run [-engine=jit|interp] [-timeout=D] [-max-heap=SIZE] [-max-call-depth=N] [-jit-stats] [-validate] [-verify-gc] [-perfmap] [-cpuprofile=F] FILE", stdout)
 	engine := fs.String("engine", miniil.DefaultEngine.String(), "execution engine: jit (native code) or interp (reference interpreter)")
 	timeout := fs.Duration("timeout", 0, "stop the program after this long, exit code 124 (0: no limit)")
 	maxHeap := byteSize(miniil.DefaultMaxHeap)
 	jitStats := fs.Bool("jit-stats", false, "print the JIT's statistics on stderr when the run ends: methods, bytes, time per compile phase")
 	validate := fs.Bool("validate", false, "check the JIT's work after every compile phase (slower; for debugging miniil)")
+	verifyGC := fs.Bool("verify-gc", false, "check the JIT's GC information at every exit of native code, walking the managed frames (much slower; for debugging miniil)")
 	perfMap := fs.Bool("perfmap", false, "write /tmp/perf-PID.map naming the JIT's code, for perf report")
 	maxDepth := fs.Int("max-call-depth", miniil.DefaultMaxCallDepth, "deepest nesting of method calls (the entry point is 1); deeper is a stack overflow, at the same depth on both engines")
 	fs.Var(&maxHeap, "max-heap", "managed heap limit: the `size` of all the program may allocate (no collector yet); beyond it OutOfMemoryException; bytes, or with a unit: 64MiB, 1GiB (K, M, G mean KiB, MiB, GiB; KB, MB, GB powers of 1000)")
@@ -221,7 +222,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		ctx, cancel = context.WithTimeout(ctx, *timeout)
 		defer cancel()
 	}
-	cfg := miniil.Config{Engine: eng, Stdout: stdout, MaxHeap: int64(maxHeap), MaxCallDepth: *maxDepth, Validate: *validate}
+	cfg := miniil.Config{Engine: eng, Stdout: stdout, MaxHeap: int64(maxHeap), MaxCallDepth: *maxDepth, Validate: *validate, VerifyGC: *verifyGC}
 	if *jitStats {
 		cfg.JITStats = stderr
 	}
@@ -317,12 +318,13 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 }
 
 func cmdDump(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("dump", "dump -il|-ir|-funclets|-eh|-asm|-after PHASE [-method NAME] FILE", stdout)
+	fs := newFlags("dump", "dump -il|-ir|-funclets|-eh|-asm|-gcinfo|-after PHASE [-method NAME] FILE", stdout)
 	ilFlag := fs.Bool("il", false, "print the parsed module with IL offsets and EH clause tables")
 	irFlag := fs.Bool("ir", false, "print each method's IR, in code order")
 	funcletsFlag := fs.Bool("funclets", false, "print each method's funclet layout and native code ranges")
 	ehFlag := fs.Bool("eh", false, "print each method's native EH clause table (sorted, chained, and the CLR's duplicates)")
 	asmFlag := fs.Bool("asm", false, "print each method's IR, then its machine code with native offsets")
+	gcFlag := fs.Bool("gcinfo", false, "print each method's GC information: the live references and interior pointers at each safepoint")
 	after := fs.String("after", "", "print each method's state after the compile `phase`: "+strings.Join(miniil.Phases(), ", "))
 	method := fs.String("method", "", "only this method (Name or Class::Name)")
 	maxSource := maxSourceFlag(fs)
@@ -334,13 +336,13 @@ func cmdDump(args []string, stdout, stderr io.Writer) int {
 		set   bool
 		stage miniil.Stage
 	}{{*ilFlag, miniil.StageIL}, {*irFlag, miniil.StageIR}, {*funcletsFlag, miniil.StageFunclets},
-		{*ehFlag, miniil.StageEH}, {*asmFlag, miniil.StageAsm}, {*after != "", -1}} {
+		{*ehFlag, miniil.StageEH}, {*asmFlag, miniil.StageAsm}, {*gcFlag, miniil.StageGC}, {*after != "", -1}} {
 		if f.set {
 			stage, n = f.stage, n+1
 		}
 	}
 	if n != 1 {
-		fmt.Fprintln(stderr, "miniil dump: choose one stage to print: -il, -ir, -funclets, -eh, -asm or -after PHASE (see miniil dump -h)")
+		fmt.Fprintln(stderr, "miniil dump: choose one stage to print: -il, -ir, -funclets, -eh, -asm, -gcinfo or -after PHASE (see miniil dump -h)")
 		return miniil.ExitUsage
 	}
 	if *after != "" && !slices.Contains(miniil.Phases(), *after) {

@@ -126,6 +126,8 @@ func TypeOf(k ir.Kind) *il.Type {
 		return il.Float32
 	case ir.F64:
 		return il.Float64
+	case ir.Ptr:
+		return il.ByRefOf(il.Int64)
 	}
 	return il.Object
 }
