@@ -402,10 +402,8 @@ func (g *gen) instr(in *ir.Instr) {
 		g.slotAddr(in)
 	case ir.OpStaticAddr:
 		g.staticAddr(in)
-	case ir.OpLea:
+	case ir.OpLea, ir.OpFieldAddr, ir.OpBoxData:
 		g.lea(in)
-	case ir.OpFieldAddr, ir.OpBoxData:
-		g.fieldAddr(in)
 	case ir.OpElemAddr:
 		g.elemAddr(in)
 	case ir.OpLoad:

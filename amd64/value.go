@@ -23,52 +23,25 @@ const maxFrameBytes = 1 << 30
 
 // slotAddr emits OpSlotAddr.
 func (g *gen) slotAddr(in *ir.Instr) {
-	m := Mem(RBP, int32(g.frame.blocks[in.Aux.Int]))
-	if g.inHome(in.Dst) {
-		g.a.I(LEAQ, m, R(g.homes[in.Dst]))
-		return
-	}
-	g.a.I(LEAQ, m, R(RAX))
-	g.store(RAX, in.Dst)
+	g.define(LEAQ, Mem(RBP, int32(g.frame.blocks[in.Aux.Int])), in.Dst)
 }
 
 // staticAddr emits OpStaticAddr.
 func (g *gen) staticAddr(in *ir.Instr) {
-	addr := Imm(int64(g.env.StaticAddr(in.Aux.Field)))
-	if g.inHome(in.Dst) {
-		g.a.I(MOVQ, addr, R(g.homes[in.Dst]))
-		return
-	}
-	g.a.I(MOVQ, addr, R(RAX))
-	g.store(RAX, in.Dst)
+	g.define(MOVQ, Imm(int64(g.env.StaticAddr(in.Aux.Field))), in.Dst)
 }
 
-// lea emits OpLea.
+// lea emits OpLea, OpFieldAddr and OpBoxData: an offset from an address
+// or an object.
 func (g *gen) lea(in *ir.Instr) {
-	base := g.reg(in.Args[0], RCX)
-	m := Mem(base, int32(in.Aux.Int))
-	if g.inHome(in.Dst) {
-		g.a.I(LEAQ, m, R(g.homes[in.Dst]))
-		return
-	}
-	g.a.I(LEAQ, m, R(RAX))
-	g.store(RAX, in.Dst)
-}
-
-// fieldAddr emits OpFieldAddr and OpBoxData: an offset from an object.
-func (g *gen) fieldAddr(in *ir.Instr) {
-	off := abi.BoxValue
-	if in.Op == ir.OpFieldAddr {
+	off := int(in.Aux.Int)
+	switch in.Op {
+	case ir.OpFieldAddr:
 		off = abi.ObjFields + 8*in.Aux.Field.Slot
+	case ir.OpBoxData:
+		off = abi.BoxValue
 	}
-	base := g.reg(in.Args[0], RCX)
-	m := Mem(base, int32(off))
-	if g.inHome(in.Dst) {
-		g.a.I(LEAQ, m, R(g.homes[in.Dst]))
-		return
-	}
-	g.a.I(LEAQ, m, R(RAX))
-	g.store(RAX, in.Dst)
+	g.define(LEAQ, Mem(g.reg(in.Args[0], RCX), int32(off)), in.Dst)
 }
 
 // elemAddr emits OpElemAddr: ArrData + index * element size from the
@@ -82,8 +55,18 @@ func (g *gen) elemAddr(in *ir.Instr) {
 		g.a.I(IMUL3Q, Imm(int64(size)), R(RDX), R(RDX))
 		scale = 1
 	}
-	g.a.I(LEAQ, MemIdx(base, RDX, scale, abi.ArrData), R(RAX))
-	g.store(RAX, in.Dst)
+	g.define(LEAQ, MemIdx(base, RDX, scale, abi.ArrData), in.Dst)
+}
+
+// define emits `op src, r` with r v's register home, or RAX, which is
+// then stored to v's slot.
+func (g *gen) define(op Op, src Operand, v ir.Value) {
+	if g.inHome(v) {
+		g.a.I(op, src, R(g.homes[v]))
+		return
+	}
+	g.a.I(op, src, R(RAX))
+	g.store(RAX, v)
 }
 
 // loadInd emits OpLoad.

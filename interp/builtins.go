@@ -219,10 +219,13 @@ func (s *state) builtin(dm *dmethod, args []value) (value, bstatus) {
 		b, _ := args[1].r.(*managedString)
 		c, _ := args[2].r.(*managedString)
 		return s.strResult(s.concatOf(a, b, c))
-	case il.StringConcatObjectObject:
+	case il.StringConcatObjectObject, il.StringConcatObjectObjectObject:
 		// In order, as the JIT: each ToString, then the concatenation.
-		n := &native{op: natConcat, vals: [3]any{args[0].r, args[1].r}, n: 2}
-		for ; n.i < 2; n.i++ {
+		n := &native{op: natConcat, n: len(args)}
+		for i, a := range args {
+			n.vals[i] = a.r
+		}
+		for ; n.i < n.n; n.i++ {
 			str, ok, exc := s.quickString(n.vals[n.i])
 			if exc != nil {
 				return s.throwing(exc)
@@ -232,23 +235,22 @@ func (s *state) builtin(dm *dmethod, args []value) (value, bstatus) {
 			}
 			n.strs[n.i] = str
 		}
-		return s.strResult(s.concatOf(n.strs[:2]...))
+		return s.strResult(s.concatOf(n.strs[:n.n]...))
 	case il.StringGetLength:
 		str, ok := args[0].r.(*managedString)
 		if !ok {
 			return s.nre()
 		}
 		return value{n: int64(len(str.u))}, stOK
-	case il.StringOpEquality:
+	case il.StringOpEquality, il.StringOpInequality:
 		a, _ := args[0].r.(*managedString)
 		b, _ := args[1].r.(*managedString)
-		return value{n: b2i(stringsEqual(a, b))}, stOK
+		return value{n: b2i(stringsEqual(a, b) == (k == il.StringOpEquality))}, stOK
 	case il.StringGetChars, il.StringSubstringInt32, il.StringSubstringInt32Int32,
 		il.StringIndexOfChar, il.StringIndexOfString, il.StringEqualsString,
 		il.StringToUpperInvariant, il.StringToLowerInvariant:
 		return s.stringMethod(k, args)
-	case il.ObjectEquals, il.ObjectReferenceEquals, il.StringOpInequality,
-		il.StringConcatObjectObjectObject, il.StringConcatObjectArray,
+	case il.ObjectEquals, il.ObjectReferenceEquals, il.StringConcatObjectArray,
 		il.StringIndexOfCharInt32, il.StringIndexOfStringInt32, il.StringLastIndexOfChar,
 		il.StringContains, il.StringStartsWith, il.StringEndsWith, il.StringEqualsObject:
 		return s.libMember(k, args)

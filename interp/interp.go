@@ -1073,9 +1073,8 @@ outer:
 					}
 					stk[at] = v
 				case consBoxV:
-					c := s.types[in.k].Class
-					w := s.ptrWords(stk[at], words(c))
-					if w == nil {
+					v, ok := s.loadStruct(stk[at], s.types[in.k].Class)
+					if !ok {
 						exc = s.newExc("System.NullReferenceException")
 						goto throw
 					}
@@ -1083,7 +1082,7 @@ outer:
 						exc = s.outOfMemory()
 						goto throw
 					}
-					stk[at] = value{r: copySvalue(c, w)}
+					stk[at] = v
 				case consBoxP:
 					v, ok := s.ptrLoad(stk[at])
 					if !ok {
@@ -1421,22 +1420,18 @@ outer:
 					goto throw
 				}
 			case oLdfldPV:
-				c := s.types[in.b].Class
-				w := s.ptrWords(ptrAdd(stk[sp-1], int(in.a), il.KValue), words(c))
-				if w == nil {
+				v, ok := s.loadStruct(ptrAdd(stk[sp-1], int(in.a), il.KValue), s.types[in.b].Class)
+				if !ok {
 					exc = s.newExc("System.NullReferenceException")
 					goto throw
 				}
-				stk[sp-1] = value{r: copySvalue(c, w)}
+				stk[sp-1] = v
 			case oStfldPV:
 				sp -= 2
-				src := wordsOf(stk[sp+1])
-				w := s.ptrWords(ptrAdd(stk[sp], int(in.a), il.KValue), len(src))
-				if w == nil {
+				if !s.storeStruct(ptrAdd(stk[sp], int(in.a), il.KValue), stk[sp+1]) {
 					exc = s.newExc("System.NullReferenceException")
 					goto throw
 				}
-				copy(w, src)
 			case oLdfldV:
 				stk[sp-1] = wordsOf(stk[sp-1])[in.a]
 			case oLdfldVV:
@@ -1489,22 +1484,18 @@ outer:
 					goto throw
 				}
 			case oLdobjV:
-				c := s.types[in.a].Class
-				w := s.ptrWords(stk[sp-1], words(c))
-				if w == nil {
+				v, ok := s.loadStruct(stk[sp-1], s.types[in.a].Class)
+				if !ok {
 					exc = s.newExc("System.NullReferenceException")
 					goto throw
 				}
-				stk[sp-1] = value{r: copySvalue(c, w)}
+				stk[sp-1] = v
 			case oStobjV:
 				sp -= 2
-				src := wordsOf(stk[sp+1])
-				w := s.ptrWords(stk[sp], len(src))
-				if w == nil {
+				if !s.storeStruct(stk[sp], stk[sp+1]) {
 					exc = s.newExc("System.NullReferenceException")
 					goto throw
 				}
-				copy(w, src)
 			case oCpobj:
 				sp -= 2
 				dst, src := stk[sp], stk[sp+1]

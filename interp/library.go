@@ -47,24 +47,6 @@ func (s *state) libMember(k il.BuiltinKind, args []value) (value, bstatus) {
 		return value{n: b2i(stringsEqual(x, obj.(*managedString)))}, stOK
 	case il.ObjectReferenceEquals:
 		return value{n: b2i(args[0].r == args[1].r)}, stOK
-	case il.StringOpInequality:
-		a, _ := args[0].r.(*managedString)
-		b, _ := args[1].r.(*managedString)
-		return value{n: b2i(!stringsEqual(a, b))}, stOK
-	case il.StringConcatObjectObjectObject:
-		// In order, as the JIT: each ToString, then the concatenation.
-		n := &native{op: natConcat, vals: [3]any{args[0].r, args[1].r, args[2].r}, n: 3}
-		for ; n.i < n.n; n.i++ {
-			str, ok, exc := s.quickString(n.vals[n.i])
-			if exc != nil {
-				return s.throwing(exc)
-			}
-			if !ok {
-				return s.pushNative(n)
-			}
-			n.strs[n.i] = str
-		}
-		return s.strResult(s.concatOf(n.strs[:n.n]...))
 	case il.StringConcatObjectArray:
 		arr, ok := args[0].r.(*managedArray)
 		if !ok {

@@ -137,6 +137,28 @@ func (s *state) ptrStore(p value, v value) bool {
 	return true
 }
 
+// loadStruct returns a copy of the value of value type c that p points
+// to (false for a null pointer).
+func (s *state) loadStruct(p value, c *il.Class) (value, bool) {
+	w := s.ptrWords(p, words(c))
+	if w == nil {
+		return value{}, false
+	}
+	return value{r: copySvalue(c, w)}, true
+}
+
+// storeStruct copies value v into the location p points to (false for a
+// null pointer).
+func (s *state) storeStruct(p, v value) bool {
+	src := wordsOf(v)
+	w := s.ptrWords(p, len(src))
+	if w == nil {
+		return false
+	}
+	copy(w, src)
+	return true
+}
+
 // ptrWords returns the n words at p, a pointer to a value of a value
 // type (never into s.vals, a primitive array or a primitive box); nil for
 // a null pointer.

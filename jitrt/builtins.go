@@ -79,8 +79,8 @@ func (rt *Runtime) builtin(m *Machine, k il.BuiltinKind) error {
 			strs[i] = uintptr(s)
 		}
 		return ret(rt.concatOf(strs...))
-	case il.StringConcatObjectObject:
-		var strs [2]uintptr
+	case il.StringConcatObjectObject, il.StringConcatObjectObjectObject:
+		var strs [3]uintptr
 		for i, o := range a {
 			s, err := rt.toStringOf(uintptr(o))
 			if err != nil {
@@ -88,7 +88,7 @@ func (rt *Runtime) builtin(m *Machine, k il.BuiltinKind) error {
 			}
 			strs[i] = s
 		}
-		return ret(rt.concatOf(strs[:]...))
+		return ret(rt.concatOf(strs[:len(a)]...))
 	case il.StringConcatStringArray:
 		return rt.concatArray(m, uintptr(a[0]))
 	case il.StringGetLength:
@@ -96,16 +96,15 @@ func (rt *Runtime) builtin(m *Machine, k il.BuiltinKind) error {
 			return rt.throwNewAt(m, "System.NullReferenceException")
 		}
 		return ret(uintptr(rt.u64(uintptr(a[0])+abi.StrLen)), nil)
-	case il.StringOpEquality:
+	case il.StringOpEquality, il.StringOpInequality:
 		x, y := uintptr(a[0]), uintptr(a[1])
 		eq := x == y || x != 0 && y != 0 && slices.Equal(rt.str(x), rt.str(y))
-		return ret(b2u(eq), nil)
+		return ret(b2u(eq == (k == il.StringOpEquality)), nil)
 	case il.StringGetChars, il.StringSubstringInt32, il.StringSubstringInt32Int32,
 		il.StringIndexOfChar, il.StringIndexOfString, il.StringEqualsString,
 		il.StringToUpperInvariant, il.StringToLowerInvariant:
 		return rt.stringMethod(m, k, a)
-	case il.ObjectEquals, il.ObjectReferenceEquals, il.StringOpInequality,
-		il.StringConcatObjectObjectObject, il.StringConcatObjectArray,
+	case il.ObjectEquals, il.ObjectReferenceEquals, il.StringConcatObjectArray,
 		il.StringIndexOfCharInt32, il.StringIndexOfStringInt32, il.StringLastIndexOfChar,
 		il.StringContains, il.StringStartsWith, il.StringEndsWith, il.StringEqualsObject:
 		return rt.libMember(m, k, a)

@@ -34,20 +34,6 @@ func (rt *Runtime) libMember(m *Machine, k il.BuiltinKind, a []uint64) error {
 		return rt.result(b2u(slices.Equal(rt.str(this), rt.str(obj))), nil)
 	case il.ObjectReferenceEquals:
 		return rt.result(b2u(a[0] == a[1]), nil)
-	case il.StringOpInequality:
-		x, y := uintptr(a[0]), uintptr(a[1])
-		eq := x == y || x != 0 && y != 0 && slices.Equal(rt.str(x), rt.str(y))
-		return rt.result(b2u(!eq), nil)
-	case il.StringConcatObjectObjectObject:
-		var strs [3]uintptr
-		for i, o := range a {
-			s, err := rt.toStringOf(uintptr(o))
-			if err != nil {
-				return err
-			}
-			strs[i] = s
-		}
-		return rt.result(rt.concatOf(strs[:]...))
 	case il.StringConcatObjectArray:
 		return rt.concatObjects(m, uintptr(a[0]))
 	case il.StringIndexOfCharInt32, il.StringIndexOfStringInt32, il.StringLastIndexOfChar,
