@@ -261,6 +261,22 @@ func reduce(x, a float64) (rh, rl, err float64, k int) {
 	return reduceLarge(x)
 }
 
+// sinQuadrant returns sin(k*pi/2 + r), r = rh + rl reduced, as a
+// double-double with its error bound: +-sin r or +-cos r by quadrant
+// (k modulo 4).
+func sinQuadrant(k int, rh, rl float64) (hi, lo, err float64) {
+	sh, sl, serr, ch, cl, cerr := sinCos(rh, rl)
+	switch k & 3 {
+	case 0:
+		return sh, sl, serr
+	case 1:
+		return ch, cl, cerr
+	case 2:
+		return -sh, -sl, serr
+	}
+	return -ch, -cl, cerr
+}
+
 // Sin is Math.Sin.
 func Sin(x float64) float64 {
 	a := math.Abs(x)
@@ -269,18 +285,7 @@ func Sin(x float64) float64 {
 		return x // sin x = x - x^3/6 rounds to x
 	case a < math.Inf(1):
 		rh, rl, errR, k := reduce(x, a)
-		sh, sl, serr, ch, cl, cerr := sinCos(rh, rl)
-		var hi, lo, err float64
-		switch k {
-		case 0:
-			hi, lo, err = sh, sl, serr
-		case 1:
-			hi, lo, err = ch, cl, cerr
-		case 2:
-			hi, lo, err = -sh, -sl, serr
-		default:
-			hi, lo, err = -ch, -cl, cerr
-		}
+		hi, lo, err := sinQuadrant(k, rh, rl)
 		if r, ok := roundDD(hi, lo, err+errR); ok {
 			return r
 		}
@@ -298,18 +303,7 @@ func Cos(x float64) float64 {
 		return 1 // cos x = 1 - x^2/2 rounds to 1
 	case a < math.Inf(1):
 		rh, rl, errR, k := reduce(x, a)
-		sh, sl, serr, ch, cl, cerr := sinCos(rh, rl)
-		var hi, lo, err float64
-		switch k {
-		case 0:
-			hi, lo, err = ch, cl, cerr
-		case 1:
-			hi, lo, err = -sh, -sl, serr
-		case 2:
-			hi, lo, err = -ch, -cl, cerr
-		default:
-			hi, lo, err = sh, sl, serr
-		}
+		hi, lo, err := sinQuadrant(k+1, rh, rl) // cos x = sin(x + pi/2)
 		if r, ok := roundDD(hi, lo, err+errR); ok {
 			return r
 		}
