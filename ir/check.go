@@ -139,12 +139,7 @@ func (c *checker) blocks() error {
 	}
 	nargs := m.NumArgs()
 	if m.Ret.Kind == il.KValue {
-		nargs++ // the return buffer
-		if f.RetBuf != Value(nargs-1) {
-			return c.errorf("the return buffer is %s, want the last argument v%d", f.RetBuf, nargs-1)
-		}
-	} else if f.RetBuf != NoValue && f.RetBuf != 0 {
-		return c.errorf("a return buffer (%s) in a method returning %s", f.RetBuf, m.Ret)
+		nargs++ // the return buffer, f.RetBuf()
 	}
 	if f.NumArgs != nargs || f.NumLocals != len(m.Locals) || len(f.Kinds) < f.NumArgs+f.NumLocals {
 		return c.errorf("%d arguments and %d locals among %d values, the method has %d and %d",

@@ -420,10 +420,6 @@ type Func struct {
 	// 0..NumArgs-1, locals NumArgs..NumArgs+NumLocals-1, then temporaries.
 	NumArgs   int
 	NumLocals int
-	// RetBuf is the argument holding the address where a method returning
-	// a value type stores its result (the last argument; NoValue when the
-	// method returns none): callers pass a block of their frame.
-	RetBuf Value
 	// Slots are the frame blocks OpSlotAddr addresses, by the type of
 	// what each holds: value-type locals and temporaries, and variables
 	// whose address the method takes (one word of a primitive or
@@ -431,6 +427,17 @@ type Func struct {
 	Slots []*il.Type
 	// ZeroSlots are the blocks the prolog zeroes (the locals').
 	ZeroSlots []int
+}
+
+// RetBuf returns the argument holding the address where a method
+// returning a value type stores its result: an extra last argument, to
+// which callers pass a block of their frame (NoValue when the method
+// returns no value type).
+func (f *Func) RetBuf() Value {
+	if f.Method == nil || f.Method.Ret.Kind != il.KValue {
+		return NoValue
+	}
+	return Value(f.Method.NumArgs())
 }
 
 // NewSlot adds a frame block holding a value of type t and returns its

@@ -5,8 +5,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-
-	"miniil/il"
 )
 
 // Fprint writes f in a readable text form, one instruction per line.
@@ -18,7 +16,7 @@ func Fprint(w io.Writer, f *Func) error {
 			break
 		}
 		what, name := "arg", ""
-		if Value(i) == f.RetBuf && f.Method.Ret.Kind == il.KValue {
+		if Value(i) == f.RetBuf() {
 			name = "return buffer"
 		} else if i < f.NumArgs {
 			if !f.Method.Static {

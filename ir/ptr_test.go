@@ -146,7 +146,7 @@ func TestPointerKinds(t *testing.T) {
 	}{
 		{"byref argument", func(f *ir.Func) { f.Kinds[0] = ir.I64 }, "v0 has kind i64, want ptr"},
 		{"value-type argument", func(f *ir.Func) { f.Kinds[1] = ir.I64 }, "v1 has kind i64, want ptr"},
-		{"return buffer", func(f *ir.Func) { f.Kinds[f.RetBuf] = ir.I64 }, "want ptr"},
+		{"return buffer", func(f *ir.Func) { f.Kinds[f.RetBuf()] = ir.I64 }, "want ptr"},
 		{"slotaddr result", func(f *ir.Func) {
 			in := first(f, ir.OpSlotAddr)
 			in.Kind, f.Kinds[in.Dst] = ir.I64, ir.I64

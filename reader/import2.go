@@ -43,7 +43,7 @@ func (r *reader) instr2(idx int, in *il.Instr) bool {
 		return true
 	case il.Ret:
 		if m.Ret.Kind == il.KValue {
-			r.copyStruct(r.f.RetBuf, r.pop(), m.Ret)
+			r.copyStruct(r.f.RetBuf(), r.pop(), m.Ret)
 			r.terminate(ir.OpRet, nil, ir.Aux{})
 		} else if m.Ret.Kind == il.KVoid {
 			r.terminate(ir.OpRet, nil, ir.Aux{})

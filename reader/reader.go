@@ -36,13 +36,12 @@ func ImportWith(mod *il.Module, m *il.Method, opts Options) (f *ir.Func, err err
 	// so this ends.
 	force := map[[2]int]bool{}
 	for {
-		r := &reader{mod: mod, m: m, f: &ir.Func{Method: m, RetBuf: ir.NoValue}, forceF64: force, opts: opts}
+		r := &reader{mod: mod, m: m, f: &ir.Func{Method: m}, forceF64: force, opts: opts}
 		for i := 0; i < m.NumArgs(); i++ {
 			r.f.Kinds = append(r.f.Kinds, ir.KindOf(m.ArgType(i)))
 		}
 		r.f.NumArgs = m.NumArgs()
 		if m.Ret.Kind == il.KValue {
-			r.f.RetBuf = ir.Value(r.f.NumArgs)
 			r.f.Kinds = append(r.f.Kinds, ir.Ptr)
 			r.f.NumArgs++
 		}
