@@ -44,6 +44,12 @@ func runJIT(ctx context.Context, mod *il.Module, cfg Config, out io.Writer) (int
 	}
 	defer rt.Close()
 	code, err := rt.Run(ctx)
+	if cfg.GCStats != nil {
+		st := rt.GCStats()
+		ms := func(ns int64) float64 { return float64(ns) / 1e6 }
+		fmt.Fprintf(cfg.GCStats, "miniil gc: minor=%d minor_ms=%.3f minor_max_ms=%.3f survived_bytes=%d full=%d full_ms=%.3f full_max_ms=%.3f peak_heap_bytes=%d\n",
+			st.Minor, ms(st.MinorNanos), ms(st.MinorMaxNanos), st.SurvivedBytes, st.Full, ms(st.FullNanos), ms(st.FullMaxNanos), st.PeakHeapBytes)
+	}
 	if cfg.JITStats != nil {
 		cfg.jitStats.Fprint(cfg.JITStats)
 		if cfg.VerifyGC {
@@ -61,7 +67,8 @@ func newRuntime(mod *il.Module, cfg Config, out io.Writer) (*jitrt.Runtime, erro
 	rt, err := jitrt.NewRuntime(mod, jitrt.Options{
 		Stdout: out, Compile: compileMethod(mod, jitConfig(cfg)),
 		MaxCallDepth: cfg.MaxCallDepth, HeapBytes: int(cfg.MaxHeap), FlushLines: cfg.FlushLines, PerfMap: cfg.PerfMap,
-		VerifyGC: cfg.VerifyGC,
+		VerifyGC: cfg.VerifyGC, NurseryBytes: int(cfg.NurseryBytes), GCStress: cfg.GCStress,
+		VerifyHeap: cfg.VerifyHeap || cfg.Validate || testing.Testing(),
 	})
 	if err != nil {
 		return nil, &startError{err}

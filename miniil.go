@@ -101,18 +101,37 @@ type Config struct {
 	// 8 MiB, at most 1 GiB), so recursion through larger frames may run
 	// out of it first, and then overflows as well.
 	MaxCallDepth int
-	// MaxHeap bounds the managed heap: the bytes of objects, arrays,
-	// strings and boxes a run may allocate. There is no garbage collector
-	// yet, so every allocation counts until the run ends; sizes are the
-	// JIT's object layout (il.ObjectSize, il.ArraySize, il.StringSize,
-	// il.BoxSize), on both engines. An allocation that would pass the limit
-	// throws System.OutOfMemoryException into the program, at the same
-	// allocation on both engines. The JIT reserves exactly MaxHeap bytes of
-	// address space for the heap (its other reservations are sized from
-	// the program: see jitrt.Reservations), so MaxHeap is how a
-	// memory-limited host fits many runs. Zero means DefaultMaxHeap; at
-	// most MaxMaxHeap.
+	// MaxHeap bounds the managed heap: the bytes of the live objects,
+	// arrays, strings and boxes of a run. An allocation of n bytes throws
+	// System.OutOfMemoryException into the program when the objects
+	// reachable at that moment (after a full collection, on the JIT) and
+	// n take more than MaxHeap; sizes are the JIT's object layout
+	// (il.ObjectSize, il.ArraySize, il.StringSize, il.BoxSize), on both
+	// engines. The JIT's nursery (NurseryBytes) is not counted. The JIT
+	// reserves twice MaxHeap of address space for its old generation
+	// (committed only as used, and given back after collections; its
+	// other reservations are sized from the program: see
+	// jitrt.Reservations). Zero means DefaultMaxHeap; at most MaxMaxHeap.
 	MaxHeap int64
+	// NurseryBytes is the size of the JIT's young generation, where
+	// native code allocates inline and objects die cheaply. Zero means
+	// jitrt.DefaultNurseryBytes (4 MiB); at least jitrt.MinNurseryBytes.
+	// Small nurseries make collections frequent (for testing). The
+	// interpreter, which uses Go's collector, ignores it.
+	NurseryBytes int64
+	// GCStress makes the JIT collect at every GCStress-th safepoint (1:
+	// every one), where every allocation is then a safepoint; every
+	// fourth of these collections is a full one, freed memory is
+	// poisoned and the heap is verified after each (see VerifyHeap). As
+	// CoreCLR's GCStress, for testing miniil. The interpreter ignores it.
+	GCStress int
+	// VerifyHeap makes the JIT check every reference in the heap and in
+	// the roots after each collection; a failure ends the run with an
+	// *InternalError. On under GCStress. The interpreter ignores it.
+	VerifyHeap bool
+	// GCStats, when set, receives one line of the JIT's collection
+	// statistics when a run ends (see cmd/miniil's -gc-stats).
+	GCStats io.Writer
 	// FlushLines writes output through to Stdout at the end of every line.
 	// Otherwise output is buffered (64 KiB) and flushed when the buffer
 	// fills and when the run ends, however it ends. Lines are flushed
@@ -154,6 +173,12 @@ const DefaultMaxCallDepth = il.DefaultMaxCallDepth
 
 // DefaultMaxHeap is the heap limit when Config.MaxHeap is zero.
 const DefaultMaxHeap = 1 << 30
+
+// MinNursery and MaxNursery bound Config.NurseryBytes.
+const (
+	MinNursery = jitrt.MinNurseryBytes
+	MaxNursery = jitrt.MaxNurseryBytes
+)
 
 // MaxMaxHeap is the largest heap limit a run accepts.
 const MaxMaxHeap = jitrt.MaxHeapBytes
@@ -311,6 +336,12 @@ func prepare(ctx context.Context, cfg *Config) (context.Context, *outputWriter, 
 	}
 	if cfg.MaxHeap < 0 || cfg.MaxHeap > MaxMaxHeap {
 		return nil, nil, fmt.Errorf("miniil: heap limit %d out of range [1, %d]", cfg.MaxHeap, int64(MaxMaxHeap))
+	}
+	if cfg.NurseryBytes != 0 && (cfg.NurseryBytes < MinNursery || cfg.NurseryBytes > MaxNursery) {
+		return nil, nil, fmt.Errorf("miniil: nursery size %d out of range [%d, %d]", cfg.NurseryBytes, MinNursery, MaxNursery)
+	}
+	if cfg.GCStress < 0 {
+		return nil, nil, fmt.Errorf("miniil: GC stress interval %d is negative", cfg.GCStress)
 	}
 	w := cfg.Stdout
 	if w == nil {

@@ -57,6 +57,9 @@ const (
 	CtxHeapTop   = 0x40
 	CtxHeapLimit = 0x48
 
+	// CardShift is the log2 of the bytes of heap one card covers.
+	CardShift = 9
+
 	// CtxPollReq is set to 1 by the watchdog thread before it raises
 	// CtxStackLimit: an ExitStackOverflow with CtxPollReq set is a poll
 	// request, not an overflow. The Go side clears it when it restores
@@ -70,13 +73,16 @@ const (
 	// count call depth (see ExitStackLimit).
 	CtxStackHard = 0x58
 
-	// CtxSpare4 .. CtxSpare7 are free slots with 8-bit displacements, kept
-	// for hot runtime data the code generator may want. A nested Call does
-	// not save or restore them.
-	CtxSpare4 = 0x60
-	CtxSpare5 = 0x68
-	CtxSpare6 = 0x70
-	CtxSpare7 = 0x78
+	// The write barrier's constants (set once by the runtime; a nested
+	// Call does not save or restore them). After a reference store to an
+	// address A of a value V, native code sets the card of A,
+	// byte CtxCards + (A-CtxHeapLo)>>abi.CardShift, when V is young
+	// (V-CtxYoungLo < CtxYoungSpan, unsigned) and A is in the heap
+	// (A-CtxHeapLo < CtxHeapSpan, unsigned).
+	CtxYoungLo   = 0x60
+	CtxYoungSpan = 0x68
+	CtxHeapLo    = 0x70
+	CtxHeapSpan  = 0x78
 
 	// CtxPC is the native PC: where resume continues. After an exit it is
 	// the return address of the CALL that entered the exit stub.
@@ -134,8 +140,10 @@ const (
 	CtxStackHi = 0x190
 	CtxStackLo = 0x198
 
-	// CtxSpare8 .. CtxSpare15 are more free slots (32-bit displacements).
-	CtxSpare8  = 0x1a0
+	// CtxCards is the address of the card table (see CtxYoungLo).
+	CtxCards = 0x1a0
+
+	// CtxSpare9 .. CtxSpare15 are more free slots (32-bit displacements).
 	CtxSpare9  = 0x1a8
 	CtxSpare10 = 0x1b0
 	CtxSpare11 = 0x1b8

@@ -165,6 +165,13 @@ type gen struct {
 	curPoll  vlist
 	curIndex int
 	regState
+
+	// The write barrier (barrier.go): values that are frame block
+	// addresses, objects allocated inline with no safepoint since, and
+	// counts of barriers emitted and left out.
+	frameAddr                map[ir.Value]bool
+	fresh                    map[ir.Value]bool
+	barriers, barriersElided int
 }
 
 // regState is what emission knows that registers hold, from one
@@ -210,7 +217,8 @@ type (
 func Emit(f *ir.Func, lay *funclet.Layout, alloc *Alloc, env Env, a *Assembler) (code *Code, err error) {
 	a.Reset()
 	g := &gen{a: a, f: f, env: env, lay: lay, plan: alloc.plan, homes: alloc.Homes, liveIn: alloc.liveIn, gc: alloc.gc,
-		regState: regState{hold: ir.NoValue, avail: ir.NoValue, computed: ir.NoValue}}
+		regState: regState{hold: ir.NoValue, avail: ir.NoValue, computed: ir.NoValue},
+		frameAddr: frameAddrs(f), fresh: map[ir.Value]bool{}}
 	defer func() {
 		if r := recover(); r != nil {
 			code, err = nil, fmt.Errorf("%s: code generation failed: %v", f.Method.FullName(), r)
@@ -324,6 +332,7 @@ func (g *gen) block(b *ir.Block) {
 		g.argRegs = nil
 	}
 	g.cur = g.plan.blocks[b.ID]
+	clear(g.fresh)
 	g.curAfter, g.curPoll = g.gc.blockSafepoints(b, g.curAfter)
 	for i, in := range b.Instrs {
 		if in == g.cur.fused {
@@ -336,6 +345,7 @@ func (g *gen) block(b *ir.Block) {
 		computed := g.computed
 		g.curInstr, g.curIndex = in, i
 		g.instr(in)
+		g.noteFresh(in)
 		if g.computed == computed {
 			g.computed = ir.NoValue
 		}

@@ -16,9 +16,12 @@ import (
 func (g *gen) field(in *ir.Instr) {
 	base := g.reg(in.Args[0], RCX)
 	m := Mem(base, int32(abi.ObjFields+8*in.Aux.Field.Slot))
-	if in.Op == ir.OpLdField {
+	switch {
+	case in.Op == ir.OpLdField:
 		g.loadMem(m, in.Dst)
-	} else {
+	case g.f.Kinds[in.Args[1]] == ir.Ref:
+		g.storeRef(m, in.Args[0], in.Args[1])
+	default:
 		g.storeMem(in.Args[1], m)
 	}
 }
@@ -103,9 +106,12 @@ func (g *gen) elem(in *ir.Instr) {
 	base := g.reg(in.Args[0], RCX)
 	idx := g.reg(in.Args[1], RDX)
 	m := MemIdx(base, idx, uint8(il.ElemSize(in.Aux.Type)), abi.ArrData)
-	if in.Op == ir.OpLdElem {
+	switch {
+	case in.Op == ir.OpLdElem:
 		g.loadElem(in.Aux.Type, m, in.Dst)
-	} else {
+	case g.f.Kinds[in.Args[2]] == ir.Ref:
+		g.storeRef(m, in.Args[0], in.Args[2])
+	default:
 		g.storeElem(in.Aux.Type, m, in.Args[2])
 	}
 }

@@ -78,7 +78,12 @@ func (g *gen) loadInd(in *ir.Instr) {
 // storeInd emits OpStore.
 func (g *gen) storeInd(in *ir.Instr) {
 	base := g.reg(in.Args[0], RCX)
-	g.storeElem(in.Aux.Type, Mem(base, int32(in.Aux.Int)), in.Args[1])
+	m := Mem(base, int32(in.Aux.Int))
+	if g.f.Kinds[in.Args[1]] == ir.Ref {
+		g.storeRef(m, in.Args[0], in.Args[1])
+		return
+	}
+	g.storeElem(in.Aux.Type, m, in.Args[1])
 }
 
 // copyBlk emits OpCopyBlk: word by word through RAX, or, for long
@@ -88,6 +93,11 @@ func (g *gen) copyBlk(in *ir.Instr) {
 	dst := g.reg(in.Args[0], RCX)
 	src := g.reg(in.Args[1], RDX)
 	n := int(in.Aux.Int)
+	if (in.Aux.Type == nil || hasRefs(in.Aux.Type)) && !g.frameAddr[in.Args[0]] {
+		defer g.blockBarrier(dst, n)
+	} else if in.Aux.Type != nil {
+		g.barriersElided++
+	}
 	if n <= unrollWords {
 		for i := range n {
 			a.I(MOVQ, Mem(src, int32(8*i)), R(RAX))

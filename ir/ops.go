@@ -247,7 +247,7 @@ var opTable = [numOps]opInfo{
 	OpBoxData:    {kind: ptr, args: rules(ref), dst: always, dstKind: ptr},
 	OpLoad:       {kind: ofType, args: rules(ptr), dst: always, dstKind: same, aux: withType, rule: memType},
 	OpStore:      {kind: ofType, args: rules(ptr, same), aux: withType, rule: memType},
-	OpCopyBlk:    {kind: kindRule{set: noKind}, args: rules(ptr, ptr), rule: checkWords},
+	OpCopyBlk:    {kind: kindRule{set: noKind}, args: rules(ptr, ptr), auxOpt: withType, rule: checkWords},
 	OpZeroBlk:    {kind: kindRule{set: noKind}, args: rules(ptr), rule: checkWords},
 
 	OpCall:     {kind: kindRule{set: noKind | anyKind}, variadic: true, dst: optional, aux: withMethod, rule: checkCall},

@@ -228,13 +228,13 @@ func (rt *Runtime) excCtor(m *Machine, meth *il.Method, a []uint64) error {
 		if msg, err = rt.concat(utf16Of("The type initializer for '"), rt.str(uintptr(a[1])), utf16Of("' threw an exception.")); err != nil {
 			return err
 		}
-		rt.setU64(this+excInner, a[2])
+		rt.gc.writeRef(this+excInner, a[2])
 		rt.keepInnerTrace(uintptr(a[2]))
 	default:
 		switch len(a) {
 		case 3: // .ctor(string message, Exception innerException)
 			msg = uintptr(a[1])
-			rt.setU64(this+excInner, a[2])
+			rt.gc.writeRef(this+excInner, a[2])
 		case 2: // .ctor(string message)
 			msg = uintptr(a[1])
 		default:
@@ -243,7 +243,7 @@ func (rt *Runtime) excCtor(m *Machine, meth *il.Method, a []uint64) error {
 			}
 		}
 	}
-	rt.setU64(this+abi.ObjFields, uint64(msg))
+	rt.gc.writeRef(this+abi.ObjFields, uint64(msg))
 	return nil
 }
 

@@ -107,7 +107,7 @@ func (rt *Runtime) libBuiltin(m *Machine, k il.BuiltinKind, a []uint64) error {
 			if err != nil {
 				return err
 			}
-			rt.setU64(exc+abi.ObjFields, uint64(msg))
+			rt.gc.writeRef(exc+abi.ObjFields, uint64(msg))
 			return rt.throw(m, exc)
 		case corelib.ParseOverflow:
 			msg := corelib.Int32OverflowMessage

@@ -49,14 +49,14 @@
 //	0x18 CtxExitArg       0x20 CtxExitStub      0x28 CtxPollStub
 //	0x30 CtxOverflowStub  0x38 CtxReturnStub    0x40 CtxHeapTop
 //	0x48 CtxHeapLimit     0x50 CtxPollReq       0x58 CtxStackHard
-//	0x60-0x78 CtxSpare4-7
+//	0x60 CtxYoungLo  0x68 CtxYoungSpan  0x70 CtxHeapLo  0x78 CtxHeapSpan
 //	0x80 CtxPC            0x88 CtxRSP           0x90 CtxRBP
 //	0x98 CtxRAX  0xa0 CtxRBX  0xa8 CtxRCX  0xb0 CtxRDX  0xb8 CtxRSI
 //	0xc0 CtxRDI  0xc8 CtxR8   0xd0 CtxR9   0xd8 CtxR10  0xe0 CtxR11
 //	0xe8 CtxR12  0xf0 CtxR13  0xf8 CtxR14
 //	0x100-0x178 CtxXMM0-15 (low 64 bits)
 //	0x180 CtxGoSP  0x188 CtxGoBP  0x190 CtxStackHi  0x198 CtxStackLo
-//	0x1a0-0x1d8 CtxSpare8-15;  CtxSize = 0x200
+//	0x1a0 CtxCards; 0x1a8-0x1d8 CtxSpare9-15;  CtxSize = 0x200
 //
 // The runtime never touches the spare slots (a nested Call does not save or
 // restore them); they are for the code generator's hot data.

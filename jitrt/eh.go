@@ -498,7 +498,7 @@ func (rt *Runtime) throwNewAt(m *Machine, class string) error {
 		return err
 	}
 	msg, _ := il.DefaultMessage(class)
-	rt.setU64(exc+abi.ObjFields, uint64(rt.StringAddr(msg)))
+	rt.gc.writeRef(exc+abi.ObjFields, uint64(rt.StringAddr(msg)))
 	return rt.throw(m, exc)
 }
 

@@ -2,11 +2,9 @@ package jitrt
 
 import (
 	"fmt"
-	"math/bits"
 	"sort"
 
 	"miniil/abi"
-	"miniil/il"
 )
 
 // The GC information verifier (Options.VerifyGC). At every exit of
@@ -36,11 +34,8 @@ const poison = 0xBAD0BAD0BAD0BAD8
 
 // gcVerifier checks GC information at every exit.
 type gcVerifier struct {
-	rt *Runtime
-	// starts has a bit for each word of the heap that starts an object,
-	// up to parsed.
-	starts []uint64
-	parsed uintptr
+	rt  *Runtime
+	idx *objIndex
 	// meta lists the objects of the metadata arena, sorted (remade when
 	// strings are interned).
 	meta     []uintptr
@@ -61,7 +56,7 @@ type GCVerifyStats struct {
 }
 
 func newGCVerifier(rt *Runtime) *gcVerifier {
-	return &gcVerifier{rt: rt, parsed: rt.heap.base + 8, metaStrs: -1}
+	return &gcVerifier{rt: rt, idx: newObjIndex(rt.gc), metaStrs: -1}
 }
 
 // GCVerifyStats returns the counts of the GC information checks so far
@@ -79,8 +74,8 @@ func (v *gcVerifier) atExit(m *Machine, code uint64) error {
 	case abi.ExitReturn, abi.ExitFuncletReturn, abi.ExitNone:
 		return nil
 	}
-	if err := v.parseHeap(); err != nil {
-		return err
+	if err := v.idx.update(); err != nil {
+		return fmt.Errorf("jitrt: GC information check: %w", err)
 	}
 	v.metaObjects()
 	v.stats.Exits++
@@ -124,54 +119,6 @@ func (v *gcVerifier) check(r gcRoot) error {
 	return nil
 }
 
-// parseHeap marks the starts of the objects allocated since the last
-// call.
-func (v *gcVerifier) parseHeap() error {
-	h := v.rt.heap
-	top := uintptr(*h.top)
-	if need := int((top-h.base)/8/64 + 1); need > len(v.starts) {
-		v.starts = append(v.starts, make([]uint64, need-len(v.starts))...)
-	}
-	for p := v.parsed; p < top; {
-		n, err := v.size(p)
-		if err != nil {
-			return fmt.Errorf("jitrt: GC information check: the heap does not parse at %#x: %w", p, err)
-		}
-		w := (p - h.base) / 8
-		v.starts[w/64] |= 1 << (w % 64)
-		p += n
-		v.parsed = p
-	}
-	return nil
-}
-
-// size returns the size of the object at p, from its method table.
-func (v *gcVerifier) size(p uintptr) (uintptr, error) {
-	rt := v.rt
-	mt := uintptr(rt.u64(p))
-	if mt%8 != 0 || !rt.meta.contains(mt, abi.MTVTable) {
-		return 0, fmt.Errorf("no method table at its start (%#x)", mt)
-	}
-	id := rt.u64(mt + abi.MTTypeID)
-	if id >= uint64(len(rt.types)) || rt.types[id].mt != mt {
-		return 0, fmt.Errorf("%#x is no method table", mt)
-	}
-	var n int64
-	switch t := rt.types[id]; t.kind {
-	case tkClass:
-		n = il.ObjectSize(t.class.NumFields)
-	case tkString:
-		n = il.StringSize(int(rt.u64(p + abi.StrLen)))
-	case tkArray:
-		n = il.ArraySize(t.elem, int64(rt.u64(p+abi.ArrLen)))
-	case tkBox:
-		n = il.BoxSize
-	default:
-		return 0, fmt.Errorf("a type of unknown kind %d", t.kind)
-	}
-	return uintptr((n + 7) &^ 7), nil
-}
-
 // metaObjects remakes the list of the metadata arena's objects if
 // strings were interned since it was made.
 func (v *gcVerifier) metaObjects() {
@@ -190,9 +137,8 @@ func (v *gcVerifier) metaObjects() {
 
 // isObject reports whether x is the start of an object.
 func (v *gcVerifier) isObject(x uintptr) bool {
-	if h := v.rt.heap; x >= h.base && x < v.parsed {
-		w := (x - h.base) / 8
-		return x%8 == 0 && v.starts[w/64]&(1<<(w%64)) != 0
+	if v.idx.inHeap(x) {
+		return v.idx.isObject(x)
 	}
 	k := sort.Search(len(v.meta), func(i int) bool { return v.meta[i] >= x })
 	return k < len(v.meta) && v.meta[k] == x
@@ -208,36 +154,14 @@ func (v *gcVerifier) isInterior(x uintptr) bool {
 	if x >= rt.statics && x < rt.statics+uintptr(8*(rt.mod.StaticWords+1)) {
 		return true
 	}
-	if h := rt.heap; x >= h.base && x < v.parsed {
-		start, ok := v.objectBefore(x)
-		if !ok {
-			return false
-		}
-		n, err := v.size(start)
-		return err == nil && x < start+n
+	if v.idx.inHeap(x) {
+		_, ok := v.idx.objectContaining(x)
+		return ok
 	}
 	k := sort.Search(len(v.meta), func(i int) bool { return v.meta[i] > x }) - 1
 	if k < 0 {
 		return false
 	}
-	n, err := v.size(v.meta[k])
+	n, err := v.idx.size(v.meta[k])
 	return err == nil && x < v.meta[k]+n
-}
-
-// objectBefore returns the start of the last heap object starting at or
-// before x.
-func (v *gcVerifier) objectBefore(x uintptr) (uintptr, bool) {
-	base := v.rt.heap.base
-	w := (x - base) / 8
-	i := int(w / 64)
-	word := v.starts[i] & (^uint64(0) >> (63 - w%64)) // bits 0..w%64
-	for {
-		if word != 0 {
-			return base + 8*(uintptr(i)*64+uintptr(bits.Len64(word)-1)), true
-		}
-		if i--; i < 0 {
-			return 0, false
-		}
-		word = v.starts[i]
-	}
 }

@@ -112,7 +112,9 @@ func (rt *Runtime) virtualEquals(a, b uintptr) (bool, error) {
 				return false, &StackOverflowError{PC: rt.mach.PC(), SP: rt.mach.SP()}
 			}
 			target := uintptr(rt.u64(uintptr(rt.u64(a+abi.ObjMT)) + abi.MTVTable + uintptr(abi.MTSlotSize*slot)))
-			ret, err := rt.mach.Call(rt.ctx, target, []uint64{uint64(a), uint64(b)}, rt.handle)
+			ret, err := rt.heldAcross(func() (uint64, error) {
+				return rt.mach.Call(rt.ctx, target, []uint64{uint64(a), uint64(b)}, rt.handle)
+			})
 			return uint8(ret) != 0, err
 		}
 	}

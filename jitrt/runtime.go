@@ -27,13 +27,26 @@ type CompileFunc func(rt *Runtime, m *il.Method) (*abi.Method, error)
 type Options struct {
 	Stdout  io.Writer
 	Compile CompileFunc
-	// HeapBytes bounds the managed heap: the bytes a run may allocate
-	// (there is no collector yet, so the count is cumulative; object sizes
-	// are il.ObjectSize and its siblings). An allocation that would pass
-	// the bound throws System.OutOfMemoryException. The heap reserves
-	// exactly this much address space. Default DefaultHeapBytes, at most
-	// MaxHeapBytes.
+	// HeapBytes bounds the managed heap: an allocation of n bytes throws
+	// System.OutOfMemoryException when, after a full collection, the
+	// bytes of the live objects plus n exceed it (object sizes are
+	// il.ObjectSize and its siblings; the nursery is not counted). The
+	// heap reserves twice this much address space, plus the nursery;
+	// pages are committed as used and given back after collections.
+	// Default DefaultHeapBytes, at most MaxHeapBytes.
 	HeapBytes int
+	// NurseryBytes is the size of the young generation, where native
+	// code allocates inline. Default DefaultNurseryBytes, at least
+	// MinNurseryBytes.
+	NurseryBytes int
+	// GCStress collects at every GCStress-th safepoint (0: never; 1:
+	// every one), where under stress every allocation is a safepoint,
+	// every fourth stress collection is a full one, and freed memory is
+	// poisoned. For testing miniil, as CoreCLR's GCStress.
+	GCStress int
+	// VerifyHeap checks every reference of the heap and of the roots
+	// after each collection (see gcverifyheap.go). Slow; for testing.
+	VerifyHeap bool
 	// StackBytes is the native stack size. Default StackBytesPerCall
 	// bytes per call of MaxCallDepth, at least 8 MiB and at most 1 GiB.
 	StackBytes int
@@ -112,6 +125,11 @@ type rtType struct {
 	name     string    // CLR name
 	mt       uintptr
 	elemSize int // tkArray
+	// For the collector (layoutType): the size of a class instance or
+	// box, and the offsets of the reference words of an instance, or of
+	// an array element.
+	size uintptr
+	refs []uintptr
 }
 
 // arena is a bump allocator over an mmap'd region outside the Go heap.
@@ -207,7 +225,7 @@ type Runtime struct {
 	code    *CodeHeap
 	mach    *Machine
 	cells   *Cells
-	heap    *arena // objects, strings, arrays, boxes
+	gc      *gcHeap // objects, strings, arrays, boxes
 	meta    *arena // method tables, statics
 	methods []*il.Method
 	types   []*rtType
@@ -238,6 +256,14 @@ type Runtime struct {
 	innerTraces map[uintptr]innerTrace // traces of inner exceptions of TypeInitializationExceptions
 	// gcv checks the GC information at every exit (Options.VerifyGC).
 	gcv *gcVerifier
+	// staticRefs are the addresses of the statics' reference words, roots
+	// of every collection.
+	staticRefs []uintptr
+	// gcVerifyHeap checks the heap after every collection.
+	gcVerifyHeap bool
+	// curExit is the code of the exit being served (the state a stack
+	// walk starts from).
+	curExit uint64
 }
 
 // codeRange is one installed method's code.
@@ -348,6 +374,15 @@ func NewRuntime(mod *il.Module, opts Options) (*Runtime, error) {
 	if opts.HeapBytes < 0 || opts.HeapBytes > MaxHeapBytes {
 		return nil, fmt.Errorf("jitrt: heap limit %d out of range [1, %d]", opts.HeapBytes, MaxHeapBytes)
 	}
+	if opts.NurseryBytes == 0 {
+		opts.NurseryBytes = DefaultNurseryBytes
+	}
+	if opts.NurseryBytes < MinNurseryBytes || opts.NurseryBytes > MaxNurseryBytes {
+		return nil, fmt.Errorf("jitrt: nursery size %d out of range [%d, %d]", opts.NurseryBytes, MinNurseryBytes, MaxNurseryBytes)
+	}
+	if opts.GCStress < 0 {
+		return nil, fmt.Errorf("jitrt: GC stress interval %d is negative", opts.GCStress)
+	}
 	if opts.MaxCallDepth <= 0 {
 		opts.MaxCallDepth = DefaultMaxCallDepth
 	}
@@ -368,9 +403,12 @@ func NewRuntime(mod *il.Module, opts Options) (*Runtime, error) {
 		rt.Close()
 		return nil, err
 	}
+	rt.gcVerifyHeap = opts.VerifyHeap || opts.GCStress > 0
 	if opts.VerifyGC {
 		rt.gcv = newGCVerifier(rt)
-		rt.mach.SetExitHook(rt.gcv.atExit)
+	}
+	if opts.VerifyGC || opts.GCStress > 0 {
+		rt.mach.SetExitHook(rt.exitHook)
 	}
 	return rt, nil
 }
@@ -486,12 +524,10 @@ func (rt *Runtime) init() error {
 	if rt.mach, err = NewMachine(MachineConfig{Heap: rt.code, StackBytes: opts.StackBytes}); err != nil {
 		return err
 	}
-	if rt.heap, err = newArena(opts.HeapBytes, "the managed heap (the heap limit)", ErrHeapExhausted); err != nil {
+	if rt.gc, err = newGCHeap(rt, opts.HeapBytes, opts.NurseryBytes, opts.GCStress); err != nil {
 		return err
 	}
-	rt.mach.SetReg(abi.CtxHeapTop, *rt.heap.top)
-	rt.mach.SetReg(abi.CtxHeapLimit, uint64(rt.heap.limit))
-	rt.heap.top = (*uint64)(rt.mach.slot(abi.CtxHeapTop))
+	rt.gc.attach(rt.mach)
 	if rt.meta, err = newArena(metaBytes, "type metadata", errMetaExhausted); err != nil {
 		return err
 	}
@@ -505,6 +541,14 @@ func (rt *Runtime) init() error {
 	for _, f := range mod.StaticFields() {
 		if f.Builtin {
 			rt.setU64(rt.StaticAddr(f), uint64(f.Init)) // String.Empty: below
+		}
+		switch {
+		case f.Type.IsRef():
+			rt.staticRefs = append(rt.staticRefs, rt.StaticAddr(f))
+		case f.Type.Kind == il.KValue:
+			for _, w := range f.Type.Class.RefWords {
+				rt.staticRefs = append(rt.staticRefs, rt.StaticAddr(f)+uintptr(8*w))
+			}
 		}
 	}
 	// Funclets the dispatcher invokes return here; the dispatcher never
@@ -595,6 +639,7 @@ func (rt *Runtime) newType(t *rtType, vtable []*il.Method, base *il.Class) (*rtT
 		return nil, err
 	}
 	t.id, t.mt = len(rt.types), mt
+	layoutType(t)
 	rt.types = append(rt.types, t)
 	if base != nil {
 		rt.setU64(mt+abi.MTBase, uint64(rt.classMT[base].mt))
@@ -687,19 +732,21 @@ func (rt *Runtime) Close() error {
 	if rt.code != nil {
 		errs = append(errs, rt.code.Close())
 	}
-	errs = append(errs, rt.heap.unmap(), rt.meta.unmap())
-	rt.mach, rt.code, rt.heap, rt.meta = nil, nil, nil, nil
+	errs = append(errs, rt.gc.unmap(), rt.meta.unmap())
+	rt.mach, rt.code, rt.gc, rt.meta = nil, nil, nil, nil
 	return errors.Join(errs...)
 }
 
 // Memory access to managed memory. Addresses outside the arenas are a bug
 // in the runtime or the code generator (a panic, recovered at the API).
 func (rt *Runtime) bytes(p uintptr, n int) []byte {
-	for _, a := range []*arena{rt.heap, rt.meta} {
-		if a.contains(p, n) {
-			off := int(p - a.base)
-			return a.mem[off : off+n : off+n]
-		}
+	if h := rt.gc; h.contains(p, n) {
+		off := int(p - h.base)
+		return h.mem[off : off+n : off+n]
+	}
+	if a := rt.meta; a.contains(p, n) {
+		off := int(p - a.base)
+		return a.mem[off : off+n : off+n]
 	}
 	panic(fmt.Sprintf("jitrt: access to %#x (%d bytes) outside managed memory", p, n))
 }
@@ -784,9 +831,26 @@ func (rt *Runtime) StringAddr(s string) uintptr {
 }
 
 // alloc allocates a zeroed object of type t and size bytes (header
-// included) in the managed heap; ErrHeapExhausted if it does not fit.
+// included) in the managed heap, where Go code may hold object addresses
+// (no collection runs); ErrHeapExhausted if it does not fit.
 func (rt *Runtime) alloc(t *rtType, size int64) (uintptr, error) {
-	return rt.allocIn(rt.heap, t, size)
+	p, err := rt.gc.allocNoGC(uintptr((size + 7) &^ 7))
+	if err != nil {
+		return 0, err
+	}
+	rt.setU64(p+abi.ObjMT, uint64(t.mt))
+	return p, nil
+}
+
+// allocAt allocates like alloc at a safepoint, the exit with the given
+// code, where a collection may run first.
+func (rt *Runtime) allocAt(m *Machine, code uint64, t *rtType, size int64) (uintptr, error) {
+	p, err := rt.gcAlloc(m, code, uintptr((size+7)&^7))
+	if err != nil {
+		return 0, err
+	}
+	rt.setU64(p+abi.ObjMT, uint64(t.mt))
+	return p, nil
 }
 
 func (rt *Runtime) allocIn(a *arena, t *rtType, size int64) (uintptr, error) {
@@ -803,11 +867,19 @@ func (rt *Runtime) newObject(c *il.Class) (uintptr, error) {
 }
 
 func (rt *Runtime) newString(u []uint16) (uintptr, error) {
-	return rt.newStringIn(rt.heap, u)
+	return rt.newStringIn(nil, u)
 }
 
+// newStringIn makes a string in arena a, or in the heap for a nil a.
 func (rt *Runtime) newStringIn(a *arena, u []uint16) (uintptr, error) {
-	p, err := rt.allocIn(a, rt.classMT[rt.mod.Class(il.StringClass)], il.StringSize(len(u)))
+	t, size := rt.classMT[rt.mod.Class(il.StringClass)], il.StringSize(len(u))
+	var p uintptr
+	var err error
+	if a == nil {
+		p, err = rt.alloc(t, size)
+	} else {
+		p, err = rt.allocIn(a, t, size)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -847,7 +919,7 @@ func (rt *Runtime) throwNew(m *Machine, class, msg string) error {
 	if err != nil {
 		return err
 	}
-	rt.setU64(exc+abi.ObjFields, uint64(rt.StringAddr(msg)))
+	rt.gc.writeRef(exc+abi.ObjFields, uint64(rt.StringAddr(msg)))
 	return rt.throw(m, exc)
 }
 
@@ -895,12 +967,24 @@ func (rt *Runtime) Run(ctx context.Context) (code int, err error) {
 // not fit in the heap limit throws System.OutOfMemoryException there
 // (see oomAt).
 func (rt *Runtime) handle(m *Machine, code uint64) error {
+	prev := rt.curExit
+	rt.curExit = code
+	err := rt.serve(m, code)
+	rt.curExit = prev
+	return err
+}
+
+// serve services one exit for handle.
+func (rt *Runtime) serve(m *Machine, code uint64) error {
 	switch code {
 	case abi.ExitCompile:
+		if err := rt.safepoint(m, code); err != nil {
+			return err
+		}
 		return rt.compile(int(m.ExitArg()))
 	case abi.HelperAlloc:
 		t := rt.types[rt.u64(uintptr(m.Reg(abi.CtxRDI))+abi.MTTypeID)]
-		return rt.oomAt(m, rt.result(rt.alloc(t, il.ObjectSize(t.class.NumFields))))
+		return rt.oomAt(m, rt.result(rt.allocAt(m, code, t, il.ObjectSize(t.class.NumFields))))
 	case abi.HelperNewArr:
 		t := rt.types[rt.u64(uintptr(m.Reg(abi.CtxRDI))+abi.MTTypeID)]
 		n := int64(m.Reg(abi.CtxRSI)) // >= 0: native code checked
@@ -911,14 +995,14 @@ func (rt *Runtime) handle(m *Machine, code uint64) error {
 		case n > il.MaxArrayLength:
 			return rt.oomAt(m, rt.throwNew(m, il.OutOfMemoryClass, il.ArrayTooLongMessage))
 		}
-		p, err := rt.alloc(t, il.ArraySize(t.elem, n))
+		p, err := rt.allocAt(m, code, t, il.ArraySize(t.elem, n))
 		if err == nil {
 			rt.setU64(p+abi.ArrLen, uint64(n))
 		}
 		return rt.oomAt(m, rt.result(p, err))
 	case abi.HelperBox:
 		t := rt.types[rt.u64(uintptr(m.Reg(abi.CtxRDI))+abi.MTTypeID)]
-		p, err := rt.alloc(t, il.BoxSize)
+		p, err := rt.allocAt(m, code, t, il.BoxSize)
 		if err == nil {
 			rt.setU64(p+abi.BoxValue, boxBits(t.prim, m.Reg(abi.CtxRSI)))
 		}
@@ -964,9 +1048,10 @@ func (rt *Runtime) handle(m *Machine, code uint64) error {
 		sp := m.SP()
 		m.SetPC(uintptr(m.ReadStack(sp)))
 		m.SetSP(sp + 8)
-		return rt.oomAt(m, rt.resumeOuter(m, rt.builtin(m, il.BuiltinKind(m.ExitArg()))))
+		rt.curExit = abi.HelperBuiltin // the stub is gone: the caller is at its call
+		return rt.callBuiltin(m)
 	case abi.HelperBuiltin:
-		return rt.oomAt(m, rt.resumeOuter(m, rt.builtin(m, il.BuiltinKind(m.ExitArg()))))
+		return rt.callBuiltin(m)
 	case abi.HelperFRem:
 		a := math.Float64frombits(m.Reg(abi.CtxXMM0))
 		b := math.Float64frombits(m.Reg(abi.CtxXMM1))
@@ -1240,7 +1325,7 @@ func (rt *Runtime) newException(m *Machine) (uintptr, error) {
 			return 0, err
 		}
 	}
-	rt.setU64(exc+abi.ObjFields, uint64(s))
+	rt.gc.writeRef(exc+abi.ObjFields, uint64(s))
 	return exc, nil
 }
 
@@ -1251,7 +1336,9 @@ func (rt *Runtime) callVirtual(obj uintptr, slot int) (uintptr, error) {
 		return 0, &StackOverflowError{PC: rt.mach.PC(), SP: rt.mach.SP()}
 	}
 	target := uintptr(rt.u64(uintptr(rt.u64(obj+abi.ObjMT)) + abi.MTVTable + uintptr(abi.MTSlotSize*slot)))
-	ret, err := rt.mach.Call(rt.ctx, target, []uint64{uint64(obj)}, rt.handle)
+	ret, err := rt.heldAcross(func() (uint64, error) {
+		return rt.mach.Call(rt.ctx, target, []uint64{uint64(obj)}, rt.handle)
+	})
 	return uintptr(ret), err
 }
 
@@ -1349,7 +1436,7 @@ type Stats struct {
 func (rt *Runtime) Stats() Stats {
 	cs := rt.code.Stats()
 	return Stats{
-		HeapBytes: rt.heap.used(), MetaBytes: rt.meta.used(), CodeBytes: cs.SealedBytes + cs.CellBytes,
+		HeapBytes: rt.gc.used(), MetaBytes: rt.meta.used(), CodeBytes: cs.SealedBytes + cs.CellBytes,
 		Trackers: len(rt.trackers), Methods: len(rt.codeMap),
 	}
 }

@@ -19,10 +19,10 @@ func noCompile(*Runtime, *il.Method) (*abi.Method, error) {
 	return nil, errors.New("not compiled in this test")
 }
 
-// TestReservationsFollowHeapLimit checks what a runtime maps: exactly the
-// heap limit for the heap (plus the page holding its first 8 bytes), the
-// code heap and metadata estimated from the module, and nothing more
-// than the limit allows the program to allocate.
+// TestReservationsFollowHeapLimit checks what a runtime maps: the
+// nursery's two halves and twice the heap limit (plus slack) for the
+// heap, the code heap and metadata estimated from the module, and that
+// no object larger than the limit is ever allocated.
 func TestReservationsFollowHeapLimit(t *testing.T) {
 	mod, err := il.Load("t.il", []byte(tinyProgram))
 	if err != nil {
@@ -37,19 +37,20 @@ func TestReservationsFollowHeapLimit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := len(rt.heap.mem), roundUp(limit+8, pageSize); got != want {
+		nursery := roundUp(DefaultNurseryBytes, pageSize)
+		if got, want := len(rt.gc.mem), 2*nursery+roundUp(2*limit+oldSlack+largeObjectBytes, pageSize); got != want {
 			t.Errorf("heap limit %d: heap maps %d bytes, want %d", limit, got, want)
 		}
 		lo, hi := rt.code.Reservation()
 		if int(hi-lo) != codeRes || len(rt.meta.mem) != roundUp(metaRes+8, pageSize) {
 			t.Errorf("heap limit %d: code heap %d bytes, metadata %d; want %d and %d", limit, hi-lo, len(rt.meta.mem), codeRes, metaRes)
 		}
-		// The limit is exact: it fills (objects take multiples of 8
-		// bytes), then nothing more fits.
-		if _, err := rt.heap.alloc(int64(limit &^ 7)); err != nil {
+		// The limit bounds what is live: an object of the limit's size
+		// fits (objects take multiples of 8 bytes), a larger one never.
+		if _, err := rt.gc.allocNoGC(uintptr(limit &^ 7)); err != nil {
 			t.Errorf("heap limit %d: allocating all of it: %v", limit, err)
 		}
-		if _, err := rt.heap.alloc(8); err != ErrHeapExhausted {
+		if _, err := rt.gc.allocNoGC(uintptr(limit&^7) + 8); err != ErrHeapExhausted {
 			t.Errorf("heap limit %d: allocating past it gave %v", limit, err)
 		}
 		if err := rt.Close(); err != nil {

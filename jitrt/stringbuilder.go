@@ -145,7 +145,7 @@ func (rt *Runtime) sbGrowFailed(m *Machine, err error) error {
 }
 
 // sbState returns builder this's two fields, to read and write in place
-// (the heap does not move), and its buffer (its whole capacity).
+// (valid until the next collection), and its buffer (its whole capacity).
 func (rt *Runtime) sbState(this uintptr) (f *[2]uint64, buf []uint16) {
 	f = (*[2]uint64)(unsafe.Pointer(&rt.bytes(this+sbChars, 16)[0]))
 	return f, rt.chars(uintptr(f[0]))
@@ -174,6 +174,7 @@ func (rt *Runtime) sbReserve(f *[2]uint64, buf []uint16, extra int64) (nbuf []ui
 	nbuf = rt.chars(arr)
 	copy(nbuf, buf[:n])
 	f[0] = uint64(arr)
+	rt.gc.barrier(uintptr(unsafe.Pointer(&f[0])), arr)
 	return nbuf, false, nil
 }
 
@@ -230,6 +231,6 @@ func (rt *Runtime) throwNewCharged(m *Machine, class, msg string) error {
 	if err != nil {
 		return err
 	}
-	rt.setU64(exc+abi.ObjFields, uint64(s))
+	rt.gc.writeRef(exc+abi.ObjFields, uint64(s))
 	return rt.throw(m, exc)
 }

@@ -137,7 +137,7 @@ func (r *reader) copyStruct(dst, src ir.Value, t *il.Type) {
 	if dst == src {
 		return
 	}
-	r.emit(ir.OpCopyBlk, 0, ir.NoValue, []ir.Value{dst, src}, ir.Aux{Int: int64(t.Words())})
+	r.emit(ir.OpCopyBlk, 0, ir.NoValue, []ir.Value{dst, src}, ir.Aux{Int: int64(t.Words()), Type: t})
 }
 
 // copyOf returns a new temporary holding a copy of the value at src.

@@ -107,3 +107,37 @@ func mustRead(t testing.TB, path string) []byte {
 	}
 	return b
 }
+
+// TestCorpusGCStress runs every corpus program on the JIT under GC
+// stress: a collection at every safepoint (every allocation among them),
+// every fourth one full, in a 16 KiB nursery, with freed memory poisoned
+// and the heap verified after each collection. The output must still be
+// the golden.
+func TestCorpusGCStress(t *testing.T) {
+	if testing.Short() {
+		t.Skip("GC stress is slow; -short skips it")
+	}
+	for _, f := range corpus(t) {
+		name := strings.TrimSuffix(filepath.Base(f), ".il")
+		want := readGolden(t, strings.TrimSuffix(f, ".il")+".out")
+		prog, err := miniil.LoadFile(f)
+		if err != nil {
+			t.Errorf("%s: load: %v", name, err)
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var out bytes.Buffer
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			code, err := prog.Run(ctx, miniil.Config{Engine: miniil.JIT, Stdout: &out, GCStress: 1, NurseryBytes: 16 << 10})
+			if code != 134 && err != nil {
+				t.Errorf("unexpected error: %v", err)
+			}
+			if out.String() != want.stdout || code&0xFF != want.exit {
+				t.Errorf("under GC stress: got exit=%d, want exit=%d\n--- got stdout\n%s--- want stdout\n%s(error: %v)",
+					code, want.exit, out.String(), want.stdout, err)
+			}
+		})
+	}
+}

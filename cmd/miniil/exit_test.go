@@ -39,8 +39,10 @@ var exitPrograms = map[string]string{
 .method public static void main() cil managed { .entrypoint .maxstack 1 L: br L }`,
 	"alloc.il": `.assembly t {}
 .method public static void main() cil managed {
-  .entrypoint .maxstack 1 .locals init (object keep)
-L: ldc.i4 1000 newarr [mscorlib]System.Int32 stloc keep br L
+  .entrypoint .maxstack 3 .locals init (object[] keep, object[] n)
+L: ldc.i4 1000 newarr [mscorlib]System.Object stloc n
+  ldloc n ldc.i4.0 ldloc keep stelem.ref
+  ldloc n stloc keep br L
 }`,
 	"invalid.il": `.assembly t {}
 .method public static void main() cil managed { .entrypoint .maxstack 1 ldc.i4.0 ret }`,

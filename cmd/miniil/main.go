@@ -166,7 +166,7 @@ func oneFile(fs *command, stderr io.Writer) (string, int) {
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("run", "run [-engine=jit|interp] [-timeout=D] [-max-heap=SIZE] [-max-call-depth=N] [-jit-stats] [-validate] [-verify-gc] [-perfmap] [-cpuprofile=F] FILE", stdout)
+	fs := newFlags("run", "run [-engine=jit|interp] [-timeout=D] [-max-heap=SIZE] [-nursery=SIZE] [-max-call-depth=N] [-jit-stats] [-gc-stats] [-validate] [-verify-gc] [-verify-heap] [-gcstress=N] [-perfmap] [-cpuprofile=F] FILE", stdout)
 	engine := fs.String("engine", miniil.DefaultEngine.String(), "execution engine: jit (native code) or interp (reference interpreter)")
 	timeout := fs.Duration("timeout", 0, "stop the program after this long, exit code 124 (0: no limit)")
 	maxHeap := byteSize(miniil.DefaultMaxHeap)
@@ -175,7 +175,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	verifyGC := fs.Bool("verify-gc", false, "check the JIT's GC information at every exit of native code, walking the managed frames (much slower; for debugging miniil)")
 	perfMap := fs.Bool("perfmap", false, "write /tmp/perf-PID.map naming the JIT's code, for perf report")
 	maxDepth := fs.Int("max-call-depth", miniil.DefaultMaxCallDepth, "deepest nesting of method calls (the entry point is 1); deeper is a stack overflow, at the same depth on both engines")
-	fs.Var(&maxHeap, "max-heap", "managed heap limit: the `size` of all the program may allocate (no collector yet); beyond it OutOfMemoryException; bytes, or with a unit: 64MiB, 1GiB (K, M, G mean KiB, MiB, GiB; KB, MB, GB powers of 1000)")
+	fs.Var(&maxHeap, "max-heap", "managed heap limit: the `size` of the objects live at once; an allocation past it (after a full collection) throws OutOfMemoryException; bytes, or with a unit: 64MiB, 1GiB (K, M, G mean KiB, MiB, GiB; KB, MB, GB powers of 1000)")
+	nursery := byteSize(0)
+	fs.Var(&nursery, "nursery", "`size` of the JIT's young generation (default 4MiB; small ones make collections frequent)")
+	gcStats := fs.Bool("gc-stats", false, "print the JIT's collection statistics on stderr when the run ends: collections, pause times, bytes survived, peak heap")
+	gcStress := fs.Int("gcstress", 0, "collect at every `N`th safepoint of JIT code (1: every one; every allocation is then one), poisoning freed memory and verifying the heap after each collection (slow; for debugging miniil)")
+	verifyHeap := fs.Bool("verify-heap", false, "check every reference in the heap and the roots after each collection of the JIT (slower; for debugging miniil)")
 	cpuprofile := fs.String("cpuprofile", "", "write a Go CPU profile of the run (runtime and helpers; JIT-compiled code shows as unknown) to `file`")
 	maxSource := maxSourceFlag(fs)
 	if code := parseFlags(fs, args, stderr); code >= 0 {
@@ -192,6 +197,14 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	}
 	if *maxDepth <= 0 {
 		fmt.Fprintf(stderr, "miniil run: -max-call-depth=%d: want a positive number of calls\n", *maxDepth)
+		return miniil.ExitUsage
+	}
+	if nursery != 0 && (nursery < miniil.MinNursery || nursery > miniil.MaxNursery) {
+		fmt.Fprintf(stderr, "miniil run: -nursery=%s: want a size from %s to %s\n", &nursery, (*byteSize)(ptr(int64(miniil.MinNursery))), (*byteSize)(ptr(int64(miniil.MaxNursery))))
+		return miniil.ExitUsage
+	}
+	if *gcStress < 0 {
+		fmt.Fprintf(stderr, "miniil run: -gcstress=%d: want 0 (off) or a positive interval\n", *gcStress)
 		return miniil.ExitUsage
 	}
 	path, code := oneFile(fs, stderr)
@@ -222,7 +235,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		ctx, cancel = context.WithTimeout(ctx, *timeout)
 		defer cancel()
 	}
-	cfg := miniil.Config{Engine: eng, Stdout: stdout, MaxHeap: int64(maxHeap), MaxCallDepth: *maxDepth, Validate: *validate, VerifyGC: *verifyGC}
+	cfg := miniil.Config{Engine: eng, Stdout: stdout, MaxHeap: int64(maxHeap), MaxCallDepth: *maxDepth, Validate: *validate, VerifyGC: *verifyGC,
+		NurseryBytes: int64(nursery), GCStress: *gcStress, VerifyHeap: *verifyHeap}
+	if *gcStats {
+		cfg.GCStats = stderr
+	}
 	if *jitStats {
 		cfg.JITStats = stderr
 	}
