@@ -217,7 +217,7 @@ type (
 func Emit(f *ir.Func, lay *funclet.Layout, alloc *Alloc, env Env, a *Assembler) (code *Code, err error) {
 	a.Reset()
 	g := &gen{a: a, f: f, env: env, lay: lay, plan: alloc.plan, homes: alloc.Homes, liveIn: alloc.liveIn, gc: alloc.gc,
-		regState: regState{hold: ir.NoValue, avail: ir.NoValue, computed: ir.NoValue},
+		regState:  regState{hold: ir.NoValue, avail: ir.NoValue, computed: ir.NoValue},
 		frameAddr: frameAddrs(f), fresh: map[ir.Value]bool{}}
 	defer func() {
 		if r := recover(); r != nil {

@@ -227,7 +227,7 @@ func (h *gcHeap) nurLimit() uintptr {
 }
 
 // word and setWord access the heap.
-func (h *gcHeap) word(p uintptr) uint64     { return h.words[(p-h.base)/8] }
+func (h *gcHeap) word(p uintptr) uint64       { return h.words[(p-h.base)/8] }
 func (h *gcHeap) setWord(p uintptr, v uint64) { h.words[(p-h.base)/8] = v }
 
 func (h *gcHeap) inYoung(p uintptr) bool { return p-h.base < h.youngHi-h.base }

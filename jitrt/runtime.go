@@ -226,7 +226,7 @@ type Runtime struct {
 	mach    *Machine
 	cells   *Cells
 	gc      *gcHeap // objects, strings, arrays, boxes
-	meta    *arena // method tables, statics
+	meta    *arena  // method tables, statics
 	methods []*il.Method
 	types   []*rtType
 	classMT map[*il.Class]*rtType
