@@ -29,8 +29,11 @@ type managedObject struct {
 }
 
 // managedString is a System.String: UTF-16 code units, like the CLR's.
+// charged says it was charged to the heap limit: literals, type names
+// and default messages are not (the JIT does not allocate them).
 type managedString struct {
-	u []uint16
+	u       []uint16
+	charged bool
 }
 
 // managedArray is a single-dimension zero-based array. Primitive elements are kept
