@@ -64,21 +64,76 @@ func (s *state) release(mark int) {
 	s.held = s.held[:mark]
 }
 
-// marker is the state of a mark: the objects reached (each once) and
-// those whose references are still to be followed.
+// marker is the state of a mark: its number (an object's mark field
+// equal to it says the mark has reached the object), the objects reached
+// whose references are still to be followed, the bytes counted.
 type marker struct {
-	seen map[any]struct{}
-	work []any
+	epoch uint32
+	work  []any
+	live  int64
+	oom   *managedObject // not charged
 }
 
+// ref marks what r references, counting it unless it was reached already
+// or not charged, and queues the objects it references in turn.
 func (k *marker) ref(r any) {
-	if r == nil {
+	switch o := r.(type) {
+	case *managedObject:
+		if o == nil || o.mark == k.epoch {
+			return
+		}
+		o.mark = k.epoch
+		if o != k.oom {
+			k.live += il.ObjectSize(o.cls.c.NumFields)
+		}
+	case *managedString:
+		if o != nil && o.mark != k.epoch {
+			o.mark = k.epoch
+			if o.charged {
+				k.live += il.StringSize(len(o.u))
+			}
+		}
+		return
+	case *managedArray:
+		if o == nil || o.mark == k.epoch {
+			return
+		}
+		o.mark = k.epoch
+		k.live += il.ArraySize(o.elem, int64(o.length()))
+		if o.r == nil && o.w == nil {
+			return
+		}
+	case *boxedValue:
+		if o != nil && o.mark != k.epoch {
+			o.mark = k.epoch
+			k.live += il.BoxSize
+		}
+		return
+	case *svalue:
+		if o == nil || o.mark == k.epoch {
+			return
+		}
+		o.mark = k.epoch
+		if o.boxed {
+			t := il.Type{Kind: il.KValue, Name: o.cls.Name, Class: o.cls}
+			k.live += il.BoxSizeOf(&t)
+		}
+	case *sbBuffer:
+		// The char[] of the JIT's builder, which only its builder holds:
+		// every buffer a constructor or a growth makes has a capacity.
+		if o != nil && cap(o.u) > 0 {
+			k.live += il.ArraySize(il.Char, int64(cap(o.u)))
+		}
+		return
+	case *native:
+		if o == nil {
+			return
+		}
+	default:
+		// nil, or a storage of the interpreter's own that a managed
+		// pointer names (the frames' variables, the statics): roots.
 		return
 	}
-	if _, ok := k.seen[r]; ok {
-		return
-	}
-	k.seen[r] = struct{}{}
 	k.work = append(k.work, r)
 }
 
@@ -94,22 +149,19 @@ func (k *marker) values(vs []value) {
 // roots, in time linear in what is reachable.
 func (s *state) liveBytes() int64 {
 	k := &s.mark
-	if k.seen == nil {
-		k.seen = map[any]struct{}{}
+	k.epoch++
+	if k.epoch == 0 { // wrapped: 0 is no mark's
+		k.epoch = 1
 	}
-	defer func() {
-		clear(k.seen)
-		clear(k.work[:cap(k.work)])
-		k.work = k.work[:0]
-	}()
+	k.live, k.oom = 0, s.oom
 	s.markRoots(k)
-	var live int64
 	for len(k.work) > 0 {
 		r := k.work[len(k.work)-1]
+		k.work[len(k.work)-1] = nil
 		k.work = k.work[:len(k.work)-1]
-		live += s.scan(k, r)
+		k.follow(r)
 	}
-	return live
+	return k.live
 }
 
 // markRoots marks the references the interpreter holds for the program.
@@ -141,24 +193,11 @@ func (s *state) markRoots(k *marker) {
 	}
 }
 
-// scan marks what r references and returns r's size on the heap: 0 for
-// what was not charged (string literals, the preallocated
-// OutOfMemoryException, a value of a value type that is no box, a
-// builder's buffer no constructor made) and for the interpreter's own
-// storages that managed pointers name.
-func (s *state) scan(k *marker, r any) int64 {
+// follow marks the references of r, a marked object that has some.
+func (k *marker) follow(r any) {
 	switch o := r.(type) {
 	case *managedObject:
 		k.values(o.f)
-		if o == s.oom {
-			return 0
-		}
-		return il.ObjectSize(o.cls.c.NumFields)
-	case *managedString:
-		if !o.charged {
-			return 0
-		}
-		return il.StringSize(len(o.u))
 	case *managedArray:
 		for _, e := range o.r {
 			if e != nil {
@@ -166,23 +205,8 @@ func (s *state) scan(k *marker, r any) int64 {
 			}
 		}
 		k.values(o.w)
-		return il.ArraySize(o.elem, int64(o.length()))
-	case *boxedValue:
-		return il.BoxSize
 	case *svalue:
 		k.values(o.w)
-		if !o.boxed {
-			return 0
-		}
-		t := il.Type{Kind: il.KValue, Name: o.cls.Name, Class: o.cls}
-		return il.BoxSizeOf(&t)
-	case *sbBuffer:
-		// The char[] of the JIT's builder: every buffer a constructor or
-		// a growth makes has a capacity.
-		if cap(o.u) == 0 {
-			return 0
-		}
-		return il.ArraySize(il.Char, int64(cap(o.u)))
 	case *native:
 		for _, v := range o.vals {
 			k.ref(v)
@@ -207,5 +231,4 @@ func (s *state) scan(k *marker, r any) int64 {
 			}
 		}
 	}
-	return 0
 }

@@ -40,6 +40,7 @@ type svalue struct {
 	cls   *il.Class
 	w     []value
 	boxed bool
+	mark  uint32
 }
 
 func newSvalue(c *il.Class) *svalue {
