@@ -183,6 +183,9 @@ func TestOperandsAreLive(t *testing.T) {
 		{"Constructing", objectSize(m, "Orphan") + il.ArraySize(il.Int32, 100), ""},
 		// The string a local value holds; the value is not on the heap.
 		{"StructLocal", il.StringSize(100) + il.ArraySize(il.Int32, 100), ""},
+		// Nothing but the array: an integer does not keep what its
+		// stack slot held before.
+		{"StaleSlot", il.ArraySize(il.Int32, 100), ""},
 		// The exception a catch, a filter, a finally runs for (a filter
 		// that throws declines).
 		{"InCatch", exc + il.ArraySize(il.Int32, 100), ""},
