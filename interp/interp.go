@@ -33,11 +33,12 @@ type Options struct {
 	// method's depth, a base library method at its caller's (the JIT
 	// counts the same way).
 	MaxCallDepth int
-	// HeapBytes is the managed heap limit: the bytes a run may allocate,
-	// counted as the JIT lays objects out (il.ObjectSize and its
-	// siblings) and cumulatively, as the JIT's heap has no collector yet.
-	// An allocation that would pass it throws System.OutOfMemoryException,
-	// at the same allocation as on the JIT. 0 means DefaultHeapBytes.
+	// HeapBytes is the managed heap limit: an allocation of n bytes
+	// throws System.OutOfMemoryException exactly when the bytes of the
+	// objects reachable at that moment plus n exceed it, objects sized as
+	// the JIT lays them out (il.ObjectSize and its siblings), the rule of
+	// the JIT's collector; garbage does not count (heap.go). 0 means
+	// DefaultHeapBytes.
 	HeapBytes int64
 	// FlushLines flushes the output at the end of every write that
 	// contains a newline; otherwise it is block-buffered until the run
