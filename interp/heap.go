@@ -25,7 +25,15 @@ import "miniil/il"
 // finally of a dispatch runs for); the native frames' values; and what a
 // base library method holds in Go while it allocates: its arguments
 // (s.args) and the new objects it has not stored anywhere yet (s.held).
-// An object counts once however many references reach it.
+// An object counts once however many references reach it. A frame's
+// arguments and locals count until it returns, read again or not: the
+// JIT's collector, which follows liveness, may count fewer.
+//
+// The mark reads the r of every value it meets, so a value of a
+// primitive type must have r nil, wherever it sits: instructions that
+// produce one in a slot that held a reference write the whole value
+// (ldc, ldlen, ceq of references...), and every other value is copied
+// whole from one that obeys the rule.
 
 // charge counts an allocation of n bytes against the heap limit; false
 // means it does not fit (nothing is counted then).
