@@ -16,6 +16,20 @@ import (
 const sbHeapProgram = `
 .assembly sbheap {}
 .method public static void main() cil managed { .entrypoint ret }
+.class public auto ansi Cell extends [mscorlib]System.Object
+{
+  .field public object v
+  .field public object next
+  .method public specialname rtspecialname instance void .ctor(object v, object next) cil managed
+  {
+    .maxstack 2
+    ldarg.0
+    call instance void [mscorlib]System.Object::.ctor()
+    ldarg.0 ldarg.1 stfld object Cell::v
+    ldarg.0 ldarg.2 stfld object Cell::next
+    ret
+  }
+}
 .class public auto ansi Named extends [mscorlib]System.Object
 {
   .method public specialname rtspecialname instance void .ctor() cil managed
@@ -66,11 +80,12 @@ Done:
 
 // Mixed runs every allocating StringBuilder operation in turn until
 // OutOfMemoryException, printing each step's length; it returns the
-// number of steps that completed.
+// number of steps that completed. It keeps each step's ToString (in a
+// chain of Cells): the rest is garbage once the step ends.
 .method public static int32 Mixed() cil managed
 {
   .maxstack 3
-  .locals init (class [mscorlib]System.Text.StringBuilder sb, int32 n, string s)
+  .locals init (class [mscorlib]System.Text.StringBuilder sb, int32 n, object keep)
   .try {
     newobj instance void [mscorlib]System.Text.StringBuilder::.ctor()
     stloc sb
@@ -88,7 +103,9 @@ Done:
     ldc.r8 0.1
     callvirt instance class [mscorlib]System.Text.StringBuilder [mscorlib]System.Text.StringBuilder::Append(float64)
     callvirt instance string [mscorlib]System.Object::ToString()
-    stloc s
+    ldloc keep
+    newobj instance void Cell::.ctor(object, object)
+    stloc keep
     ldloc sb
     ldloc sb
     callvirt instance int32 [mscorlib]System.Text.StringBuilder::get_Length()
@@ -129,23 +146,22 @@ Done:
 
 // sbCharsFit is how many Append(char) calls Chars(capacity) completes
 // with a heap limit of heap bytes, computed from il's layout and growth
-// policy: the builder, its first buffer, then a larger buffer each time
-// one is full.
+// policy: the builder (two fields) and its first buffer, then a larger
+// buffer each time one is full, made while the full one is still live
+// (it is copied); once made, the full one is garbage.
 func sbCharsFit(heap int64, capacity int32) int32 {
-	used := il.ObjectSize(2)
+	builder := il.ObjectSize(2)
 	room, _ := il.StringBuilderCapacity(capacity)
-	used += il.ArraySize(il.Char, room)
-	if used > heap {
+	if builder+il.ArraySize(il.Char, room) > heap {
 		return 0
 	}
 	n := int64(0)
 	for {
 		if n == room {
 			next, _ := il.StringBuilderGrow(room, n+1)
-			if used+il.ArraySize(il.Char, next) > heap {
+			if builder+il.ArraySize(il.Char, room)+il.ArraySize(il.Char, next) > heap {
 				return int32(n)
 			}
-			used += il.ArraySize(il.Char, next)
 			room = next
 		}
 		n++

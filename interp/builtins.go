@@ -116,12 +116,17 @@ func (s *state) quickExcString(o *managedObject) (str *managedString, ok bool, e
 	}
 	var inner *managedString
 	in := innerOf(o)
+	h := len(s.held)
 	if in != nil {
 		if inner, ok, exc = s.quickString(in); !ok || exc != nil {
 			return nil, ok, exc
 		}
+		if inner != nil {
+			s.hold(inner) // maybe a new string: live while the concatenation is made
+		}
 	}
 	str, exc = s.excToString(o, s.excMessage(o), inner, in != nil)
+	s.release(h)
 	return str, true, exc
 }
 
@@ -153,7 +158,7 @@ func (s *state) quickString(r any) (str *managedString, ok bool, exc *managedObj
 		return o, true, nil
 	case *boxedValue:
 		str := primString(o.k, o.n)
-		if !s.charge(il.StringSize(len(str.u))) {
+		if !s.chargeStr(str) {
 			return nil, true, s.outOfMemory()
 		}
 		return str, true, nil
@@ -189,8 +194,17 @@ func (s *state) strResult(str *managedString, exc *managedObject) (value, bstatu
 	return value{r: str}, stOK
 }
 
-// builtin runs a base library method on args (this first).
+// builtin runs a base library method on args (this first), which are
+// roots of the heap limit's mark while it runs (the caller's evaluation
+// stack no longer counts them).
 func (s *state) builtin(dm *dmethod, args []value) (value, bstatus) {
+	s.args = args
+	v, st := s.runBuiltin(dm, args)
+	s.args = nil
+	return v, st
+}
+
+func (s *state) runBuiltin(dm *dmethod, args []value) (value, bstatus) {
 	if dm.bi.InCorelib() {
 		return s.libBuiltin(dm, args)
 	}
@@ -225,6 +239,7 @@ func (s *state) builtin(dm *dmethod, args []value) (value, bstatus) {
 		for i, a := range args {
 			n.vals[i] = a.r
 		}
+		defer s.release(s.hold(n)) // the strings made so far stay live
 		for ; n.i < n.n; n.i++ {
 			str, ok, exc := s.quickString(n.vals[n.i])
 			if exc != nil {
@@ -312,7 +327,7 @@ func (s *state) builtin(dm *dmethod, args []value) (value, bstatus) {
 		for i := range u {
 			u[i] = c
 		}
-		return value{r: &managedString{u: u}}, stOK
+		return value{r: &managedString{u: u, charged: true}}, stOK
 	case il.ConsoleWriteLine,
 		il.ConsoleWriteLineString, il.ConsoleWriteLineBoolean, il.ConsoleWriteLineChar,
 		il.ConsoleWriteLineInt32, il.ConsoleWriteLineUInt32, il.ConsoleWriteLineInt64,
@@ -350,7 +365,7 @@ func (s *state) builtin(dm *dmethod, args []value) (value, bstatus) {
 		}
 		t := k.PrimitiveToString()
 		str := primString(t.Kind, normalize(t.Kind, v.n))
-		if !s.charge(il.StringSize(len(str.u))) {
+		if !s.chargeStr(str) {
 			return s.throwing(s.outOfMemory())
 		}
 		return value{r: str}, stOK
@@ -428,7 +443,7 @@ func (s *state) newStr(u []uint16) (*managedString, *managedObject) {
 	if !s.charge(il.StringSize(len(u))) {
 		return nil, s.outOfMemory()
 	}
-	return &managedString{u: u}, nil
+	return &managedString{u: u, charged: true}, nil
 }
 
 // concatOf is String.Concat of 2 to 4 strings (null counts as empty) as

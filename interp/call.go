@@ -58,10 +58,11 @@ func Call(ctx context.Context, m *il.Module, meth *il.Method, args []any, opts O
 			}
 		case string:
 			str := newString(x)
-			if !s.charge(il.StringSize(len(str.u))) {
+			if !s.chargeStr(str) {
 				return nil, fmt.Errorf("interp: argument %d does not fit in the heap limit", i+1)
 			}
 			vals[i] = value{r: str}
+			s.hold(str) // live while the next arguments are charged
 		case nil:
 		default:
 			return nil, fmt.Errorf("interp: argument %d has unsupported type %T", i+1, a)
@@ -75,6 +76,7 @@ func Call(ctx context.Context, m *il.Module, meth *il.Method, args []any, opts O
 		_, err = s.exit(err)
 		return nil, err
 	}
+	s.release(0) // the frame holds the arguments now
 	if err := s.run(); err != nil {
 		_, err = s.exit(err)
 		return nil, err

@@ -92,12 +92,7 @@ func (s *state) libBuiltin(dm *dmethod, args []value) (value, bstatus) {
 			if !ok {
 				return s.throwing(s.outOfMemory())
 			}
-			msg := &managedString{u: corelib.FormatMessage(str.u)}
-			if !s.charge(il.StringSize(len(msg.u))) {
-				return s.throwing(s.outOfMemory())
-			}
-			o.f[0].r = msg
-			return s.throwing(o)
+			return s.throwing(s.withMessage(o, &managedString{u: corelib.FormatMessage(str.u)}))
 		case corelib.ParseOverflow:
 			msg := corelib.Int32OverflowMessage
 			if k == il.Int64Parse {

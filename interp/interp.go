@@ -33,11 +33,12 @@ type Options struct {
 	// method's depth, a base library method at its caller's (the JIT
 	// counts the same way).
 	MaxCallDepth int
-	// HeapBytes is the managed heap limit: the bytes a run may allocate,
-	// counted as the JIT lays objects out (il.ObjectSize and its
-	// siblings) and cumulatively, as the JIT's heap has no collector yet.
-	// An allocation that would pass it throws System.OutOfMemoryException,
-	// at the same allocation as on the JIT. 0 means DefaultHeapBytes.
+	// HeapBytes is the managed heap limit: an allocation of n bytes
+	// throws System.OutOfMemoryException exactly when the bytes of the
+	// objects reachable at that moment plus n exceed it, objects sized as
+	// the JIT lays them out (il.ObjectSize and its siblings), the rule of
+	// the JIT's collector; garbage does not count (heap.go). 0 means
+	// DefaultHeapBytes.
 	HeapBytes int64
 	// FlushLines flushes the output at the end of every write that
 	// contains a newline; otherwise it is block-buffered until the run
@@ -171,8 +172,14 @@ type state struct {
 	implicit              map[string]*rtClass
 	empty                 *managedString
 
-	heapLimit, heapUsed int64          // bytes the run may allocate, and has allocated
-	oom                 *managedObject // the preallocated OutOfMemoryException
+	// The heap limit (heap.go): the limit, a bound of the live bytes,
+	// the preallocated OutOfMemoryException, the arguments of the base
+	// library method running, the new objects it holds, a mark's state.
+	heapLimit, heapUsed int64
+	oom                 *managedObject
+	args                []value
+	held                []any
+	mark                marker
 
 	inits       []*typeInit            // type initializers (cctor.go), by the index sites carry
 	initIdx     map[*il.TypeInit]int32 // their indices
@@ -417,16 +424,6 @@ func (s *state) typeIndex(t *il.Type) int {
 	return len(s.types) - 1
 }
 
-// charge counts an allocation of n bytes against the heap limit; false
-// means it does not fit (nothing is counted then).
-func (s *state) charge(n int64) bool {
-	if n > s.heapLimit-s.heapUsed {
-		return false
-	}
-	s.heapUsed += n
-	return true
-}
-
 // outOfMemory returns the exception to throw when the heap limit is
 // reached: a new OutOfMemoryException if one still fits, else the
 // preallocated one, both without a message (CoreCLR's
@@ -486,8 +483,18 @@ func (s *state) castExc(r any, to *il.Type) *managedObject {
 	if !ok {
 		return s.outOfMemory()
 	}
-	msg := newString("Unable to cast object of type '" + typeName(r) + "' to type '" + to.CLRName() + "'.")
-	if !s.charge(il.StringSize(len(msg.u))) {
+	return s.withMessage(o, newString("Unable to cast object of type '"+typeName(r)+"' to type '"+to.CLRName()+"'."))
+}
+
+// withMessage makes msg, a message built at run time, the message of o,
+// a new exception referenced from nowhere yet, and charges it to the
+// heap (o is live meanwhile, as the JIT holds it). It returns o, or the
+// OutOfMemoryException to throw instead when msg does not fit.
+func (s *state) withMessage(o *managedObject, msg *managedString) *managedObject {
+	h := s.hold(o)
+	ok := s.chargeStr(msg)
+	s.release(h)
+	if !ok {
 		return s.outOfMemory()
 	}
 	o.f[0].r = msg
@@ -508,7 +515,7 @@ func (s *state) tooLong(class string) *managedObject {
 // returns the OutOfMemoryException to throw.
 func (s *state) concat(ss ...*managedString) (*managedString, *managedObject) {
 	str := concatStrings(ss...)
-	if !s.charge(il.StringSize(len(str.u))) {
+	if !s.chargeStr(str) {
 		return nil, s.outOfMemory()
 	}
 	return str, nil
@@ -661,6 +668,7 @@ const (
 // run interprets until the frame stack is empty.
 func (s *state) run() error {
 	var exc any
+	var excName string // the class of an implicit exception (throwNew)
 	var rethrow bool
 	var callee *dmethod
 outer:
@@ -699,7 +707,9 @@ outer:
 				v.n = normalize(il.Kind(in.n), v.n)
 				vars[in.a] = v
 			case oLdi, oLdf:
-				stk[sp].n = in.k
+				// The whole value: a slot that held a reference must not
+				// keep it (the heap limit's mark reads every r).
+				stk[sp] = value{n: in.k}
 				sp++
 			case oLdnull:
 				stk[sp].r = nil
@@ -786,11 +796,11 @@ outer:
 				}
 				switch st {
 				case arDivZero:
-					exc = s.newExc("System.DivideByZeroException")
-					goto throw
+					excName = "System.DivideByZeroException"
+					goto throwNew
 				case arOverflow:
-					exc = s.newExc("System.OverflowException")
-					goto throw
+					excName = "System.OverflowException"
+					goto throwNew
 				}
 				stk[sp-1].n = r
 			case oAnd:
@@ -861,22 +871,22 @@ outer:
 					r, ok = mulOvfUn64(a, b)
 				}
 				if !ok {
-					exc = s.newExc("System.OverflowException")
-					goto throw
+					excName = "System.OverflowException"
+					goto throwNew
 				}
 				stk[sp-1].n = r
 			case oConv:
 				r, ok := convert(int(in.a), int(in.b), styp(in.n), stk[sp-1].n)
 				if !ok {
-					exc = s.newExc("System.OverflowException")
-					goto throw
+					excName = "System.OverflowException"
+					goto throwNew
 				}
 				stk[sp-1].n = r
 			case oCkfinite:
 				f := f64(stk[sp-1].n)
 				if math.IsNaN(f) || math.IsInf(f, 0) {
-					exc = s.newExc("System.OverflowException")
-					goto throw
+					excName = "System.OverflowException"
+					goto throwNew
 				}
 
 			case oCeqI:
@@ -1057,8 +1067,8 @@ outer:
 			case oCall, oCallnv:
 				callee = s.methods[in.a]
 				if in.op == oCallnv && stk[sp-callee.nargs].r == nil {
-					exc = s.newExc("System.NullReferenceException")
-					goto throw
+					excName = "System.NullReferenceException"
+					goto throwNew
 				}
 				goto call
 			case oConstrained:
@@ -1068,27 +1078,30 @@ outer:
 				case consRef:
 					v, ok := s.ptrLoad(stk[at])
 					if !ok {
-						exc = s.newExc("System.NullReferenceException")
-						goto throw
+						excName = "System.NullReferenceException"
+						goto throwNew
 					}
 					stk[at] = v
 				case consBoxV:
 					v, ok := s.loadStruct(stk[at], s.types[in.k].Class)
 					if !ok {
-						exc = s.newExc("System.NullReferenceException")
-						goto throw
+						excName = "System.NullReferenceException"
+						goto throwNew
 					}
+					fr.sp = sp
 					if !s.charge(il.BoxSizeOf(s.types[in.k])) {
 						exc = s.outOfMemory()
 						goto throw
 					}
+					v.r.(*svalue).boxed = true
 					stk[at] = v
 				case consBoxP:
 					v, ok := s.ptrLoad(stk[at])
 					if !ok {
-						exc = s.newExc("System.NullReferenceException")
-						goto throw
+						excName = "System.NullReferenceException"
+						goto throwNew
 					}
+					fr.sp = sp
 					if !s.charge(il.BoxSize) {
 						exc = s.outOfMemory()
 						goto throw
@@ -1098,8 +1111,8 @@ outer:
 				}
 				switch this := stk[at].r.(type) {
 				case nil:
-					exc = s.newExc("System.NullReferenceException")
-					goto throw
+					excName = "System.NullReferenceException"
+					goto throwNew
 				case *managedObject:
 					if o := callee.il.Owner; o != nil && o.Interface {
 						callee = this.cls.itab[o.IfaceIndex][callee.il.Slot]
@@ -1112,8 +1125,8 @@ outer:
 				callee = s.methods[in.a]
 				switch this := stk[sp-callee.nargs].r.(type) {
 				case nil:
-					exc = s.newExc("System.NullReferenceException")
-					goto throw
+					excName = "System.NullReferenceException"
+					goto throwNew
 				case *managedObject:
 					if o := callee.il.Owner; o != nil && o.Interface {
 						callee = this.cls.itab[o.IfaceIndex][callee.il.Slot]
@@ -1134,6 +1147,7 @@ outer:
 				if in.b >= 0 {
 					normArgs(m.argNorms[in.b], stk[sp-np:sp])
 				}
+				fr.sp = sp
 				if !s.charge(il.ObjectSize(callee.owner.c.NumFields)) {
 					exc = s.outOfMemory()
 					goto throw
@@ -1142,6 +1156,7 @@ outer:
 				copy(stk[sp-np+1:sp+1], stk[sp-np:sp])
 				stk[sp-np] = value{r: obj}
 				if callee.bi != il.BuiltinNone {
+					fr.sp = sp - np // the builtin holds obj and the arguments
 					_, st := s.builtin(callee, stk[sp-np:sp+1])
 					switch st {
 					case stThrow:
@@ -1203,6 +1218,7 @@ outer:
 			case oLdfld:
 				o, ok := stk[sp-1].r.(*managedObject)
 				if !ok {
+					fr.sp = sp
 					exc = s.nullOrBad(stk[sp-1].r)
 					goto throw
 				}
@@ -1211,6 +1227,7 @@ outer:
 				sp -= 2
 				o, ok := stk[sp].r.(*managedObject)
 				if !ok {
+					fr.sp = sp
 					exc = s.nullOrBad(stk[sp].r)
 					goto throw
 				}
@@ -1246,10 +1263,12 @@ outer:
 				}
 			case oCastclass:
 				if r := stk[sp-1].r; r != nil && !isInstance(r, s.types[in.a]) {
+					fr.sp = sp
 					exc = s.castExc(r, s.types[in.a])
 					goto throw
 				}
 			case oBox:
+				fr.sp = sp
 				if !s.charge(il.BoxSize) {
 					exc = s.outOfMemory()
 					goto throw
@@ -1262,20 +1281,22 @@ outer:
 				b, ok := r.(*boxedValue)
 				if !ok || b.k != t.Kind {
 					if r == nil {
-						exc = s.newExc("System.NullReferenceException")
-					} else {
-						exc = s.castExc(r, t)
+						excName = "System.NullReferenceException"
+						goto throwNew
 					}
+					fr.sp = sp
+					exc = s.castExc(r, t)
 					goto throw
 				}
 				stk[sp-1] = value{n: b.n}
 			case oNewarr:
 				n := stk[sp-1].n
 				t := s.types[in.a]
+				fr.sp = sp
 				switch {
 				case n < 0:
-					exc = s.newExc("System.OverflowException")
-					goto throw
+					excName = "System.OverflowException"
+					goto throwNew
 				case n > math.MaxInt32:
 					// A native int length: CoreCLR's array lengths are
 					// 32-bit.
@@ -1302,6 +1323,7 @@ outer:
 			case oLdlen:
 				a, ok := stk[sp-1].r.(*managedArray)
 				if !ok {
+					fr.sp = sp
 					exc = s.nullOrBad(stk[sp-1].r)
 					goto throw
 				}
@@ -1310,57 +1332,61 @@ outer:
 				sp--
 				a, ok := stk[sp-1].r.(*managedArray)
 				if !ok {
+					fr.sp = sp
 					exc = s.nullOrBad(stk[sp-1].r)
 					goto throw
 				}
 				i := stk[sp].n
 				if uint64(i) >= uint64(len(a.p)) {
-					exc = s.newExc("System.IndexOutOfRangeException")
-					goto throw
+					excName = "System.IndexOutOfRangeException"
+					goto throwNew
 				}
 				stk[sp-1] = value{n: normalize(il.Kind(in.n), a.p[i])}
 			case oLdelemRef:
 				sp--
 				a, ok := stk[sp-1].r.(*managedArray)
 				if !ok {
+					fr.sp = sp
 					exc = s.nullOrBad(stk[sp-1].r)
 					goto throw
 				}
 				i := stk[sp].n
 				if uint64(i) >= uint64(len(a.r)) {
-					exc = s.newExc("System.IndexOutOfRangeException")
-					goto throw
+					excName = "System.IndexOutOfRangeException"
+					goto throwNew
 				}
 				stk[sp-1] = value{r: a.r[i]}
 			case oStelem:
 				sp -= 3
 				a, ok := stk[sp].r.(*managedArray)
 				if !ok {
+					fr.sp = sp
 					exc = s.nullOrBad(stk[sp].r)
 					goto throw
 				}
 				i := stk[sp+1].n
 				if uint64(i) >= uint64(len(a.p)) {
-					exc = s.newExc("System.IndexOutOfRangeException")
-					goto throw
+					excName = "System.IndexOutOfRangeException"
+					goto throwNew
 				}
 				a.p[i] = normalize(a.elem.Kind, stk[sp+2].n)
 			case oStelemRef:
 				sp -= 3
 				a, ok := stk[sp].r.(*managedArray)
 				if !ok {
+					fr.sp = sp
 					exc = s.nullOrBad(stk[sp].r)
 					goto throw
 				}
 				i := stk[sp+1].n
 				if uint64(i) >= uint64(len(a.r)) {
-					exc = s.newExc("System.IndexOutOfRangeException")
-					goto throw
+					excName = "System.IndexOutOfRangeException"
+					goto throwNew
 				}
 				v := stk[sp+2].r
 				if v != nil && a.elem.Kind != il.KObject && !isInstance(v, a.elem) {
-					exc = s.newExc("System.ArrayTypeMismatchException")
-					goto throw
+					excName = "System.ArrayTypeMismatchException"
+					goto throwNew
 				}
 				a.r[i] = v
 
@@ -1393,6 +1419,7 @@ outer:
 			case oLdfldOV:
 				o, ok := stk[sp-1].r.(*managedObject)
 				if !ok {
+					fr.sp = sp
 					exc = s.nullOrBad(stk[sp-1].r)
 					goto throw
 				}
@@ -1402,6 +1429,7 @@ outer:
 				sp -= 2
 				o, ok := stk[sp].r.(*managedObject)
 				if !ok {
+					fr.sp = sp
 					exc = s.nullOrBad(stk[sp].r)
 					goto throw
 				}
@@ -1409,28 +1437,28 @@ outer:
 			case oLdfldP:
 				v, ok := s.ptrLoad(ptrAdd(stk[sp-1], int(in.a), il.Kind(in.n)))
 				if !ok {
-					exc = s.newExc("System.NullReferenceException")
-					goto throw
+					excName = "System.NullReferenceException"
+					goto throwNew
 				}
 				stk[sp-1] = v
 			case oStfldP:
 				sp -= 2
 				if !s.ptrStore(ptrAdd(stk[sp], int(in.a), il.Kind(in.n)), stk[sp+1]) {
-					exc = s.newExc("System.NullReferenceException")
-					goto throw
+					excName = "System.NullReferenceException"
+					goto throwNew
 				}
 			case oLdfldPV:
 				v, ok := s.loadStruct(ptrAdd(stk[sp-1], int(in.a), il.KValue), s.types[in.b].Class)
 				if !ok {
-					exc = s.newExc("System.NullReferenceException")
-					goto throw
+					excName = "System.NullReferenceException"
+					goto throwNew
 				}
 				stk[sp-1] = v
 			case oStfldPV:
 				sp -= 2
 				if !s.storeStruct(ptrAdd(stk[sp], int(in.a), il.KValue), stk[sp+1]) {
-					exc = s.newExc("System.NullReferenceException")
-					goto throw
+					excName = "System.NullReferenceException"
+					goto throwNew
 				}
 			case oLdfldV:
 				stk[sp-1] = wordsOf(stk[sp-1])[in.a]
@@ -1447,14 +1475,15 @@ outer:
 			case oLdfldaO:
 				o, ok := stk[sp-1].r.(*managedObject)
 				if !ok {
+					fr.sp = sp
 					exc = s.nullOrBad(stk[sp-1].r)
 					goto throw
 				}
 				stk[sp-1] = mkPtr(o, int(in.a), il.Kind(in.n))
 			case oLdfldaP:
 				if stk[sp-1].r == nil {
-					exc = s.newExc("System.NullReferenceException")
-					goto throw
+					excName = "System.NullReferenceException"
+					goto throwNew
 				}
 				stk[sp-1] = ptrAdd(stk[sp-1], int(in.a), il.Kind(in.n))
 			case oLdsflda:
@@ -1469,8 +1498,8 @@ outer:
 			case oLdind, oLdindRef:
 				v, ok := s.ptrLoad(stk[sp-1])
 				if !ok {
-					exc = s.newExc("System.NullReferenceException")
-					goto throw
+					excName = "System.NullReferenceException"
+					goto throwNew
 				}
 				if in.op == oLdind {
 					stk[sp-1] = value{n: normalize(il.Kind(in.n), v.n)}
@@ -1480,21 +1509,21 @@ outer:
 			case oStind:
 				sp -= 2
 				if !s.ptrStore(stk[sp], stk[sp+1]) {
-					exc = s.newExc("System.NullReferenceException")
-					goto throw
+					excName = "System.NullReferenceException"
+					goto throwNew
 				}
 			case oLdobjV:
 				v, ok := s.loadStruct(stk[sp-1], s.types[in.a].Class)
 				if !ok {
-					exc = s.newExc("System.NullReferenceException")
-					goto throw
+					excName = "System.NullReferenceException"
+					goto throwNew
 				}
 				stk[sp-1] = v
 			case oStobjV:
 				sp -= 2
 				if !s.storeStruct(stk[sp], stk[sp+1]) {
-					exc = s.newExc("System.NullReferenceException")
-					goto throw
+					excName = "System.NullReferenceException"
+					goto throwNew
 				}
 			case oCpobj:
 				sp -= 2
@@ -1502,34 +1531,36 @@ outer:
 				if in.n != 0 {
 					ws, wd := s.ptrWords(src, int(in.a)), s.ptrWords(dst, int(in.a))
 					if ws == nil || wd == nil {
-						exc = s.newExc("System.NullReferenceException")
-						goto throw
+						excName = "System.NullReferenceException"
+						goto throwNew
 					}
 					copy(wd, ws)
 				} else if v, ok := s.ptrLoad(src); !ok || !s.ptrStore(dst, v) {
-					exc = s.newExc("System.NullReferenceException")
-					goto throw
+					excName = "System.NullReferenceException"
+					goto throwNew
 				}
 			case oInitobj:
 				sp--
 				if in.n != 0 {
 					w := s.ptrWords(stk[sp], int(in.a))
 					if w == nil {
-						exc = s.newExc("System.NullReferenceException")
-						goto throw
+						excName = "System.NullReferenceException"
+						goto throwNew
 					}
 					clear(w)
 				} else if !s.ptrStore(stk[sp], value{}) {
-					exc = s.newExc("System.NullReferenceException")
-					goto throw
+					excName = "System.NullReferenceException"
+					goto throwNew
 				}
 			case oBoxV:
 				// The value on the stack is a copy no one else holds: it
 				// becomes the box.
+				fr.sp = sp
 				if !s.charge(il.BoxSizeOf(s.types[in.a])) {
 					exc = s.outOfMemory()
 					goto throw
 				}
+				stk[sp-1].r.(*svalue).boxed = true
 			case oUnboxV, oUnboxP:
 				t := s.types[in.a]
 				r := stk[sp-1].r
@@ -1546,10 +1577,11 @@ outer:
 				}
 				if p.r == nil {
 					if r == nil {
-						exc = s.newExc("System.NullReferenceException")
-					} else {
-						exc = s.castExc(r, t)
+						excName = "System.NullReferenceException"
+						goto throwNew
 					}
+					fr.sp = sp
+					exc = s.castExc(r, t)
 					goto throw
 				}
 				if in.op == oUnboxV {
@@ -1564,13 +1596,14 @@ outer:
 				}
 				a, ok := stk[base].r.(*managedArray)
 				if !ok {
+					fr.sp = sp
 					exc = s.nullOrBad(stk[base].r)
 					goto throw
 				}
 				i := stk[base+1].n
 				if uint64(i) >= uint64(a.length()) {
-					exc = s.newExc("System.IndexOutOfRangeException")
-					goto throw
+					excName = "System.IndexOutOfRangeException"
+					goto throwNew
 				}
 				sp = base + 1
 				switch in.op {
@@ -1585,8 +1618,8 @@ outer:
 					case a.w != nil:
 						stk[base] = mkPtr(a, int(i)*a.ew, il.KValue)
 					case a.r != nil && !a.elem.Equal(s.types[in.a]):
-						exc = s.newExc("System.ArrayTypeMismatchException")
-						goto throw
+						excName = "System.ArrayTypeMismatchException"
+						goto throwNew
 					default:
 						stk[base] = mkPtr(a, int(i), a.elem.Kind)
 					}
@@ -1596,7 +1629,8 @@ outer:
 				sp--
 				exc = stk[sp].r
 				if exc == nil {
-					exc = s.newExc("System.NullReferenceException")
+					excName = "System.NullReferenceException"
+					goto throwNew
 				}
 				goto throw
 			case oRethrow:
@@ -1724,6 +1758,11 @@ outer:
 			continue outer
 		}
 
+	throwNew:
+		// An implicit exception of the instruction at pc-1, allocated with
+		// the frame's evaluation stack as it stands (sp: its roots).
+		fr.sp = sp
+		exc = s.newExc(excName)
 	throw:
 		fr.pc, fr.sp = pc-1, sp
 		if err := s.throw(exc, rethrow); err != nil {
@@ -1754,7 +1793,5 @@ func (s *state) nullOrBad(r any) *managedObject {
 	if r == nil {
 		return s.newExc("System.NullReferenceException")
 	}
-	o := s.newExc("System.InvalidProgramException")
-	o.f[0].r = newString("Common Language Runtime detected an invalid program.")
-	return o
+	return s.newExcMsg("System.InvalidProgramException", "Common Language Runtime detected an invalid program.")
 }

@@ -22,7 +22,7 @@ func (s *state) libMember(k il.BuiltinKind, args []value) (value, bstatus) {
 			if !ok || y.cls != x.cls {
 				return value{n: 0}, stOK
 			}
-			n := &native{op: natValueEquals, eq: []eqWork{{x: x.w, y: y.w, leaves: il.ValueLeaves(x.cls)}}}
+			n := &native{op: natValueEquals, eq: []eqWork{{x: x.w, y: y.w, xv: x, yv: y, leaves: il.ValueLeaves(x.cls)}}}
 			if eq, done := s.eqStep(n); done {
 				return value{n: b2i(eq)}, stOK
 			}
@@ -53,6 +53,7 @@ func (s *state) libMember(k il.BuiltinKind, args []value) (value, bstatus) {
 			return s.throwing(s.newExcMsg(il.ArgumentNullClass, il.ArgumentNullMessage("args")))
 		}
 		n := &native{op: natConcatArray, arr: arr, parts: make([]*managedString, len(arr.r)), n: len(arr.r)}
+		defer s.release(s.hold(n)) // the strings made so far stay live
 		for ; n.i < n.n; n.i++ {
 			str, ok, exc := s.quickString(arr.r[n.i])
 			if exc != nil {
@@ -102,9 +103,11 @@ func wordBits(k il.Kind, n int64) uint64 {
 
 // eqWork is a comparison of two values of a value type in progress (in
 // a natValueEquals frame): their words x and y, compared leaf by leaf
-// from leaf i.
+// from leaf i. xv and yv are the boxes (or values) the words are of,
+// which the comparison keeps alive.
 type eqWork struct {
 	x, y   []value
+	xv, yv *svalue
 	leaves []il.ValueLeaf
 	i      int
 }
@@ -156,7 +159,7 @@ func (s *state) eqStep(n *native) (eq, done bool) {
 				return false, true
 			}
 			if a != b {
-				n.eq = append(n.eq, eqWork{x: av.w, y: bv.w, leaves: il.ValueLeaves(av.cls)})
+				n.eq = append(n.eq, eqWork{x: av.w, y: bv.w, xv: av, yv: bv, leaves: il.ValueLeaves(av.cls)})
 			}
 		default:
 			if !s.objectEquals(a, b) {

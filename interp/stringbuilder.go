@@ -73,7 +73,14 @@ func (s *state) sbBuiltin(dm *dmethod, args []value) (value, bstatus) {
 			// builder), then natRun appends what it returns.
 			return s.pushNative(&native{op: natAppend, vals: [3]any{args[1].r, o}, n: 1})
 		}
-		return done(s.sbAppend(o, str.orEmpty()))
+		if str == nil {
+			return this, stOK
+		}
+		// Maybe a new string (a box's ToString): live while the buffer grows.
+		h := s.hold(str)
+		exc = s.sbAppend(o, str.u)
+		s.release(h)
+		return done(exc)
 	case il.StringBuilderAppendChar:
 		return done(s.sbAppend(o, []uint16{uint16(args[1].n)}))
 	case il.StringBuilderAppendBoolean:
@@ -182,10 +189,5 @@ func (s *state) newExcCharged(class, msg string) *managedObject {
 	if !ok {
 		return s.outOfMemory()
 	}
-	str := newString(msg)
-	if !s.charge(il.StringSize(len(str.u))) {
-		return s.outOfMemory()
-	}
-	o.f[0].r = str
-	return o
+	return s.withMessage(o, newString(msg))
 }

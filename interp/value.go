@@ -26,11 +26,16 @@ type managedObject struct {
 	cls   *rtClass
 	f     []value
 	trace []*dmethod // for thrown objects: the stack trace, innermost first
+	mark  uint32     // the heap limit's last mark that reached it (heap.go)
 }
 
 // managedString is a System.String: UTF-16 code units, like the CLR's.
+// charged says it was charged to the heap limit: literals, type names
+// and default messages are not (the JIT does not allocate them).
 type managedString struct {
-	u []uint16
+	u       []uint16
+	charged bool
+	mark    uint32
 }
 
 // managedArray is a single-dimension zero-based array. Primitive elements are kept
@@ -43,6 +48,7 @@ type managedArray struct {
 	r    []any
 	w    []value
 	ew   int
+	mark uint32
 }
 
 func (a *managedArray) length() int {
@@ -57,8 +63,9 @@ func (a *managedArray) length() int {
 
 // boxedValue is a boxed primitive value of kind k; n is in stack form.
 type boxedValue struct {
-	k il.Kind
-	n int64
+	k    il.Kind
+	mark uint32
+	n    int64
 }
 
 // rtClass is the runtime view of a class.

@@ -34,10 +34,13 @@ import "miniil/il"
 
 // svalue is a value of a value type: its words. A box of a value type is
 // a *svalue too (a reference on the stack, typed statically as an
-// object), always a copy of the value boxed.
+// object), always a copy of the value boxed, with boxed set: only a box
+// is on the heap (counted against the heap limit).
 type svalue struct {
-	cls *il.Class
-	w   []value
+	cls   *il.Class
+	w     []value
+	boxed bool
+	mark  uint32
 }
 
 func newSvalue(c *il.Class) *svalue {

@@ -10,8 +10,8 @@ import (
 // heapProgram allocates, in a loop, the thing kind selects until the heap
 // runs out, and returns how many it made: 0 an array of 10 Triples, 1 a
 // boxed Triple, 2 a Holder (an object with a Triple field and a string
-// field), 3 a Triple through newobj (a value: it never runs out; the loop
-// stops after 10000).
+// field), each kept in a new Cell of a list, 3 a Triple through newobj (a
+// value: it never runs out; the loop stops after 10000).
 const heapProgram = prologue + `
 .class public sequential ansi sealed Triple extends [mscorlib]System.ValueType
 {
@@ -39,10 +39,28 @@ const heapProgram = prologue + `
     ret
   }
 }
+.class public auto ansi Cell extends [mscorlib]System.Object
+{
+  .field public object V
+  .field public class Cell Next
+  .method public hidebysig specialname rtspecialname instance void .ctor(object v, class Cell next) cil managed
+  {
+    .maxstack 2
+    ldarg.0
+    call instance void [mscorlib]System.Object::.ctor()
+    ldarg.0
+    ldarg.1
+    stfld object Cell::V
+    ldarg.0
+    ldarg.2
+    stfld class Cell Cell::Next
+    ret
+  }
+}
 .method public static int32 Count(int32 kind) cil managed
 {
-  .maxstack 2
-  .locals init (int32 n, object keep, valuetype Triple t)
+  .maxstack 3
+  .locals init (int32 n, object keep, valuetype Triple t, class Cell list)
   .try
   {
 LOOP:
@@ -52,16 +70,16 @@ ARR:
     ldc.i4.s 10
     newarr Triple
     stloc.1
-    br.s NEXT
+    br.s KEEP
 BOX:
     ldloc.2
     box Triple
     stloc.1
-    br.s NEXT
+    br.s KEEP
 OBJ:
     newobj instance void Holder::.ctor()
     stloc.1
-    br.s NEXT
+    br.s KEEP
 VAL:
     ldloc.0
     conv.i8
@@ -70,6 +88,12 @@ VAL:
     ldloc.0
     ldc.i4 9999
     beq.s DONE
+    br.s NEXT
+KEEP:
+    ldloc.1
+    ldloc.3
+    newobj instance void Cell::.ctor(object, class Cell)
+    stloc.3
 NEXT:
     ldloc.0
     ldc.i4.1
@@ -102,8 +126,8 @@ END:
 // TestValueTypeHeapCharges checks that allocations of and with value
 // types are charged with the JIT's sizes (il.ArraySize, il.BoxSizeOf,
 // il.ObjectSize counting a struct field's words), and a value made by
-// newobj nothing: the count of allocations that fit a heap limit follows
-// from those sizes alone.
+// newobj nothing: the count of allocations that fit a heap limit, each
+// kept with a Cell, follows from those sizes alone.
 func TestValueTypeHeapCharges(t *testing.T) {
 	m, err := il.Load("heap.il", []byte(heapProgram))
 	if err != nil {
@@ -134,7 +158,7 @@ func TestValueTypeHeapCharges(t *testing.T) {
 			}
 			want := int64(10000)
 			if tt.size > 0 {
-				want = heap / tt.size
+				want = heap / (tt.size + il.ObjectSize(m.Class("Cell").NumFields))
 			}
 			if res != want {
 				t.Errorf("%s, heap %d: %v allocations fit, want %d (of %d bytes)", tt.name, heap, res, want, tt.size)
