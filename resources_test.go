@@ -111,10 +111,11 @@ func rlimitChild() {
 		fail(err)
 	}
 	rep.Start = mappedBytes()
-	// A run maps about 1 MiB of code heap, 8 MiB of stack, the heap and
-	// under 1 MiB of metadata: allow less and less headroom so that each
-	// step fails in turn.
-	for headroom := int64(maxHeap + 12<<20); headroom >= 0; headroom -= 64 << 10 {
+	// A run maps about 1 MiB of code heap, 8 MiB of stack, the heap (twice
+	// the limit, 16 MiB of slack, the nursery's two 4 MiB halves, the
+	// collector's tables) and under 1 MiB of metadata: allow less and less
+	// headroom so that each step fails in turn.
+	for headroom := int64(2*maxHeap + 40<<20); headroom >= 0; headroom -= 64 << 10 {
 		runtime.GC() // reuse the Go heap's memory rather than grow it
 		tight := lim
 		tight.Cur = uint64(mappedBytes() + headroom)
@@ -203,7 +204,7 @@ Recurse:
 // gc) is merged, the JIT counts every allocation: the heap limit tests
 // run the interpreter alone and skip their JIT rows. Merging gc makes it
 // true (then delete it).
-const jitCollects = false
+const jitCollects = true
 
 // heapEngines returns the engines the heap limit tests run: the JIT
 // first, when it collects.

@@ -81,12 +81,14 @@ func (rt *Runtime) builtin(m *Machine, k il.BuiltinKind) error {
 		return ret(rt.concatOf(strs...))
 	case il.StringConcatObjectObject, il.StringConcatObjectObjectObject:
 		var strs [3]uintptr
+		defer rt.hold()() // the strings made so far stay live
 		for i, o := range a {
 			s, err := rt.toStringOf(uintptr(o))
 			if err != nil {
 				return err
 			}
 			strs[i] = s
+			rt.hold(s)
 		}
 		return ret(rt.concatOf(strs[:len(a)]...))
 	case il.StringConcatStringArray:
@@ -412,6 +414,7 @@ func (rt *Runtime) excToString(exc uintptr) (uintptr, error) {
 	if len(rt.str(msg)) == 0 && inner == 0 {
 		return rt.StringAddr(t.name), nil
 	}
+	defer rt.hold(msg)()
 	parts := [][]uint16{utf16Of(t.name)}
 	if m := rt.str(msg); len(m) > 0 {
 		parts = append(parts, utf16Of(": "), m)
@@ -421,6 +424,7 @@ func (rt *Runtime) excToString(exc uintptr) (uintptr, error) {
 		if err != nil {
 			return 0, err
 		}
+		rt.hold(s) // released with msg
 		parts = append(parts, utf16Of("\n"+il.InnerExceptionPrefix), rt.str(s), utf16Of("\n   "+il.EndOfInnerExceptionStack))
 	}
 	return rt.concat(parts...)

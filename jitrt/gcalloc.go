@@ -134,6 +134,27 @@ func (h *gcHeap) liveBytes() uintptr {
 			mark(v)
 		}
 	}
+	for _, v := range h.held {
+		if inHeap(v) {
+			mark(v)
+		}
+	}
+	if rt.curExit == abi.HelperBuiltin {
+		// The arguments of the base library method running.
+		if meth := rt.builtins[rt.mach.ExitArg()]; meth != nil {
+			ni := 0
+			for i := range meth.NumArgs() {
+				t := meth.ArgType(i)
+				if t.Kind == il.KR4 || t.Kind == il.KR8 {
+					continue
+				}
+				if v := uintptr(rt.mach.Reg(intArgSlots[ni])); t.IsRef() && inHeap(v) {
+					mark(v)
+				}
+				ni++
+			}
+		}
+	}
 	var starts []uintptr
 	for _, p := range rs.interiors {
 		v := uintptr(*p)
@@ -193,6 +214,16 @@ func (rt *Runtime) exitHook(m *Machine, code uint64) error {
 		return rt.safepoint(m, code)
 	}
 	return nil
+}
+
+// hold keeps objects Go code holds, not stored anywhere yet, live for
+// the heap limit's count until the returned function runs. (No
+// collection moves objects while Go code runs: see allocNoGC.)
+func (rt *Runtime) hold(ps ...uintptr) (release func()) {
+	h := rt.gc
+	n := len(h.held)
+	h.held = append(h.held, ps...)
+	return func() { h.held = h.held[:n] }
 }
 
 // heldAcross runs f, a nested call of managed code during which Go code

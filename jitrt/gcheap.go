@@ -84,6 +84,9 @@ type gcHeap struct {
 	// noGC counts the Go frames holding object addresses across a nested
 	// call of managed code: no collection moves objects while it is > 0.
 	noGC int
+	// held are objects Go code made and holds without having stored them
+	// anywhere yet (hold): live for the heap limit's count.
+	held []uintptr
 	// Stress (Options.GCStress): collect at every stressEvery-th
 	// safepoint.
 	stressEvery, stressCount int
@@ -152,7 +155,7 @@ func mapBytes(n int) ([]byte, error) {
 	b, err := unix.Mmap(-1, 0, roundUp(max(n, 1), pageSize), unix.PROT_READ|unix.PROT_WRITE,
 		unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_NORESERVE)
 	if err != nil {
-		return nil, fmt.Errorf("jitrt: mapping the collector's tables: %w", err)
+		return nil, fmt.Errorf("jitrt: mapping the managed heap's card table and mark bits: %w", err)
 	}
 	return b[:n], nil
 }

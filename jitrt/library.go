@@ -134,11 +134,13 @@ func (rt *Runtime) concatObjects(m *Machine, arr uintptr) error {
 	parts := make([][]uint16, n)
 	var one uintptr
 	total := 0
+	defer rt.hold()() // the strings made so far stay live
 	for i := range parts {
 		s, err := rt.toStringOf(uintptr(rt.u64(arr + abi.ArrData + uintptr(8*i))))
 		if err != nil {
 			return err
 		}
+		rt.hold(s)
 		one = s
 		parts[i] = rt.str(s)
 		total += len(parts[i])

@@ -1321,6 +1321,7 @@ func (rt *Runtime) newException(m *Machine) (uintptr, error) {
 		from := rt.typeOf(uintptr(m.Reg(abi.CtxRSI)))
 		to := rt.types[rt.u64(uintptr(m.Reg(abi.CtxRDX))+abi.MTTypeID)]
 		msg = fmt.Sprintf("Unable to cast object of type '%s' to type '%s'.", from.name, to.name)
+		defer rt.hold(exc)()
 		if s, err = rt.newString(utf16Of(msg)); err != nil {
 			return 0, err
 		}
@@ -1378,6 +1379,7 @@ func (rt *Runtime) Call(ctx context.Context, meth *il.Method, args []any) (resul
 			if err != nil {
 				return nil, fmt.Errorf("jitrt: argument %d: %w", i+1, err)
 			}
+			defer rt.hold(p)()
 			ints = append(ints, uint64(p))
 		case nil:
 			ints = append(ints, 0)

@@ -57,6 +57,7 @@ func (rt *Runtime) sbBuiltin(m *Machine, k il.BuiltinKind) error {
 		if err != nil {
 			return err
 		}
+		defer rt.hold(s)()
 		return rt.sbAppend(m, this, rt.str(s))
 	case il.StringBuilderAppendChar:
 		return rt.sbAppend(m, this, []uint16{uint16(arg)})
