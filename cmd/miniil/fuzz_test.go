@@ -7,7 +7,8 @@ import (
 )
 
 // TestFuzzFlags checks the options of miniil fuzz for the collector:
-// -alloc makes every program allocate heavily.
+// -alloc makes every program allocate heavily, -gcstress and -nursery
+// are checked (the runs that use them are fuzz.Runner's, tested there).
 func TestFuzzFlags(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -18,8 +19,14 @@ func TestFuzzFlags(t *testing.T) {
 	}{
 		{"alloc program", []string{"fuzz", "-alloc", "-print", "-seed", "5", "-size", "small"}, 0, ".class public auto ansi beforefieldinit Node", ""},
 		{"alloc header", []string{"fuzz", "-alloc", "-print", "-seed", "5", "-size", "small"}, 0, "opts=3,14,3,2,400,0,100\n", ""},
-		{"help", []string{"fuzz", "-h"}, 0, "-alloc", ""},
 		{"default header", []string{"fuzz", "-print", "-seed", "5", "-size", "large"}, 0, "opts=10,60,5,4,10000,0,60\n", ""},
+		{"help", []string{"fuzz", "-h"}, 0, "-alloc", ""},
+		{"help nursery", []string{"fuzz", "-h"}, 0, "-nursery size", ""},
+		{"help gcstress", []string{"fuzz", "-h"}, 0, "-gcstress int", ""},
+		{"negative gcstress", []string{"fuzz", "-gcstress=-1"}, 2, "", "-gcstress must not be negative"},
+		{"bad nursery", []string{"fuzz", "-nursery=lots"}, 2, "", "invalid size"},
+		{"in process", []string{"fuzz", "-inprocess", "-gcstress=2"}, 2, "", "need the engines in child processes"},
+		{"in process nursery", []string{"fuzz", "-inprocess", "-nursery=64KiB"}, 2, "", "need the engines in child processes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
