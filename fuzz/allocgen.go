@@ -18,8 +18,8 @@ const (
 	shallowMax = 16
 )
 
-// nsumCost is the budget a walk of up to max nodes costs.
-func nsumCost(max int) int { return max/40 + 1 }
+// nsumCost is the budget a walk of up to n nodes costs.
+func nsumCost(n int) int { return n/40 + 1 }
 
 // allocInit decides whether the program allocates heavily, from a
 // random stream of its own (programs without the feature stay what
@@ -47,8 +47,9 @@ func (g *gen) allocVars(m *Method, i int) {
 
 // allocPrologue sets most of the method's Node locals to new nodes or
 // lists (so that fewer reads of a next field throw) and some of its
-// Pair locals, and starts with an allocation loop (the root always,
-// others often).
+// Pair locals, with an allocation loop: first in the root (one that
+// cannot throw, so that it always runs), after the stores in half of
+// the other methods.
 func (g *gen) allocPrologue(budget *int) []Stmt {
 	if !g.alloc {
 		return nil

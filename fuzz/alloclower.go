@@ -41,7 +41,7 @@ func (l *lowerer) allocDeps() {
 	}
 }
 
-// localName names Node local n.
+// oLocal names Node local n; qLocal Pair local n.
 func oLocal(n int) string { return fmt.Sprintf("o%d", n) }
 
 func qLocal(n int) string { return fmt.Sprintf("q%d", n) }
