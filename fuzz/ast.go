@@ -92,6 +92,20 @@
 // parameters at their end and the program its value-type statics, so
 // a wrong copy shows in the checksum.
 //
+// Allocation (alloc.go): Options.Alloc percent of the programs (25, 35
+// and 60 for small, medium and large; 100 with miniil fuzz -alloc)
+// allocate heavily, for the garbage collector: loops of thousands of
+// nodes with strings (Int32::ToString, String::Concat, StringBuilder),
+// int32[], Node[] and Pair[] arrays and boxes, keeping some in every kind
+// of location (locals, Node parameters, statics, array elements, next
+// fields of older nodes, reference fields of value-type locals, statics,
+// array elements and of nodes); lists built by a helper; managed
+// pointers into nodes and arrays held across allocation; an exception
+// class with a Node payload thrown, caught and read; walks of the
+// structures mixed into the checksum. The root method's statements are
+// guarded by catches, so that the allocation runs; a program not chosen
+// is the one the generator makes without the feature.
+//
 // API: Generate(seed, Options) builds the AST, Program.IL lowers it;
 // Runner runs one program on every engine and Mismatch compares the
 // outcomes; Campaign runs many seeds; Reducer shrinks a mismatch.
@@ -144,6 +158,7 @@ type Program struct {
 	InlineEnter bool // handler entries print inline instead of calling enter
 	InlineRoot  bool // the entry point holds m0's body instead of calling it
 	NoValueHash bool // no hashes of value-type locals and parameters at a method's end, nor of value-type statics at the program's
+	NoRefHash   bool // no hashes of Node and Pair locals and parameters at a method's end, nor of the allocation statics at the program's
 	NextID      int  // next free region/handler id (for edits that add none; informative)
 	// Cctor says where the static variables live: global fields
 	// (NoCctor), or fields of a class St whose static constructor sets
@@ -165,7 +180,8 @@ const (
 )
 
 // Method is one static method m<Index>. Its parameters are Params
-// (a0, ...), then SParams (sa0, ...), then RParams (ra0, ...).
+// (a0, ...), then SParams (sa0, ...), then RParams (ra0, ...), then
+// OParams Node parameters (oa0, ...).
 type Method struct {
 	Params  []Type
 	Ret     bool // returns int32 (RetExpr at the end), else void (or RetS)
@@ -180,6 +196,10 @@ type Method struct {
 	PLocals  []FType // pointer locals p0.. (null until a PSet): their targets' types
 	RetS     int     // 1 + the value type the method returns (RetSExpr at the end); 0: none
 	RetSExpr SExpr
+
+	OParams int // Node parameters oa0.. (alloc.go)
+	OLocals int // Node locals o0..
+	QLocals int // Pair locals q0..
 }
 
 // Expr is an int32 or int64 expression; it leaves one value on the stack.
@@ -228,12 +248,14 @@ type Cmp struct {
 }
 
 // CallExpr calls an int32-returning method: Args for Params, SArgs
-// for SParams and the addresses of RArgs for RParams.
+// for SParams, the addresses of RArgs for RParams and OArgs for
+// OParams.
 type CallExpr struct {
 	Callee int
 	Args   []Expr
 	SArgs  []SExpr
 	RArgs  []*Loc
+	OArgs  []RExpr
 }
 
 // ArrLoad reads arr[Idx & mask] from the static int32[5] array: mask 3
@@ -360,6 +382,7 @@ type CallStmt struct {
 	Args   []Expr
 	SArgs  []SExpr
 	RArgs  []*Loc
+	OArgs  []RExpr
 }
 
 // Throw creates and throws an exception of Class: a user class gets
@@ -591,7 +614,7 @@ func cloneExpr(e Expr) Expr {
 		c.A, c.B = cloneExpr(e.A), cloneExpr(e.B)
 		return &c
 	case *CallExpr:
-		return &CallExpr{Callee: e.Callee, Args: cloneExprs(e.Args), SArgs: cloneSExprs(e.SArgs), RArgs: cloneLocs(e.RArgs)}
+		return &CallExpr{Callee: e.Callee, Args: cloneExprs(e.Args), SArgs: cloneSExprs(e.SArgs), RArgs: cloneLocs(e.RArgs), OArgs: cloneRExprs(e.OArgs)}
 	case *ArrLoad:
 		return &ArrLoad{Idx: cloneExpr(e.Idx), Safe: e.Safe}
 	case *ArrLen:
@@ -612,6 +635,9 @@ func cloneExpr(e Expr) Expr {
 		return &IfaceCall{Idx: cloneExpr(e.Idx), Arg: cloneExpr(e.Arg), Safe: e.Safe}
 	}
 	if c, ok := cloneValueExpr(e); ok {
+		return c
+	}
+	if c, ok := cloneAllocExpr(e); ok {
 		return c
 	}
 	panic("fuzz: unknown expression")
@@ -652,7 +678,7 @@ func cloneStmt(s Stmt) Stmt {
 		}
 		return c
 	case *CallStmt:
-		return &CallStmt{Callee: s.Callee, Args: cloneExprs(s.Args), SArgs: cloneSExprs(s.SArgs), RArgs: cloneLocs(s.RArgs)}
+		return &CallStmt{Callee: s.Callee, Args: cloneExprs(s.Args), SArgs: cloneSExprs(s.SArgs), RArgs: cloneLocs(s.RArgs), OArgs: cloneRExprs(s.OArgs)}
 	case *Throw:
 		return &Throw{Class: s.Class, Code: cloneExpr(s.Code)}
 	case *ThrowNull:
@@ -693,6 +719,9 @@ func cloneStmt(s Stmt) Stmt {
 		return t
 	}
 	if c, ok := cloneValueStmt(s); ok {
+		return c
+	}
+	if c, ok := cloneAllocStmt(s); ok {
 		return c
 	}
 	panic("fuzz: unknown statement")

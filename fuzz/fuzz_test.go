@@ -258,3 +258,26 @@ func TestReducePerturbed(t *testing.T) {
 		t.Errorf("reduced program no longer shows the mismatch")
 	}
 }
+
+// TestRunArgs checks the command lines of the child runs: the collector
+// options go to the JIT's run only.
+func TestRunArgs(t *testing.T) {
+	tests := []struct {
+		r         Runner
+		jit, intp string
+	}{
+		{Runner{}, "run -validate -engine=jit -timeout=10s p.il", "run -validate -engine=interp -timeout=10s p.il"},
+		{Runner{VerifyGC: true}, "run -validate -engine=jit -timeout=10s -verify-gc p.il", "run -validate -engine=interp -timeout=10s -verify-gc p.il"},
+		{Runner{GCStress: 3, Nursery: 65536}, "run -validate -engine=jit -timeout=10s -gcstress=3 -nursery=65536 p.il", "run -validate -engine=interp -timeout=10s p.il"},
+		{Runner{GCStress: 1, VerifyGC: true, Timeout: time.Second}, "run -validate -engine=jit -timeout=1s -verify-gc -gcstress=1 p.il", "run -validate -engine=interp -timeout=1s -verify-gc p.il"},
+		{Runner{Nursery: 4096}, "run -validate -engine=jit -timeout=10s -nursery=4096 p.il", "run -validate -engine=interp -timeout=10s p.il"},
+	}
+	for _, tt := range tests {
+		if got := strings.Join(tt.r.runArgs("p.il", miniil.JIT), " "); got != tt.jit {
+			t.Errorf("%+v: JIT runs %q, want %q", tt.r, got, tt.jit)
+		}
+		if got := strings.Join(tt.r.runArgs("p.il", miniil.Interp), " "); got != tt.intp {
+			t.Errorf("%+v: interpreter runs %q, want %q", tt.r, got, tt.intp)
+		}
+	}
+}

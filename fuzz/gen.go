@@ -16,17 +16,20 @@ type Options struct {
 	MaxExprDepth int  // nesting depth of expressions
 	MaxCost      int  // static bound on executed statements (loops and calls multiply)
 	MonoSafe     bool // filters never throw (nothing in them can), and no int64 constant -2^31: Mono agrees
+	// Alloc is the percentage of programs that allocate heavily (the
+	// allocation feature, alloc.go): 0 none, 100 every one.
+	Alloc int
 }
 
 // SizeOptions returns the options for a named size: small, medium or large.
 func SizeOptions(size string) (Options, error) {
 	switch size {
 	case "small":
-		return Options{MaxMethods: 3, MaxStmts: 14, MaxDepth: 3, MaxExprDepth: 2, MaxCost: 400}, nil
+		return Options{MaxMethods: 3, MaxStmts: 14, MaxDepth: 3, MaxExprDepth: 2, MaxCost: 400, Alloc: 25}, nil
 	case "medium", "":
-		return Options{MaxMethods: 6, MaxStmts: 30, MaxDepth: 4, MaxExprDepth: 3, MaxCost: 2500}, nil
+		return Options{MaxMethods: 6, MaxStmts: 30, MaxDepth: 4, MaxExprDepth: 3, MaxCost: 2500, Alloc: 35}, nil
 	case "large":
-		return Options{MaxMethods: 10, MaxStmts: 60, MaxDepth: 5, MaxExprDepth: 4, MaxCost: 10000}, nil
+		return Options{MaxMethods: 10, MaxStmts: 60, MaxDepth: 5, MaxExprDepth: 4, MaxCost: 10000, Alloc: 60}, nil
 	}
 	return Options{}, fmt.Errorf("unknown size %q (want small, medium or large)", size)
 }
@@ -47,6 +50,7 @@ func (o Options) normalized() Options {
 	if o.MaxCost < 10 {
 		o.MaxCost = 10
 	}
+	o.Alloc = min(max(o.Alloc, 0), 100)
 	return o
 }
 
@@ -80,8 +84,11 @@ var classes = []exClass{
 }
 
 func classDepth(name string) int {
-	if name == tie {
+	switch name {
+	case tie:
 		return 3
+	case exNode:
+		return 2
 	}
 	for _, c := range classes {
 		if c.name == name {
@@ -92,6 +99,10 @@ func classDepth(name string) int {
 }
 
 func isUser(name string) bool { return name == "E1" || name == "E2" || name == "E3" }
+
+// isLocal reports whether exception class name is declared by the
+// program (a user class or EN).
+func isLocal(name string) bool { return isUser(name) || name == exNode }
 
 // thrown are the classes deliberately thrown.
 var thrown = []string{
@@ -138,6 +149,10 @@ type gen struct {
 	risk int
 	// resumable holds the trys whose handlers may resume in their body.
 	resumable map[int]bool
+	// alloc: the program allocates heavily (alloc.go), with its
+	// statements weighted by aw.
+	alloc bool
+	aw    int
 }
 
 // Generate builds the AST of the program for seed.
@@ -153,6 +168,7 @@ func Generate(seed uint64, opts Options) *Program {
 	g.cost = make([]int, nm)
 	g.throws = make([]map[string]bool, nm)
 	g.risk = []int{2, 5, 10, 25}[g.r.IntN(4)]
+	g.allocInit(seed)
 	g.structs()
 	for i := nm - 1; i >= 0; i-- {
 		g.method(i)
@@ -201,12 +217,20 @@ func (g *gen) method(i int) {
 		g.stmts = g.o.MaxStmts/3 + g.r.IntN(g.o.MaxStmts-g.o.MaxStmts/3+1)
 	}
 	g.valueVars(m, i)
+	if g.alloc {
+		g.allocVars(m, i)
+	}
 	g.mi, g.m = i, m
 	g.p.Methods[i] = m
 	g.exc = map[string]bool{}
 	g.frames = []frame{{fMethod, 0}}
 	start := budget
-	m.Body = append(g.refPrologue(&budget), g.block(&budget, 0)...)
+	m.Body = append(g.refPrologue(&budget), g.allocPrologue(&budget)...)
+	m.Body = append(m.Body, g.block(&budget, 0)...)
+	if g.alloc {
+		// the root's statements guarded, others' sometimes
+		m.Body = g.guard(m.Body, []int{100, 30}[min(i, 1)])
+	}
 	if m.Ret {
 		m.RetExpr = g.expr(I4, 0, &budget, false)
 	}
@@ -417,6 +441,9 @@ func (g *gen) stmt(budget *int, depth int) Stmt {
 		cs = append(cs, choice{2, func() Stmt { return &BumpCode{Delta: int32(1 + g.r.IntN(100))} }})
 	}
 	cs = append(cs, g.valueStmts(budget, safe)...)
+	if g.alloc {
+		cs = append(cs, g.allocStmts(budget, safe)...)
+	}
 	if ts := g.leaveTargets(); len(ts) > 0 {
 		cs = append(cs, choice{3, func() Stmt { return g.maybeIf(budget, &Leave{Target: ts[g.r.IntN(len(ts))]}) }})
 	}
@@ -426,7 +453,7 @@ func (g *gen) stmt(budget *int, depth int) Stmt {
 			*budget -= g.cost[j]
 			g.mayAll(g.throws[j])
 			c := &CallStmt{Callee: j}
-			c.Args, c.SArgs, c.RArgs = g.args(j, budget, safe)
+			c.Args, c.SArgs, c.RArgs, c.OArgs = g.args(j, budget, safe)
 			return c
 		}})
 	}
@@ -490,6 +517,9 @@ func (g *gen) throwWeight() int {
 }
 
 func (g *gen) throwStmt(budget *int) Stmt {
+	if g.alloc && g.chance(30) {
+		return g.athrow(budget)
+	}
 	c := thrown[g.r.IntN(len(thrown))]
 	g.may(c)
 	t := &Throw{Class: c}
@@ -724,6 +754,7 @@ var baseOf = map[string]string{
 	"System.ApplicationException":        "System.Exception",
 	"System.SystemException":             "System.Exception",
 	"System.Exception":                   "System.Object",
+	exNode:                               "System.Exception",
 }
 
 func base(c string) string {
@@ -959,6 +990,9 @@ func (g *gen) expr(t Type, depth int, budget *int, safe bool) Expr {
 			return e
 		}
 	}
+	if g.alloc && t == I4 && g.chance(allocExprPct) {
+		return g.allocExpr(depth, budget, safe)
+	}
 	if depth >= g.o.MaxExprDepth || g.chance(25+15*depth) {
 		return g.leaf(t, budget, safe)
 	}
@@ -1110,7 +1144,7 @@ func (g *gen) leaf(t Type, budget *int, safe bool) Expr {
 				*budget -= g.cost[j]
 				g.mayAll(g.throws[j])
 				c := &CallExpr{Callee: j}
-				c.Args, c.SArgs, c.RArgs = g.args(j, budget, safe)
+				c.Args, c.SArgs, c.RArgs, c.OArgs = g.args(j, budget, safe)
 				return c
 			}
 		case k < 96:

@@ -19,23 +19,43 @@ func (p *Program) Header() string {
 	if o.MonoSafe {
 		mono = 1
 	}
-	return fmt.Sprintf("%sseed=%d opts=%d,%d,%d,%d,%d,%d", headerPrefix, p.Seed,
+	h := fmt.Sprintf("%sseed=%d opts=%d,%d,%d,%d,%d,%d", headerPrefix, p.Seed,
 		o.MaxMethods, o.MaxStmts, o.MaxDepth, o.MaxExprDepth, o.MaxCost, mono)
+	if o.Alloc != 0 {
+		// absent before Options.Alloc existed (and when 0)
+		h += fmt.Sprintf(",%d", o.Alloc)
+	}
+	return h
 }
 
-// ParseHeader reads the seed and options from a program's first line.
+// ParseHeader reads the seed and options from a program's first line
+// (without Options.Alloc, a 0, in the form written before it existed).
 func ParseHeader(src string) (seed uint64, o Options, ok bool) {
 	line, _, _ := strings.Cut(src, "\n")
-	if !strings.HasPrefix(line, headerPrefix) {
+	rest, found := strings.CutPrefix(line, headerPrefix)
+	if !found {
 		return 0, o, false
 	}
-	var mono int
-	n, err := fmt.Sscanf(strings.TrimPrefix(line, headerPrefix), "seed=%d opts=%d,%d,%d,%d,%d,%d",
-		&seed, &o.MaxMethods, &o.MaxStmts, &o.MaxDepth, &o.MaxExprDepth, &o.MaxCost, &mono)
-	if err != nil || n != 7 {
+	var opts string
+	if n, err := fmt.Sscanf(rest, "seed=%d opts=%s", &seed, &opts); err != nil || n != 2 {
 		return 0, o, false
 	}
-	o.MonoSafe = mono == 1
+	var vs []int
+	for _, f := range strings.Split(opts, ",") {
+		v, err := strconv.Atoi(f)
+		if err != nil {
+			return 0, o, false
+		}
+		vs = append(vs, v)
+	}
+	if len(vs) != 6 && len(vs) != 7 {
+		return 0, o, false
+	}
+	o.MaxMethods, o.MaxStmts, o.MaxDepth, o.MaxExprDepth, o.MaxCost = vs[0], vs[1], vs[2], vs[3], vs[4]
+	o.MonoSafe = vs[5] == 1
+	if len(vs) == 7 {
+		o.Alloc = vs[6]
+	}
 	return seed, o, true
 }
 
@@ -115,6 +135,7 @@ func (l *lowerer) run() string {
 		}
 	}
 	entry := l.entry(body, locals)
+	l.allocDeps()
 	var out strings.Builder
 	out.WriteString(p.Header() + "\n")
 	out.WriteString(".assembly extern mscorlib {}\n.assembly fuzz {}\n")
@@ -165,15 +186,17 @@ func (l *lowerer) retType(m *Method) string {
 	return "void"
 }
 
-// paramName returns the name of parameter k of m (a, sa then ra).
+// paramName returns the name of parameter k of m (a, sa, ra then oa).
 func (l *lowerer) paramName(m *Method, k int) string {
 	switch {
 	case k < len(m.Params):
 		return fmt.Sprintf("a%d", k)
 	case k < len(m.Params)+len(m.SParams):
 		return fmt.Sprintf("sa%d", k-len(m.Params))
+	case k < len(m.Params)+len(m.SParams)+len(m.RParams):
+		return fmt.Sprintf("ra%d", k-len(m.Params)-len(m.SParams))
 	}
-	return fmt.Sprintf("ra%d", k-len(m.Params)-len(m.SParams))
+	return fmt.Sprintf("oa%d", k-len(m.Params)-len(m.SParams)-len(m.RParams))
 }
 
 // paramTypes returns the types of m's parameters.
@@ -187,6 +210,10 @@ func (l *lowerer) paramTypes(m *Method) []string {
 	}
 	for _, t := range m.RParams {
 		ps = append(ps, l.ftype(t)+"&")
+	}
+	for range m.OParams {
+		l.used["Node"] = true
+		ps = append(ps, "class Node")
 	}
 	return ps
 }
@@ -202,6 +229,7 @@ func (l *lowerer) method(i int) string {
 	l.stmts(m.Body)
 	l.label("MEND")
 	l.valueEnd()
+	l.allocEnd()
 	l.retValue(m)
 	l.emit("ret")
 	l.flushDeferred()
@@ -308,7 +336,7 @@ func (l *lowerer) expr(e Expr) {
 		l.expr(e.B)
 		l.emit("%s", e.Op)
 	case *CallExpr:
-		l.call(e.Callee, e.Args, e.SArgs, e.RArgs)
+		l.call(e.Callee, e.Args, e.SArgs, e.RArgs, e.OArgs)
 		if m := l.p.Methods[e.Callee]; !m.Ret {
 			if m.RetS > 0 {
 				l.emit("pop")
@@ -374,7 +402,7 @@ func (l *lowerer) expr(e Expr) {
 		l.expr(e.Arg)
 		l.emit("callvirt instance int32 IOp::Apply(int32)")
 	default:
-		if !l.valueExpr(e) {
+		if !l.valueExpr(e) && !l.allocExpr(e) {
 			panic(fmt.Sprintf("fuzz: cannot lower %T", e))
 		}
 	}
@@ -480,7 +508,7 @@ func (l *lowerer) staticName(v Var) string {
 	return n
 }
 
-func (l *lowerer) call(j int, args []Expr, sargs []SExpr, rargs []*Loc) {
+func (l *lowerer) call(j int, args []Expr, sargs []SExpr, rargs []*Loc, oargs []RExpr) {
 	l.reach[j] = true
 	for _, a := range args {
 		l.expr(a)
@@ -490,6 +518,9 @@ func (l *lowerer) call(j int, args []Expr, sargs []SExpr, rargs []*Loc) {
 	}
 	for _, a := range rargs {
 		l.locAddr(a)
+	}
+	for _, a := range oargs {
+		l.rexpr(a)
 	}
 	l.emit("call %s", l.sig(l.p.Methods[j], j))
 }
@@ -576,7 +607,7 @@ func (l *lowerer) stmt(s Stmt) {
 		l.stmts(s.Default)
 		l.label(end)
 	case *CallStmt:
-		l.call(s.Callee, s.Args, s.SArgs, s.RArgs)
+		l.call(s.Callee, s.Args, s.SArgs, s.RArgs, s.OArgs)
 		if m := l.p.Methods[s.Callee]; m.Ret || m.RetS > 0 {
 			l.emit("pop")
 		}
@@ -695,7 +726,7 @@ func (l *lowerer) stmt(s Stmt) {
 	case *Try:
 		l.try(s)
 	default:
-		if !l.valueStmt(s) {
+		if !l.valueStmt(s) && !l.allocStmt(s) {
 			panic(fmt.Sprintf("fuzz: cannot lower %T", s))
 		}
 	}
@@ -976,7 +1007,7 @@ func (l *lowerer) tryBody(t *Try, end string) {
 
 // classRef names exception class c in a catch clause or isinst.
 func (l *lowerer) classRef(c string) string {
-	if isUser(c) {
+	if isLocal(c) {
 		l.userClass(c)
 		return c
 	}
@@ -1064,6 +1095,7 @@ func (l *lowerer) entryBody() (string, string) {
 		l.stmts(l.p.Methods[0].Body)
 		l.label("MEND")
 		l.valueEnd()
+		l.allocEnd()
 	} else {
 		l.emit("call void m0()")
 	}
@@ -1083,6 +1115,7 @@ func (l *lowerer) entryBody() (string, string) {
 	} else {
 		l.cur = nil
 		l.staticsEnd()
+		l.allocStaticsEnd()
 		l.emit("ldstr \"end \"")
 		l.emit("call void [mscorlib]System.Console::Write(string)")
 		l.emit("ldsfld int32 hash")
@@ -1152,6 +1185,7 @@ func (l *lowerer) entry(body, locals string) string {
 		l.emit("stsfld object obj")
 	}
 	l.valueInits()
+	l.allocInits()
 	l.b.WriteString(body)
 	var h strings.Builder
 	h.WriteString(".method public static int32 main() cil managed\n{\n  .entrypoint\n  .maxstack 64\n")
@@ -1203,6 +1237,7 @@ func (l *lowerer) declarations() string {
 		b.WriteString(opDecls)
 	}
 	b.WriteString(l.structDecls())
+	b.WriteString(l.allocDecls())
 	if l.used["St"] {
 		b.WriteString(l.staticsClass())
 	}
@@ -1386,6 +1421,7 @@ const writeStr = "call void [mscorlib]System.Console::Write(string)"
 func (l *lowerer) helpers() string {
 	var b strings.Builder
 	b.WriteString(l.valueHelpers())
+	b.WriteString(l.allocHelpers())
 	if l.used["mix"] {
 		b.WriteString(`.method public static void mix(int32 v) cil managed
 {
@@ -1430,6 +1466,12 @@ func (l *lowerer) helpers() string {
 			lines("ldarg.0", "isinst "+c, "brfalse N"+c, "ldarg.0", "castclass "+c, "ldfld int32 "+c+"::code", "call void mix(int32)")
 			b.WriteString("N" + c + ":\n")
 		}
+		if l.used[exNode] && mix {
+			// the code and a walk of the payload of an EN
+			lines("ldarg.0", "isinst EN", "brfalse NEN", "ldarg.0", "castclass EN", "ldfld int32 EN::code", "call void mix(int32)",
+				"ldarg.0", "castclass EN", "ldfld class Node EN::payload", "ldc.i4 64", callNsum, "call void mix(int32)")
+			b.WriteString("NEN:\n")
+		}
 		lines(`ldstr "h"`, writeStr, "ldarg.1", "call void [mscorlib]System.Console::Write(int32)",
 			`ldstr " "`, writeStr, "ldarg.0", "call string tname(object)")
 		if mix {
@@ -1455,7 +1497,7 @@ func (l *lowerer) helpers() string {
 		b.WriteString(".method public static string tname(object e) cil managed\n{\n")
 		for k, c := range names {
 			ref := c
-			if !isUser(c) {
+			if !isLocal(c) {
 				ref = "[mscorlib]" + c
 			}
 			fmt.Fprintf(&b, "  ldarg.0\n  isinst %s\n  brfalse T%d\n  ldstr \"%s\"\n  ret\nT%d:\n", ref, k, c, k)

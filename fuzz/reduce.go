@@ -241,7 +241,7 @@ func applyEdit(p *Program, k int) {
 
 func (e *editor) program(p *Program) {
 	e.p = p
-	for _, f := range []*bool{&p.NoCatchAll, &p.NoEnd, &p.NoMix, &p.NoEnter, &p.InlineEnter, &p.InlineRoot, &p.NoValueHash} {
+	for _, f := range []*bool{&p.NoCatchAll, &p.NoEnd, &p.NoMix, &p.NoEnter, &p.InlineEnter, &p.InlineRoot, &p.NoValueHash, &p.NoRefHash} {
 		if !*f && e.hit() {
 			*f = true
 		}
@@ -265,6 +265,12 @@ func (e *editor) program(p *Program) {
 		for k := range m.RParams {
 			if e.hit() {
 				removeRParam(p, j, k)
+				return
+			}
+		}
+		for k := range m.OParams {
+			if e.hit() {
+				removeOParam(p, j, k)
 				return
 			}
 		}
@@ -375,7 +381,7 @@ func children(s Stmt) [][]Stmt {
 
 func (e *editor) blk(ss *[]Stmt) { e.block(ss, e.p) }
 
-func noParams(m *Method) bool { return len(m.Params)+len(m.SParams)+len(m.RParams) == 0 }
+func noParams(m *Method) bool { return len(m.Params)+len(m.SParams)+len(m.RParams)+m.OParams == 0 }
 
 func (e *editor) block(ss *[]Stmt, p *Program) {
 	for i := 0; i < len(*ss); i++ {
@@ -456,7 +462,7 @@ func (e *editor) stmt(s Stmt) {
 		}
 		e.blk(&s.Default)
 	case *CallStmt:
-		e.call(s.Args, s.SArgs, s.RArgs)
+		e.call(s.Args, s.SArgs, s.RArgs, s.OArgs)
 	case *Throw:
 		if isUser(s.Class) && e.hit() {
 			s.Class, s.Code = "System.InvalidOperationException", nil

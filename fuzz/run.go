@@ -75,6 +75,13 @@ type Runner struct {
 	// exit (miniil.Config.VerifyGC): a failed check is an internal
 	// error, so a mismatch.
 	VerifyGC bool
+	// GCStress and Nursery, when not 0, are passed to the JIT's child
+	// runs as "miniil run -gcstress=N -nursery=BYTES": a collection at
+	// every GCStress-th safepoint, a young generation of Nursery bytes
+	// (the interpreter has no collector). They need Exec: runs in this
+	// process ignore them.
+	GCStress int
+	Nursery  int64
 }
 
 // LoadError reports a generated program that miniil rejects.
@@ -161,12 +168,7 @@ func (r *Runner) runExec(path string, eng miniil.Engine) Outcome {
 	ctx, cancel := context.WithTimeout(context.Background(), r.timeout()+10*time.Second)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
-	// -validate: the JIT checks its work after every compile phase.
-	args := []string{"run", "-validate", "-engine=" + eng.String(), fmt.Sprintf("-timeout=%v", r.timeout())}
-	if r.VerifyGC {
-		args = append(args, "-verify-gc")
-	}
-	cmd := exec.CommandContext(ctx, r.Exec, append(args, path)...)
+	cmd := exec.CommandContext(ctx, r.Exec, r.runArgs(path, eng)...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	o.Stdout = stdout.String()
@@ -203,6 +205,25 @@ func (r *Runner) runExec(path string, eng miniil.Engine) Outcome {
 		o.Err = "error: " + first
 	}
 	return o
+}
+
+// runArgs returns the arguments of the child "miniil run" of engine eng
+// on path.
+func (r *Runner) runArgs(path string, eng miniil.Engine) []string {
+	// -validate: the JIT checks its work after every compile phase.
+	args := []string{"run", "-validate", "-engine=" + eng.String(), fmt.Sprintf("-timeout=%v", r.timeout())}
+	if r.VerifyGC {
+		args = append(args, "-verify-gc")
+	}
+	if eng == miniil.JIT {
+		if r.GCStress != 0 {
+			args = append(args, fmt.Sprintf("-gcstress=%d", r.GCStress))
+		}
+		if r.Nursery != 0 {
+			args = append(args, fmt.Sprintf("-nursery=%d", r.Nursery))
+		}
+	}
+	return append(args, path)
 }
 
 // crashSummary keeps the informative lines of a Go runtime crash report.

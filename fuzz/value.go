@@ -240,6 +240,7 @@ type SCall struct {
 	Args   []Expr
 	SArgs  []SExpr
 	RArgs  []*Loc
+	OArgs  []RExpr
 	S      int
 }
 
@@ -431,7 +432,7 @@ func cloneSExpr(e SExpr) SExpr {
 	case *SNew:
 		return &SNew{S: e.S, Arg: cloneExpr(e.Arg)}
 	case *SCall:
-		return &SCall{Callee: e.Callee, Args: cloneExprs(e.Args), SArgs: cloneSExprs(e.SArgs), RArgs: cloneLocs(e.RArgs), S: e.S}
+		return &SCall{Callee: e.Callee, Args: cloneExprs(e.Args), SArgs: cloneSExprs(e.SArgs), RArgs: cloneLocs(e.RArgs), OArgs: cloneRExprs(e.OArgs), S: e.S}
 	case *SUnbox:
 		c := *e
 		return &c

@@ -8,8 +8,8 @@ import (
 	"miniil"
 )
 
-// visitNodes calls f for every node of p (statements, int and value-type
-// expressions, locations) with where the node is: "method", "try",
+// visitNodes calls f for every node of p (statements, int, value-type
+// and Node expressions, locations) with where the node is: "method", "try",
 // "catch", "filter" (a filter block or condition), "filterhandler",
 // "finally" or "fault" (the innermost region or handler).
 func visitNodes(p *Program, f func(m *Method, n any, where string)) {
@@ -28,6 +28,18 @@ func visitNodes(p *Program, f func(m *Method, n any, where string)) {
 			for _, L := range ps.locs {
 				f(m, L, where)
 				walkParts(locParts(L), where)
+			}
+			for _, x := range ps.rexprs {
+				f(m, *x, where)
+				walkParts(rexprParts(*x), where)
+			}
+			for _, L := range ps.rlocs {
+				f(m, L, where)
+				walkParts(rlocParts(L), where)
+			}
+			for _, Q := range ps.qlocs {
+				f(m, Q, where)
+				walkParts(qlocParts(Q), where)
 			}
 		}
 		block = func(ss []Stmt, where string) {

@@ -418,7 +418,7 @@ func (g *gen) sexpr(s int, depth int, budget *int, safe bool) SExpr {
 			*budget -= g.cost[j]
 			g.mayAll(g.throws[j])
 			c := &SCall{Callee: j, S: s}
-			c.Args, c.SArgs, c.RArgs = g.args(j, budget, safe)
+			c.Args, c.SArgs, c.RArgs, c.OArgs = g.args(j, budget, safe)
 			return c
 		}
 	}
@@ -563,7 +563,7 @@ func (g *gen) filterRead(budget *int) Expr {
 }
 
 // args returns the arguments of a call of method j.
-func (g *gen) args(j int, budget *int, safe bool) ([]Expr, []SExpr, []*Loc) {
+func (g *gen) args(j int, budget *int, safe bool) ([]Expr, []SExpr, []*Loc, []RExpr) {
 	m := g.p.Methods[j]
 	var as []Expr
 	for _, t := range m.Params {
@@ -583,7 +583,11 @@ func (g *gen) args(j int, budget *int, safe bool) ([]Expr, []SExpr, []*Loc) {
 		}
 		rs = append(rs, g.loc(locReq{want: exactly(t), mode: mode, safe: safe}, budget))
 	}
-	return as, ss, rs
+	var os []RExpr
+	for range m.OParams {
+		os = append(os, g.rexpr(1, budget, safe))
+	}
+	return as, ss, rs, os
 }
 
 // valueTry makes the exception-handling shapes of value types: a try
@@ -716,7 +720,7 @@ func (g *gen) refCall(L *Loc, t FType, budget *int) Stmt {
 	*budget -= g.cost[j]
 	g.mayAll(g.throws[j])
 	c := &CallStmt{Callee: j}
-	c.Args, c.SArgs, c.RArgs = g.args(j, budget, false)
+	c.Args, c.SArgs, c.RArgs, c.OArgs = g.args(j, budget, false)
 	for k, rt := range g.p.Methods[j].RParams {
 		var ps [][]int
 		for _, p := range g.paths(t) {

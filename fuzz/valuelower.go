@@ -296,7 +296,7 @@ func (l *lowerer) sexpr(e SExpr) {
 		l.expr(orZero(e.Arg))
 		l.emit("newobj instance void %s::.ctor(int32)", l.sname(e.S))
 	case *SCall:
-		l.call(e.Callee, e.Args, e.SArgs, e.RArgs)
+		l.call(e.Callee, e.Args, e.SArgs, e.RArgs, e.OArgs)
 	case *SCond:
 		then, end := l.newLabel(), l.newLabel()
 		l.cond(e.C, then)

@@ -5,11 +5,15 @@ import "slices"
 // Walking and reducing value types, locations and managed pointers.
 
 // parts are a node's direct children: int expressions, value-type
-// expressions and locations.
+// expressions and locations, Node expressions and reference and Pair
+// locations (alloc.go).
 type parts struct {
 	exprs  []*Expr
 	sexprs []*SExpr
 	locs   []*Loc
+	rexprs []*RExpr
+	rlocs  []*RLoc
+	qlocs  []*QLoc
 }
 
 func (ps *parts) expr(x *Expr) {
@@ -18,7 +22,7 @@ func (ps *parts) expr(x *Expr) {
 	}
 }
 
-func (ps *parts) call(args []Expr, sargs []SExpr, rargs []*Loc) {
+func (ps *parts) call(args []Expr, sargs []SExpr, rargs []*Loc, oargs []RExpr) {
 	for i := range args {
 		ps.expr(&args[i])
 	}
@@ -26,6 +30,9 @@ func (ps *parts) call(args []Expr, sargs []SExpr, rargs []*Loc) {
 		ps.sexprs = append(ps.sexprs, &sargs[i])
 	}
 	ps.locs = append(ps.locs, rargs...)
+	for i := range oargs {
+		ps.rexpr(&oargs[i])
+	}
 }
 
 // exprParts returns the children of an int expression.
@@ -43,7 +50,7 @@ func exprParts(x Expr) parts {
 		ps.expr(&x.A)
 		ps.expr(&x.B)
 	case *CallExpr:
-		ps.call(x.Args, x.SArgs, x.RArgs)
+		ps.call(x.Args, x.SArgs, x.RArgs, x.OArgs)
 	case *ArrLoad:
 		ps.expr(&x.Idx)
 	case *JagLoad:
@@ -63,6 +70,8 @@ func exprParts(x Expr) parts {
 		ps.expr(&x.Arg)
 	case *SField:
 		ps.sexprs = append(ps.sexprs, &x.Src)
+	default:
+		allocExprParts(x, &ps)
 	}
 	return ps
 }
@@ -76,7 +85,7 @@ func sexprParts(x SExpr) parts {
 	case *SNew:
 		ps.expr(&x.Arg)
 	case *SCall:
-		ps.call(x.Args, x.SArgs, x.RArgs)
+		ps.call(x.Args, x.SArgs, x.RArgs, x.OArgs)
 	case *SCond:
 		ps.expr(&x.C.A)
 		ps.expr(&x.C.B)
@@ -109,7 +118,7 @@ func stmtParts(s Stmt) parts {
 	case *Switch:
 		ps.expr(&s.E)
 	case *CallStmt:
-		ps.call(s.Args, s.SArgs, s.RArgs)
+		ps.call(s.Args, s.SArgs, s.RArgs, s.OArgs)
 	case *Throw:
 		ps.expr(&s.Code)
 	case *SetBox:
@@ -148,6 +157,8 @@ func stmtParts(s Stmt) parts {
 		ps.sexprs = append(ps.sexprs, &s.Src)
 	case *PSet:
 		ps.locs = append(ps.locs, s.L)
+	default:
+		allocStmtParts(s, &ps)
 	}
 	return ps
 }
@@ -164,6 +175,15 @@ func (ps parts) flat() []*Expr {
 	for _, L := range ps.locs {
 		out = append(out, locParts(L).flat()...)
 	}
+	for _, x := range ps.rexprs {
+		out = append(out, rexprParts(*x).flat()...)
+	}
+	for _, L := range ps.rlocs {
+		out = append(out, rlocParts(L).flat()...)
+	}
+	for _, Q := range ps.qlocs {
+		out = append(out, qlocParts(Q).flat()...)
+	}
 	return out
 }
 
@@ -174,6 +194,9 @@ type walker struct {
 	expr  func(x *Expr)
 	sexpr func(x *SExpr)
 	loc   func(L *Loc)
+	rexpr func(x *RExpr)
+	rloc  func(L *RLoc)
+	qloc  func(Q *QLoc)
 }
 
 func (w *walker) method(m *Method) {
@@ -200,6 +223,15 @@ func (w *walker) parts(ps parts) {
 	}
 	for _, L := range ps.locs {
 		w.walkLoc(L)
+	}
+	for _, x := range ps.rexprs {
+		w.walkRExpr(x)
+	}
+	for _, L := range ps.rlocs {
+		w.walkRLoc(L)
+	}
+	for _, Q := range ps.qlocs {
+		w.walkQLoc(Q)
 	}
 }
 
@@ -234,9 +266,9 @@ func (w *walker) walkLoc(L *Loc) {
 }
 
 // dropArg removes argument k from the calls of method j in every
-// method: argument list which (0: Args, 1: SArgs, 2: RArgs).
+// method: argument list which (0: Args, 1: SArgs, 2: RArgs, 3: OArgs).
 func dropArg(p *Program, j, k, which int) {
-	fix := func(callee int, args *[]Expr, sargs *[]SExpr, rargs *[]*Loc) {
+	fix := func(callee int, args *[]Expr, sargs *[]SExpr, rargs *[]*Loc, oargs *[]RExpr) {
 		if callee != j {
 			return
 		}
@@ -247,22 +279,24 @@ func dropArg(p *Program, j, k, which int) {
 			*sargs = slices.Delete(slices.Clone(*sargs), k, k+1)
 		case which == 2 && k < len(*rargs):
 			*rargs = slices.Delete(slices.Clone(*rargs), k, k+1)
+		case which == 3 && k < len(*oargs):
+			*oargs = slices.Delete(slices.Clone(*oargs), k, k+1)
 		}
 	}
 	w := &walker{
 		stmt: func(ss *[]Stmt, i int) {
 			if c, ok := (*ss)[i].(*CallStmt); ok {
-				fix(c.Callee, &c.Args, &c.SArgs, &c.RArgs)
+				fix(c.Callee, &c.Args, &c.SArgs, &c.RArgs, &c.OArgs)
 			}
 		},
 		expr: func(x *Expr) {
 			if c, ok := (*x).(*CallExpr); ok {
-				fix(c.Callee, &c.Args, &c.SArgs, &c.RArgs)
+				fix(c.Callee, &c.Args, &c.SArgs, &c.RArgs, &c.OArgs)
 			}
 		},
 		sexpr: func(x *SExpr) {
 			if c, ok := (*x).(*SCall); ok {
-				fix(c.Callee, &c.Args, &c.SArgs, &c.RArgs)
+				fix(c.Callee, &c.Args, &c.SArgs, &c.RArgs, &c.OArgs)
 			}
 		},
 	}
@@ -354,19 +388,30 @@ func (p *Program) pathTo(s int, t FType) ([]int, bool) {
 	return nil, false
 }
 
-// inlineLocals appends callee's value-type and pointer locals to
-// caller's and renumbers them in body (the callee's statements, to be
-// inlined in caller).
+// inlineLocals appends callee's value-type, pointer, Node and Pair
+// locals to caller's and renumbers them in body (the callee's
+// statements, to be inlined in caller).
 func inlineLocals(caller, callee *Method, body []Stmt) {
 	ns, np := len(caller.SLocals), len(caller.PLocals)
 	caller.SLocals = append(caller.SLocals, callee.SLocals...)
 	caller.PLocals = append(caller.PLocals, callee.PLocals...)
+	no, nq := caller.OLocals, caller.QLocals
+	caller.OLocals += callee.OLocals
+	caller.QLocals += callee.QLocals
 	w := &walker{loc: func(L *Loc) {
 		switch L.Root {
 		case RSLocal:
 			L.N += ns
 		case RPtr:
 			L.N += np
+		}
+	}, rloc: func(L *RLoc) {
+		if L.Root == RLocal {
+			L.N += no
+		}
+	}, qloc: func(Q *QLoc) {
+		if Q.Root == QLocal {
+			Q.N += nq
 		}
 	}}
 	w.method(&Method{Body: body})
@@ -407,7 +452,7 @@ func (e *editor) access(a *Access) {
 	}
 }
 
-func (e *editor) call(args []Expr, sargs []SExpr, rargs []*Loc) {
+func (e *editor) call(args []Expr, sargs []SExpr, rargs []*Loc, oargs []RExpr) {
 	for i := range args {
 		e.expr(&args[i])
 	}
@@ -416,6 +461,9 @@ func (e *editor) call(args []Expr, sargs []SExpr, rargs []*Loc) {
 	}
 	for _, L := range rargs {
 		e.loc(L)
+	}
+	for i := range oargs {
+		e.rexpr(&oargs[i])
 	}
 }
 
@@ -440,7 +488,7 @@ func (e *editor) sexpr(p *SExpr) {
 			e.expr(&x.Arg)
 		}
 	case *SCall:
-		e.call(x.Args, x.SArgs, x.RArgs)
+		e.call(x.Args, x.SArgs, x.RArgs, x.OArgs)
 	case *SUnbox:
 		if x.Addr && e.hit() {
 			x.Addr = false
@@ -501,6 +549,8 @@ func (e *editor) valueStmt(s Stmt) {
 		e.sexpr(&s.Src)
 	case *PSet:
 		e.loc(s.L)
+	default:
+		e.allocStmt(s)
 	}
 }
 
@@ -524,9 +574,9 @@ func (e *editor) valueExpr(x Expr) bool {
 	case *SField:
 		e.sexpr(&x.Src)
 	case *CallExpr:
-		e.call(x.Args, x.SArgs, x.RArgs)
+		e.call(x.Args, x.SArgs, x.RArgs, x.OArgs)
 	default:
-		return false
+		return e.allocExpr(x)
 	}
 	return true
 }

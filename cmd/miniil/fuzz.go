@@ -13,7 +13,7 @@ import (
 
 // cmdFuzz is the differential fuzzer:
 //
-//	miniil fuzz -n N [-seed S] [-mono] [-nointerp] [-out DIR] [-size small|medium|large]
+//	miniil fuzz -n N [-seed S] [-mono] [-nointerp] [-out DIR] [-size small|medium|large] [-alloc] [-gcstress=N] [-nursery=SIZE]
 //	miniil fuzz -reduce FILE [-o OUT] [-mono] [-nointerp]
 //
 // A campaign generates N programs (seeds S, S+1, ...), runs each on the
@@ -23,9 +23,12 @@ import (
 // makes filters that cannot throw: Mono lets an exception escape a
 // filter, a deliberate difference (MINIIL.md); programs never print
 // floats or exception messages, the other differences. -nointerp leaves
-// the interpreter out (the JIT alone, or against Mono).
+// the interpreter out (the JIT alone, or against Mono). Some programs of
+// every size allocate heavily (more of the large ones); -alloc makes
+// every program do so. -gcstress and -nursery are passed to the JIT's
+// runs (miniil run's collector options).
 func cmdFuzz(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("fuzz", "fuzz -n N [-seed S] [-mono] [-nointerp] [-out DIR] [-size small|medium|large] | fuzz -reduce FILE [-o OUT]", stdout)
+	fs := newFlags("fuzz", "fuzz -n N [-seed S] [-mono] [-nointerp] [-out DIR] [-size small|medium|large] [-alloc] [-gcstress=N] [-nursery=SIZE] | fuzz -reduce FILE [-o OUT]", stdout)
 	n := fs.Int("n", 100, "number of programs to generate and compare")
 	seed := fs.Uint64("seed", 1, "seed of the first program (programs use S, S+1, ...)")
 	mono := fs.Bool("mono", false, "also compare against ilasm + mono (filters then never throw)")
@@ -41,8 +44,20 @@ func cmdFuzz(args []string, stdout, stderr io.Writer) int {
 	perturb := fs.String("perturb", "", "testing aid: append a line to the JIT's output when it contains this text")
 	noInterp := fs.Bool("nointerp", false, "leave the interpreter out (the JIT alone, or against Mono with -mono)")
 	verifyGC := fs.Bool("verify-gc", false, "run the JIT with its GC information checked at every exit (run -verify-gc)")
+	alloc := fs.Bool("alloc", false, "generate only allocation-heavy programs (by default some programs of every size are)")
+	gcStress := fs.Int("gcstress", 0, "run the JIT with a collection at every Nth GC safepoint (run -gcstress=N; 0: off)")
+	var nursery byteSize
+	fs.Var(&nursery, "nursery", "run the JIT with a young generation of this `size` (run -nursery=SIZE; 0: the default), e.g. 64KiB")
 	if code := parseFlags(fs, args, stderr); code >= 0 {
 		return code
+	}
+	if *gcStress < 0 {
+		fmt.Fprintln(stderr, "miniil fuzz: -gcstress must not be negative")
+		return 2
+	}
+	if *inProcess && (*gcStress != 0 || nursery != 0) {
+		fmt.Fprintln(stderr, "miniil fuzz: -gcstress and -nursery need the engines in child processes (no -inprocess)")
+		return 2
 	}
 	if fs.NArg() != 0 {
 		fmt.Fprintf(stderr, "miniil fuzz: unexpected argument %q (see miniil fuzz -h)\n", fs.Arg(0))
@@ -54,11 +69,15 @@ func cmdFuzz(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	opts.MonoSafe = *mono || *safeFilters
+	if *alloc {
+		opts.Alloc = 100
+	}
 	if *print {
 		fmt.Fprint(stdout, fuzz.GenerateIL(*seed, opts))
 		return 0
 	}
-	runner := &fuzz.Runner{Timeout: *timeout, Mono: *mono, NoInterp: *noInterp, VerifyGC: *verifyGC}
+	runner := &fuzz.Runner{Timeout: *timeout, Mono: *mono, NoInterp: *noInterp, VerifyGC: *verifyGC,
+		GCStress: *gcStress, Nursery: int64(nursery)}
 	if !*inProcess {
 		// Engines run in a child process: a crash in generated code is
 		// then a reported mismatch, not the end of the campaign.

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestFuzzFlags checks the options of miniil fuzz for the collector:
+// -alloc makes every program allocate heavily, -gcstress and -nursery
+// are checked (the runs that use them are fuzz.Runner's, tested there).
+func TestFuzzFlags(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string // substring expected in stdout
+		stderr string // substring expected in stderr
+	}{
+		{"alloc program", []string{"fuzz", "-alloc", "-print", "-seed", "5", "-size", "small"}, 0, ".class public auto ansi beforefieldinit Node", ""},
+		{"alloc header", []string{"fuzz", "-alloc", "-print", "-seed", "5", "-size", "small"}, 0, "opts=3,14,3,2,400,0,100\n", ""},
+		{"default header", []string{"fuzz", "-print", "-seed", "5", "-size", "large"}, 0, "opts=10,60,5,4,10000,0,60\n", ""},
+		{"help", []string{"fuzz", "-h"}, 0, "-alloc", ""},
+		{"help nursery", []string{"fuzz", "-h"}, 0, "-nursery size", ""},
+		{"help gcstress", []string{"fuzz", "-h"}, 0, "-gcstress int", ""},
+		{"negative gcstress", []string{"fuzz", "-gcstress=-1"}, 2, "", "-gcstress must not be negative"},
+		{"bad nursery", []string{"fuzz", "-nursery=lots"}, 2, "", "invalid size"},
+		{"in process", []string{"fuzz", "-inprocess", "-gcstress=2"}, 2, "", "need the engines in child processes"},
+		{"in process nursery", []string{"fuzz", "-inprocess", "-nursery=64KiB"}, 2, "", "need the engines in child processes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			if code := run(tt.args, &out, &errb); code != tt.code {
+				t.Errorf("exit code %d, want %d (stderr %q)", code, tt.code, errb.String())
+			}
+			if !strings.Contains(out.String(), tt.stdout) {
+				t.Errorf("stdout %q does not contain %q", out.String(), tt.stdout)
+			}
+			if !strings.Contains(errb.String(), tt.stderr) {
+				t.Errorf("stderr %q does not contain %q", errb.String(), tt.stderr)
+			}
+		})
+	}
+}
