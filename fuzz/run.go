@@ -141,7 +141,8 @@ func (r *Runner) runMiniil(prog *miniil.Program, eng miniil.Engine) Outcome {
 	ctx, cancel := context.WithTimeout(context.Background(), r.timeout())
 	defer cancel()
 	var out bytes.Buffer
-	code, err := prog.Run(ctx, miniil.Config{Engine: eng, Stdout: &out, Validate: true, VerifyGC: r.VerifyGC})
+	code, err := prog.Run(ctx, miniil.Config{Engine: eng, Stdout: &out, Validate: true, VerifyGC: r.VerifyGC,
+		GCStress: r.GCStress, NurseryBytes: r.Nursery})
 	o.Stdout, o.Exit = out.String(), code
 	var me *miniil.ManagedException
 	var so *miniil.StackOverflowError

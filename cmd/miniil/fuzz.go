@@ -55,10 +55,6 @@ func cmdFuzz(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "miniil fuzz: -gcstress must not be negative")
 		return 2
 	}
-	if *inProcess && (*gcStress != 0 || nursery != 0) {
-		fmt.Fprintln(stderr, "miniil fuzz: -gcstress and -nursery need the engines in child processes (no -inprocess)")
-		return 2
-	}
 	if fs.NArg() != 0 {
 		fmt.Fprintf(stderr, "miniil fuzz: unexpected argument %q (see miniil fuzz -h)\n", fs.Arg(0))
 		return 2
