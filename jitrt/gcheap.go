@@ -253,7 +253,7 @@ func (h *gcHeap) used() int { return int(h.oldTop - h.oldLo + h.nurseryUsed() - 
 
 // typeAt returns the runtime type of the object at p.
 func (h *gcHeap) typeAt(p uintptr) *rtType {
-	return h.rt.types[h.rt.u64(uintptr(h.word(p))+abi.MTTypeID)]
+	return h.rt.mtType(uintptr(h.word(p)))
 }
 
 // objSize returns the size of the object at p of type t.

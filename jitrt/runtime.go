@@ -551,6 +551,17 @@ func (rt *Runtime) init() error {
 			}
 		}
 	}
+	// The hidden statics of type initializers keep the exception of a
+	// failed one (il.TypeInit.Error).
+	inits := []*il.TypeInit{mod.Init}
+	for _, c := range mod.Classes {
+		inits = append(inits, c.Init)
+	}
+	for _, ti := range inits {
+		if ti != nil {
+			rt.staticRefs = append(rt.staticRefs, rt.StaticAddr(ti.Error))
+		}
+	}
 	// Funclets the dispatcher invokes return here; the dispatcher never
 	// resumes the stub itself (UD2).
 	if rt.funcletReturn, err = rt.code.InstallStub(func(a *amd64.Assembler) {
@@ -757,6 +768,13 @@ func (rt *Runtime) u64(p uintptr) uint64 {
 
 func (rt *Runtime) setU64(p uintptr, v uint64) {
 	*(*uint64)(unsafe.Pointer(&rt.bytes(p, 8)[0])) = v
+}
+
+// mtType returns the runtime type of method table mt (in the metadata
+// arena: read without the checks of u64, for the collector's loops).
+func (rt *Runtime) mtType(mt uintptr) *rtType {
+	m := rt.meta
+	return rt.types[*(*uint64)(unsafe.Pointer(&m.mem[mt-m.base+abi.MTTypeID]))]
 }
 
 // typeOf returns the runtime type of a non-null object.
