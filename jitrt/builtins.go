@@ -80,17 +80,7 @@ func (rt *Runtime) builtin(m *Machine, k il.BuiltinKind) error {
 		}
 		return ret(rt.concatOf(strs...))
 	case il.StringConcatObjectObject, il.StringConcatObjectObjectObject:
-		var strs [3]uintptr
-		defer rt.hold()() // the strings made so far stay live
-		for i, o := range a {
-			s, err := rt.toStringOf(uintptr(o))
-			if err != nil {
-				return err
-			}
-			strs[i] = s
-			rt.hold(s)
-		}
-		return ret(rt.concatOf(strs[:len(a)]...))
+		return ret(rt.concatToStrings(a))
 	case il.StringConcatStringArray:
 		return rt.concatArray(m, uintptr(a[0]))
 	case il.StringGetLength:
@@ -428,6 +418,24 @@ func (rt *Runtime) excToString(exc uintptr) (uintptr, error) {
 		parts = append(parts, utf16Of("\n"+il.InnerExceptionPrefix), rt.str(s), utf16Of("\n   "+il.EndOfInnerExceptionStack))
 	}
 	return rt.concat(parts...)
+}
+
+// concatToStrings is String.Concat of two or three objects: their
+// ToStrings in order, each kept live while the next is made, then
+// concatenated. (A function of its own: a defer in builtin's switch
+// would slow every base library call.)
+func (rt *Runtime) concatToStrings(a []uint64) (uintptr, error) {
+	var strs [3]uintptr
+	defer rt.hold()()
+	for i, o := range a {
+		s, err := rt.toStringOf(uintptr(o))
+		if err != nil {
+			return 0, err
+		}
+		strs[i] = s
+		rt.hold(s)
+	}
+	return rt.concatOf(strs[:len(a)]...)
 }
 
 // toStringOf is the virtual ToString of obj ("" for null).

@@ -112,6 +112,11 @@ func (rt *Runtime) safepoint(m *Machine, code uint64, extra ...*uint64) error {
 	return rt.collect(m, code, extra, full, 0)
 }
 
+// mayCollect reports cheaply whether a safepoint may collect now.
+func (h *gcHeap) mayCollect() bool {
+	return h.noGC == 0 && (h.pending || h.stressEvery > 0)
+}
+
 // stressDue counts a safepoint under GC stress and reports whether it
 // collects.
 func (h *gcHeap) stressDue() bool {

@@ -192,7 +192,7 @@ func (rt *Runtime) callBuiltin(m *Machine) error {
 	k := il.BuiltinKind(m.ExitArg())
 	pc, sp := m.PC(), m.SP()
 	err := rt.oomAt(m, rt.resumeOuter(m, rt.builtin(m, k)))
-	if err != nil || m.PC() != pc || m.SP() != sp {
+	if err != nil || m.PC() != pc || m.SP() != sp || !rt.gc.mayCollect() {
 		return err
 	}
 	var extra []*uint64

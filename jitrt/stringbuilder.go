@@ -57,8 +57,10 @@ func (rt *Runtime) sbBuiltin(m *Machine, k il.BuiltinKind) error {
 		if err != nil {
 			return err
 		}
-		defer rt.hold(s)()
-		return rt.sbAppend(m, this, rt.str(s))
+		release := rt.hold(s)
+		err = rt.sbAppend(m, this, rt.str(s))
+		release()
+		return err
 	case il.StringBuilderAppendChar:
 		return rt.sbAppend(m, this, []uint16{uint16(arg)})
 	case il.StringBuilderAppendBoolean:
