@@ -187,7 +187,7 @@ func (m *Machine) SetReg(off int, v uint64) {
 	*(*uint64)(m.slot(off)) = v
 }
 
-//
+// slot returns the address of the context slot at byte offset off.
 // Offsets are the abi constants: a bad one (out of the block) panics with
 // an index out of range, a closed machine's nil block with a nil
 // dereference. Cheap enough to inline: exit handlers read and write the
