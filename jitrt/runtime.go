@@ -1445,7 +1445,7 @@ func (rt *Runtime) Call(ctx context.Context, meth *il.Method, args []any) (resul
 
 // Stats reports the runtime's resource use.
 type Stats struct {
-	HeapBytes int // managed heap in use (objects are never freed yet)
+	HeapBytes int // managed heap in use: the old generation and the nursery
 	MetaBytes int // type metadata arena in use (method tables, statics, interned strings)
 	CodeBytes int // code heap pages in use (code, stubs, cells)
 	Trackers  int // exception dispatches in progress
