@@ -220,7 +220,7 @@ func (h *gcHeap) evacuate(p uintptr) uintptr {
 	if mt&1 != 0 {
 		return uintptr(mt &^ 1)
 	}
-	t := h.rt.mtType(uintptr(mt))
+	t := h.typeOfMT(uintptr(mt))
 	n := h.objSize(p, t)
 	q := h.bumpOld(n)
 	copy(h.mem[q-h.base:q-h.base+n], h.mem[p-h.base:p-h.base+n])

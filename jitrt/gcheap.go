@@ -92,6 +92,9 @@ type gcHeap struct {
 	stressEvery, stressCount int
 
 	stats GCStats
+	// The last method table typeOfMT looked up.
+	lastMT uintptr
+	lastT  *rtType
 }
 
 // GCStats counts a runtime's collections.
@@ -253,7 +256,18 @@ func (h *gcHeap) used() int { return int(h.oldTop - h.oldLo + h.nurseryUsed() - 
 
 // typeAt returns the runtime type of the object at p.
 func (h *gcHeap) typeAt(p uintptr) *rtType {
-	return h.rt.mtType(uintptr(h.word(p)))
+	return h.typeOfMT(uintptr(h.word(p)))
+}
+
+// typeOfMT returns the runtime type of method table mt, remembering the
+// last one asked: objects of one type come in runs.
+func (h *gcHeap) typeOfMT(mt uintptr) *rtType {
+	if mt == h.lastMT {
+		return h.lastT
+	}
+	t := h.rt.mtType(mt)
+	h.lastMT, h.lastT = mt, t
+	return t
 }
 
 // objSize returns the size of the object at p of type t.
@@ -272,6 +286,12 @@ func (h *gcHeap) objSize(p uintptr, t *rtType) uintptr {
 func (h *gcHeap) eachRef(p uintptr, t *rtType, lo, hi uintptr, fn func(slot uintptr)) {
 	switch t.kind {
 	case tkClass:
+		if lo <= p && p+t.size <= hi { // the whole object: no range test
+			for _, off := range t.refs {
+				fn(p + off)
+			}
+			return
+		}
 		for _, off := range t.refs {
 			if s := p + off; s >= lo && s < hi {
 				fn(s)
