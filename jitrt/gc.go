@@ -44,12 +44,21 @@ import (
 // words that hold interior pointers.
 type rootSet struct {
 	refs, interiors []*uint64
+	// what says what each root is, for the heap verifier's messages
+	// (made only when it runs).
+	what map[*uint64]string
 }
 
 // gatherRoots finds the roots at an exit with the given code.
 func (rt *Runtime) gatherRoots(m *Machine, code uint64, extra []*uint64) (*rootSet, error) {
 	rs := &rootSet{}
+	if rt.gcVerifyHeap {
+		rs.what = map[*uint64]string{}
+	}
 	err := rt.walkGC(m, code, func(r gcRoot) error {
+		if rs.what != nil {
+			rs.what[r.p] = r.String()
+		}
 		if r.interior {
 			rs.interiors = append(rs.interiors, r.p)
 		} else {
@@ -65,6 +74,17 @@ func (rt *Runtime) gatherRoots(m *Machine, code uint64, extra []*uint64) (*rootS
 	}
 	for _, t := range rt.trackers {
 		rs.refs = append(rs.refs, (*uint64)(unsafe.Pointer(&t.exc)))
+	}
+	if rs.what != nil {
+		for _, p := range rt.staticRefs {
+			rs.what[rt.wordPtr(p)] = fmt.Sprintf("static at %#x", p)
+		}
+		for i, t := range rt.trackers {
+			rs.what[(*uint64)(unsafe.Pointer(&t.exc))] = fmt.Sprintf("exception of tracker %d", i)
+		}
+		for _, p := range extra {
+			rs.what[p] = "a word the runtime holds (a base library result)"
+		}
 	}
 	for _, off := range rt.classMT[rt.mod.Class("System.OutOfMemoryException")].refs {
 		rs.refs = append(rs.refs, rt.wordPtr(rt.oom+off))

@@ -163,7 +163,7 @@ func (rt *Runtime) verifyHeap(rs *rootSet) error {
 	}
 	for _, p := range rs.refs {
 		if v := uintptr(*p); !ref(v) {
-			report("a root holds %#x, which is neither null nor an object", v)
+			report("a root (%s) holds %#x, which is neither null nor an object", rs.what[p], v)
 		}
 	}
 	for _, p := range rs.interiors {
@@ -172,7 +172,7 @@ func (rt *Runtime) verifyHeap(rs *rootSet) error {
 			continue // the stack, the statics, the metadata arena: not moved
 		}
 		if _, ok := x.objectContaining(v); !ok {
-			report("a root interior pointer holds %#x, which points into no object", v)
+			report("a root interior pointer (%s) holds %#x, which points into no object", rs.what[p], v)
 		}
 	}
 	check := func(lo, hi uintptr) {

@@ -244,6 +244,12 @@ func (w *gcWalker) walk(pc, sp, bp uintptr, next int) error {
 			return fmt.Errorf("%s: no GC information at return address +%#x", r.method.FullName(), off)
 		}
 		mainProlog := s.Flags&abi.SPProlog != 0 && s.Funclet == 0
+		if !dispatch && rt.unwinding(pc, bp) {
+			// An exception is passing through the frame: it will never
+			// continue here, and its live values may not be reported
+			// (while a filter ran): untracked slots only.
+			dispatch = true
+		}
 		if dispatch {
 			w.stats.Dispatched++
 		} else {
@@ -318,6 +324,29 @@ func (w *gcWalker) walk(pc, sp, bp uintptr, next int) error {
 		pc, sp, bp, dispatch = parent.pc, parent.sp, parent.bp, true
 		next = o.outerLen - 1 - parent.seg
 	}
+}
+
+// unwinding reports whether the frame at return address pc with frame
+// pointer bp is one an exception dispatch has passed: from the throw site
+// to the frame the first pass examines, or in the second pass to the
+// handling frame. Such a frame never continues at pc (the dispatch ends
+// in a handler at or beyond it), so its tracked values are dead; and
+// while a filter ran they were not reported (the filter's parent and the
+// frames under it report their untracked slots only), so they may be
+// stale.
+func (rt *Runtime) unwinding(pc, bp uintptr) bool {
+	for _, t := range rt.trackers {
+		last := t.fi
+		if t.second {
+			last = t.hf
+		}
+		for i := range min(last+1, len(t.frames)) {
+			if f := &t.frames[i]; f.pc == pc && f.bp == bp {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // live reports location l, live at safepoint s of the frame of r at bp.
