@@ -3,7 +3,7 @@
 // Markdown table of the best wall-clock times and their ratios. It is
 // internal to miniil: no compatibility promise.
 //
-//	go run ./tests/bench [-n 5] [-filter REGEXP] [-engines jit,interp,mono] [-dotnet PATH]
+//	go run ./tests/bench [-n 5] [-filter REGEXP] [-engines jit,interp,mono] [-dotnet PATH] [-rss] [-gc] [-max-heap SIZE]
 //
 // The engine coreclr runs the program ilasm assembled for Mono on CoreCLR
 // instead, through the dotnet host given by -dotnet (by default the one
@@ -31,6 +31,54 @@
 // followed by the try/finally normal-path overhead of each engine:
 // eh_tryfinally.il against eh_notry.il, the same loop without the try.
 //
+// -rss adds a table of every engine's peak resident set (the child's
+// rusage maxrss) per program; the progress lines show it for every run.
+//
+// A program's source may carry directives, comment lines "// bench:
+// WORD ...": "gc" makes it a program for the garbage collector (issue
+// 13), which runs only with -gc; "skip=ENGINE,..." keeps those engines
+// off it (binarytrees21 would take the interpreter minutes). The programs
+// for the collector:
+//
+//   - binarytrees21: binary-trees at the benchmark's own depth, 21 (about
+//     15 GB allocated, 192 MiB live at most).
+//   - gc_strings: 101 million rounds of Concat, Int32.ToString and
+//     StringBuilder (about 8 GB allocated), a few KiB live.
+//   - gc_throw: 101 million throws and catches of a new exception.
+//   - gc_live: a 201 MB tree of small objects kept live while garbage
+//     trees are allocated and fresh subtrees grafted into it.
+//
+// -gc runs those instead of the others (-filter applies; -n is 1 unless
+// given: the runs are long) and prints, per program and engine, the best
+// time (start-up included), the peak resident set (the largest of the
+// runs), the longest minor and full collection pauses, the number of
+// collections, the total minor collection time, the bytes that survived
+// minor collections and the minor time per MiB survived, and the time and
+// peak RSS as ratios to Mono's. The JIT's collections come from miniil run
+// -gc-stats (the harness passes it when miniil has the flag; "n/a"
+// before), the interpreter has none of its own (Go collects its objects),
+// Mono's come from its log (MONO_LOG_LEVEL=debug MONO_LOG_MASK=gc,
+// written to a file with MONO_LOG_DEST): the stw time of each GC_MINOR,
+// GC_MAJOR and GC_MAJOR_CONCURRENT_FINISH line is a pause, promoted is
+// what survived a minor one, and the collection Mono makes at exit
+// ("user request") is left out.
+//
+// A program may print lines "mark NAME" (gc_strings and gc_throw print
+// "mark 10M" and "mark 100M"): when such a line arrives the harness reads
+// the child's resident set (VmRSS in /proc/PID/status), and -gc prints a
+// second table of the resident set at each mark and its change from the
+// first mark to the last (the issue asks for less than 10%). miniil
+// flushes its output per line only on a terminal, so in -gc mode its
+// standard output is a pseudo-terminal (without output processing: the
+// bytes are the program's); Mono writes every line through. The programs
+// run a little past their last mark so that the harness reads the
+// resident set while they still run.
+//
+// -max-heap passes its value to miniil run: until miniil has a collector
+// its heap limit counts every allocation, so the GC programs need a
+// large one (such as 64GiB) for the interpreter to finish them; do not
+// give the JIT that much (it would use the memory).
+//
 // Progress goes to standard error, the tables to standard output.
 package main
 
@@ -44,6 +92,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -108,6 +157,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	timeout := fs.Duration("timeout", 10*time.Minute, "time limit for one run")
 	gcMode := fs.Bool("gc", false, "run the programs for the collector (\"// bench: gc\") instead of the others, and print the GC table; -n is 1 unless given")
 	rssFlag := fs.Bool("rss", false, "also print a table of every engine's peak resident set")
+	maxHeap := fs.String("max-heap", "", "pass -max-heap=`SIZE` to miniil run (such as 64GiB, for the interpreter on a -gc program while miniil has no collector)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -256,6 +306,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	// it flushes every line and the mark lines arrive when printed;
 	// Mono logs its collections to a file, and the JIT prints its own
 	// with -gc-stats.
+	var heapFlag []string
+	if *maxHeap != "" {
+		heapFlag = []string{"-max-heap=" + *maxHeap}
+	}
+	jitFlags := slices.Concat(heapFlag, gcStatsFlag)
 	logs := 0
 	command := func(engine string, p *bench) runSpec {
 		var spec runSpec
@@ -270,13 +325,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		case "coreclr":
 			spec.argv = []string{dotnetBin, p.exe}
 		case "jit-nopoll":
-			spec.argv = append(append([]string{"env", "MINIIL_POLL_INTERVAL=off", miniilBin, "run", "-engine=jit"}, gcStatsFlag...), p.il)
+			spec.argv = append(append([]string{"env", "MINIIL_POLL_INTERVAL=off", miniilBin, "run", "-engine=jit"}, jitFlags...), p.il)
 			spec.pty = usePty
 		case "jit":
-			spec.argv = append(append([]string{miniilBin, "run", "-engine=jit"}, gcStatsFlag...), p.il)
+			spec.argv = append(append([]string{miniilBin, "run", "-engine=jit"}, jitFlags...), p.il)
 			spec.pty = usePty
 		default:
-			spec.argv = []string{miniilBin, "run", "-engine=" + engine, p.il}
+			spec.argv = append(append([]string{miniilBin, "run", "-engine=" + engine}, heapFlag...), p.il)
 			spec.pty = usePty
 		}
 		return spec
