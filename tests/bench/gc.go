@@ -403,8 +403,8 @@ func gcReport(w io.Writer, engines []string, progs []*bench, n int, notes []stri
 			}
 			row := []string{name, e, fmtLong(m.best), fmtKiB(m.peakRSS)}
 			if g := m.bestSample.gc; g != nil {
-				perMiB := "n/a (none survived)"
-				if g.survived > 0 {
+				perMiB := "n/a (under 1 MiB survived)"
+				if g.survived >= 1<<20 {
 					perMiB = fmt.Sprintf("%.3f", g.minorMs/(float64(g.survived)/(1<<20)))
 				}
 				pause := func(ms float64, n int) string {
