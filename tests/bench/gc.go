@@ -48,10 +48,11 @@ type runSpec struct {
 // sample is what one run measured besides its output.
 type sample struct {
 	d      time.Duration
-	maxRSS int64    // peak resident set in KiB (rusage ru_maxrss)
-	marks  []mark   // the resident set when each mark line arrived
-	gc     *gcStats // nil when the engine reported no collections
-	gcErr  error    // why gc is nil although a report was there
+	cpu    time.Duration // user + system time (rusage)
+	maxRSS int64         // peak resident set in KiB (rusage ru_maxrss)
+	marks  []mark        // the resident set when each mark line arrived
+	gc     *gcStats      // nil when the engine reported no collections
+	gcErr  error         // why gc is nil although a report was there
 }
 
 // mark is the resident set sampled when the program printed a mark line.
@@ -142,6 +143,7 @@ func runOnce(spec runSpec, timeout time.Duration) (sample, result, error) {
 	res := result{stdout: rd.out, stderr: errOut.String()}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		s.maxRSS = ru.Maxrss
+		s.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
 	var ee *exec.ExitError
 	switch {
@@ -386,9 +388,9 @@ func (m *measure) add(s sample) {
 // collections per program and engine, then the resident set at each
 // mark.
 func gcReport(w io.Writer, engines []string, progs []*bench, n int, notes []string) {
-	fmt.Fprintf(w, "GC: time, peak RSS, longest pause (minor / full), per engine. Time: the best of %d runs, each a fresh process (start-up included); peak RSS: the largest of the runs (rusage maxrss); longest pauses: the longest of the runs; the other collection figures: from the fastest run.\n\n", n)
-	fmt.Fprintln(w, "| program | engine | time | peak RSS | longest pause (minor / full) | collections (minor / full) | minor total | survived minors | minor ms per MiB survived | time / Mono | peak RSS / Mono |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintf(w, "GC: time, peak RSS, longest pause (minor / full), per engine. Time: the best of %d runs, each a fresh process (start-up included); CPU: the user and system time of that run, all threads; peak RSS: the largest of the runs (rusage maxrss); longest pauses: the longest of the runs; the other collection figures: from the fastest run.\n\n", n)
+	fmt.Fprintln(w, "| program | engine | time | CPU | peak RSS | longest pause (minor / full) | collections (minor / full) | minor total | survived minors | minor ms per MiB survived | time / Mono | peak RSS / Mono |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, p := range progs {
 		name := p.name
 		if len(p.mismatch) > 0 {
@@ -398,10 +400,10 @@ func gcReport(w io.Writer, engines []string, progs []*bench, n int, notes []stri
 		for _, e := range engines {
 			m := p.m[e]
 			if m == nil {
-				fmt.Fprintf(w, "| %s | %s | skipped | | | | | | | | |\n", name, e)
+				fmt.Fprintf(w, "| %s | %s | skipped | | | | | | | | | |\n", name, e)
 				continue
 			}
-			row := []string{name, e, fmtLong(m.best), fmtKiB(m.peakRSS)}
+			row := []string{name, e, fmtLong(m.best), fmtLong(m.bestSample.cpu), fmtKiB(m.peakRSS)}
 			if g := m.bestSample.gc; g != nil {
 				perMiB := "n/a (under 1 MiB survived)"
 				if g.survived >= 1<<20 {
