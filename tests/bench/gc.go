@@ -374,13 +374,6 @@ func (m *measure) add(s sample) {
 		m.bestSample = s
 	}
 	m.peakRSS = max(m.peakRSS, s.maxRSS)
-	if s.gc != nil {
-		if m.maxPause == nil {
-			m.maxPause = &gcStats{}
-		}
-		m.maxPause.minorMaxMs = max(m.maxPause.minorMaxMs, s.gc.minorMaxMs)
-		m.maxPause.fullMaxMs = max(m.maxPause.fullMaxMs, s.gc.fullMaxMs)
-	}
 	m.runs++
 }
 
@@ -388,7 +381,7 @@ func (m *measure) add(s sample) {
 // collections per program and engine, then the resident set at each
 // mark.
 func gcReport(w io.Writer, engines []string, progs []*bench, n int, notes []string) {
-	fmt.Fprintf(w, "GC: time, peak RSS, longest pause (minor / full), per engine. Time: the best of %d runs, each a fresh process (start-up included); CPU: the user and system time of that run, all threads; peak RSS: the largest of the runs (rusage maxrss); longest pauses: the longest of the runs; the other collection figures: from the fastest run.\n\n", n)
+	fmt.Fprintf(w, "GC: time, peak RSS, longest pause (minor / full), per engine. Time: the best of %d runs, each a fresh process (start-up included); CPU: the user and system time of that run, all threads; peak RSS: the largest of the runs (rusage maxrss); collections: those of the fastest run (the least disturbed by other work).\n\n", n)
 	fmt.Fprintln(w, "| program | engine | time | CPU | peak RSS | longest pause (minor / full) | collections (minor / full) | minor total | survived minors | minor ms per MiB survived | time / Mono | peak RSS / Mono |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, p := range progs {
@@ -416,7 +409,7 @@ func gcReport(w io.Writer, engines []string, progs []*bench, n int, notes []stri
 					return fmtMs(ms)
 				}
 				row = append(row,
-					pause(m.maxPause.minorMaxMs, g.minor)+" / "+pause(m.maxPause.fullMaxMs, g.full),
+					pause(g.minorMaxMs, g.minor)+" / "+pause(g.fullMaxMs, g.full),
 					fmt.Sprintf("%d / %d", g.minor, g.full),
 					fmtMs(g.minorMs),
 					fmtBytes(g.survived),

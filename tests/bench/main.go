@@ -50,11 +50,11 @@
 //
 // -gc runs those instead of the others (-filter applies; -n is 1 unless
 // given: the runs are long) and prints, per program and engine, the best
-// time (start-up included), the peak resident set (the largest of the
-// runs), the longest minor and full collection pauses, the number of
-// collections, the total minor collection time, the bytes that survived
-// minor collections and the minor time per MiB survived, and the time and
-// peak RSS as ratios to Mono's. The JIT's collections come from miniil run
+// time (start-up included) and that run's CPU time, the peak resident set
+// (the largest of the runs), and the fastest run's longest minor and full
+// collection pauses, number of collections, total minor collection time,
+// bytes that survived minor collections and minor time per MiB survived,
+// then the time and peak RSS as ratios to Mono's. The JIT's collections come from miniil run
 // -gc-stats (the harness passes it when miniil has the flag; "n/a"
 // before), the interpreter has none of its own (Go collects its objects),
 // Mono's come from its log (MONO_LOG_LEVEL=debug MONO_LOG_MASK=gc,
@@ -130,9 +130,8 @@ type measure struct {
 	best       time.Duration
 	out        result
 	runs       int
-	bestSample sample   // the fastest run
-	peakRSS    int64    // KiB, the largest of the runs
-	maxPause   *gcStats // the longest pauses of the runs (only the *MaxMs fields)
+	bestSample sample // the fastest run
+	peakRSS    int64  // KiB, the largest of the runs
 }
 
 // bench holds everything measured for one program.
