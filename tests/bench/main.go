@@ -3,7 +3,7 @@
 // Markdown table of the best wall-clock times and their ratios. It is
 // internal to miniil: no compatibility promise.
 //
-//	go run ./tests/bench [-n 5] [-filter REGEXP] [-engines jit,interp,mono] [-dotnet PATH]
+//	go run ./tests/bench [-n 5] [-filter REGEXP] [-engines jit,interp,mono] [-dotnet PATH] [-rss] [-gc] [-max-heap SIZE]
 //
 // The engine coreclr runs the program ilasm assembled for Mono on CoreCLR
 // instead, through the dotnet host given by -dotnet (by default the one
@@ -31,12 +31,59 @@
 // followed by the try/finally normal-path overhead of each engine:
 // eh_tryfinally.il against eh_notry.il, the same loop without the try.
 //
+// -rss adds a table of every engine's peak resident set (the child's
+// rusage maxrss) per program; the progress lines show it for every run.
+//
+// A program's source may carry directives, comment lines "// bench:
+// WORD ...": "gc" makes it a program for the garbage collector (issue
+// 13), which runs only with -gc; "skip=ENGINE,..." keeps those engines
+// off it (binarytrees21 would take the interpreter minutes). The programs
+// for the collector:
+//
+//   - binarytrees21: binary-trees at the benchmark's own depth, 21 (about
+//     15 GB allocated, 192 MiB live at most).
+//   - gc_strings: 101 million rounds of Concat, Int32.ToString and
+//     StringBuilder (about 8 GB allocated), a few KiB live.
+//   - gc_throw: 101 million throws and catches of a new exception.
+//   - gc_live: a 201 MB tree of small objects kept live while garbage
+//     trees are allocated and fresh subtrees grafted into it.
+//
+// -gc runs those instead of the others (-filter applies; -n is 1 unless
+// given: the runs are long) and prints, per program and engine, the best
+// time (start-up included) and that run's CPU time, the peak resident set
+// (the largest of the runs), and the fastest run's longest minor and full
+// collection pauses, number of collections, total minor collection time,
+// bytes that survived minor collections and minor time per MiB survived,
+// then the time and peak RSS as ratios to Mono's. The JIT's collections
+// come from miniil run -gc-stats (the harness passes it when miniil has
+// the flag; "n/a" before), the interpreter has none of its own (Go
+// collects its objects), Mono's come from its log (MONO_LOG_LEVEL=debug
+// MONO_LOG_MASK=gc, written to a file with MONO_LOG_DEST): the stw time of
+// each GC_MINOR, GC_MAJOR and GC_MAJOR_CONCURRENT_FINISH line is a pause,
+// promoted is what survived a minor one, and the collection Mono makes at
+// exit ("user request") is left out.
+//
+// A program may print lines "mark NAME" (gc_strings and gc_throw print
+// "mark 10M" and "mark 100M"): when such a line arrives the harness reads
+// the child's resident set (VmRSS in /proc/PID/status), and -gc prints a
+// second table of the resident set at each mark and its change from the
+// first mark to the last (the issue asks for less than 10%). miniil
+// flushes its output per line only on a terminal, so in -gc mode its
+// standard output is a pseudo-terminal (without output processing: the
+// bytes are the program's); Mono writes every line through. The programs
+// run a little past their last mark so that the harness reads the
+// resident set while they still run.
+//
+// -max-heap passes its value to miniil run: until miniil has a collector
+// its heap limit counts every allocation, so the GC programs need a
+// large one (such as 64GiB) for the interpreter to finish them; do not
+// give the JIT that much (it would use the memory).
+//
 // Progress goes to standard error, the tables to standard output.
 package main
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -45,6 +92,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -76,19 +124,23 @@ func (r result) String() string {
 	return fmt.Sprintf("%sexit=%d", r.stdout, r.exit)
 }
 
-// measure is an engine's best time on a program and the output of its
-// first run.
+// measure is an engine's best time on a program, the output of its
+// first run and what its runs measured.
 type measure struct {
-	best time.Duration
-	out  result
-	runs int
+	best       time.Duration
+	out        result
+	runs       int
+	bestSample sample // the fastest run
+	peakRSS    int64  // KiB, the largest of the runs
 }
 
 // bench holds everything measured for one program.
 type bench struct {
 	name     string
-	il       string // source path
-	exe      string // ilasm output, for mono and coreclr
+	il       string   // source path
+	exe      string   // ilasm output, for mono and coreclr
+	gc       bool     // a program for the collector (directive "gc"): run only with -gc
+	skip     []string // engines that never run it (directive "skip=")
 	m        map[string]*measure
 	mismatch []string // engines whose output differs from the reference
 	ref      string   // the engine whose output is the reference
@@ -102,8 +154,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 	enginesFlag := fs.String("engines", "jit,interp,mono", "comma-separated engines to run: jit, interp, mono, coreclr, jit-nopoll")
 	dotnetFlag := fs.String("dotnet", "dotnet", "the dotnet host that runs the coreclr engine: a path, or a name looked up on PATH")
 	timeout := fs.Duration("timeout", 10*time.Minute, "time limit for one run")
+	gcMode := fs.Bool("gc", false, "run the programs for the collector (\"// bench: gc\") instead of the others, and print the GC table; -n is 1 unless given")
+	rssFlag := fs.Bool("rss", false, "also print a table of every engine's peak resident set")
+	maxHeap := fs.String("max-heap", "", "pass -max-heap=`SIZE` to miniil run (such as 64GiB, for the interpreter on a -gc program while miniil has no collector)")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *gcMode {
+		nSet := false
+		fs.Visit(func(f *flag.Flag) { nSet = nSet || f.Name == "n" })
+		if !nSet {
+			*n = 1
+		}
 	}
 	if *n < 1 {
 		fmt.Fprintln(stderr, "bench: -n must be at least 1")
@@ -126,13 +188,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	benchDir := filepath.Join(root, "tests", "bench")
-	progs, err := programs(benchDir, re)
+	progs, err := programs(benchDir, re, *gcMode)
 	if err != nil {
 		fmt.Fprintf(stderr, "bench: %v\n", err)
 		return 1
 	}
-	if len(progs) == 1 { // only the start-up program
-		fmt.Fprintf(stderr, "bench: no program in %s matches -filter %q\n", benchDir, *filter)
+	if len(progs) == 0 || len(progs) == 1 && progs[0].name == startupProgram {
+		kind := ""
+		if *gcMode {
+			kind = " for the collector"
+		}
+		fmt.Fprintf(stderr, "bench: no program%s in %s matches -filter %q\n", kind, benchDir, *filter)
 		return 2
 	}
 
@@ -153,6 +219,28 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if out, err := build.CombinedOutput(); err != nil {
 			fmt.Fprintf(stderr, "bench: go build ./cmd/miniil: %v\n%s", err, out)
 			return 1
+		}
+	}
+	// miniil run -gc-stats reports the JIT's collections; a miniil
+	// without a collector has no such flag.
+	var gcStatsFlag []string
+	if *gcMode && miniilBin != "" {
+		help, _ := exec.Command(miniilBin, "run", "-h").CombinedOutput()
+		if bytes.Contains(help, []byte("-gc-stats")) {
+			gcStatsFlag = []string{"-gc-stats"}
+		} else {
+			notes = append(notes, "miniil: no -gc-stats flag (no collector yet); no pauses for the JIT.")
+		}
+	}
+	usePty := *gcMode
+	if usePty {
+		if r, w, err := outputPair(true); err != nil {
+			fmt.Fprintf(stderr, "bench: %v; miniil's output goes through a pipe, and arrives only when its 64 KiB buffer fills or the run ends\n", err)
+			notes = append(notes, "No pseudo-terminal: miniil's RSS at the marks was sampled when its buffered output arrived, not when it was printed.")
+			usePty = false
+		} else {
+			r.Close()
+			w.Close()
 		}
 	}
 	if contains(engines, "mono") {
@@ -213,38 +301,64 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 
-	command := func(engine string, p *bench) []string {
+	// In -gc mode miniil's standard output is a pseudo-terminal, so that
+	// it flushes every line and the mark lines arrive when printed;
+	// Mono logs its collections to a file, and the JIT prints its own
+	// with -gc-stats.
+	var heapFlag []string
+	if *maxHeap != "" {
+		heapFlag = []string{"-max-heap=" + *maxHeap}
+	}
+	jitFlags := slices.Concat(heapFlag, gcStatsFlag)
+	logs := 0
+	command := func(engine string, p *bench) runSpec {
+		var spec runSpec
 		switch engine {
 		case "mono":
-			return []string{monoBin, p.exe}
+			spec.argv = []string{monoBin, p.exe}
+			if *gcMode {
+				logs++
+				spec.monoLog = filepath.Join(tmp, fmt.Sprintf("mono-gc-%d.log", logs))
+				spec.env = monoEnv(spec.monoLog)
+			}
 		case "coreclr":
-			return []string{dotnetBin, p.exe}
+			spec.argv = []string{dotnetBin, p.exe}
 		case "jit-nopoll":
-			return []string{"env", "MINIIL_POLL_INTERVAL=off", miniilBin, "run", "-engine=jit", p.il}
+			spec.argv = append(append([]string{"env", "MINIIL_POLL_INTERVAL=off", miniilBin, "run", "-engine=jit"}, jitFlags...), p.il)
+			spec.pty = usePty
+		case "jit":
+			spec.argv = append(append([]string{miniilBin, "run", "-engine=jit"}, jitFlags...), p.il)
+			spec.pty = usePty
 		default:
-			return []string{miniilBin, "run", "-engine=" + engine, p.il}
+			spec.argv = append(append([]string{miniilBin, "run", "-engine=" + engine}, heapFlag...), p.il)
+			spec.pty = usePty
 		}
+		return spec
 	}
 
 	for _, p := range progs {
 		for i := 1; i <= *n; i++ {
 			for _, e := range engines {
-				argv := command(e, p)
-				d, res, err := runOnce(argv, *timeout)
+				if contains(p.skip, e) {
+					continue
+				}
+				s, res, err := runOnce(command(e, p), *timeout)
 				if err != nil {
 					fmt.Fprintf(stderr, "bench: %s: %s: %v\n", p.name, e, err)
 					return 1
 				}
-				fmt.Fprintf(stderr, "%s: %s %d/%d %s\n", p.name, e, i, *n, fmtDur(d))
+				fmt.Fprintf(stderr, "%s: %s %d/%d %s, peak RSS %s\n", p.name, e, i, *n, fmtDur(s.d), fmtKiB(s.maxRSS))
+				if s.gcErr != nil {
+					fmt.Fprintf(stderr, "bench: %s: %s: %v\n", p.name, e, s.gcErr)
+				}
 				m := p.m[e]
 				if m == nil {
-					m = &measure{best: d, out: res}
+					m = &measure{out: res}
 					p.m[e] = m
 				} else if !res.same(m.out) {
 					p.flag(e + fmt.Sprintf(" (run %d differs from its run 1)", i))
 				}
-				m.best = min(m.best, d)
-				m.runs++
+				m.add(s)
 			}
 		}
 		p.compare(engines)
@@ -253,8 +367,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
-	startup := progs[0]
-	report(stdout, engines, progs, startup, *n, notes)
+	if *gcMode {
+		gcReport(stdout, engines, progs, *n, notes)
+		mismatchReport(stdout, engines, progs)
+	} else {
+		report(stdout, engines, progs, progs[0], *n, notes)
+		if *rssFlag {
+			rssReport(stdout, engines, progs)
+		}
+	}
 	for _, p := range progs {
 		if len(p.mismatch) > 0 {
 			return 1
@@ -270,46 +391,25 @@ func (p *bench) flag(what string) {
 	}
 }
 
-// compare checks every engine's output against the reference: Mono when
-// it ran, otherwise CoreCLR, the interpreter or the JIT, in that order.
+// compare checks the output of every engine that ran against the
+// reference: Mono when it ran, otherwise CoreCLR, the interpreter or the
+// JIT, in that order.
 func (p *bench) compare(engines []string) {
-	for _, r := range []string{"mono", "coreclr", "interp", "jit"} {
+	for _, r := range []string{"mono", "coreclr", "interp", "jit", "jit-nopoll"} {
 		if p.m[r] != nil {
 			p.ref = r
 			break
 		}
 	}
+	if p.ref == "" { // every engine skipped it
+		return
+	}
 	want := p.m[p.ref].out
 	for _, e := range engines {
-		if e != p.ref && !p.m[e].out.same(want) {
+		if m := p.m[e]; m != nil && e != p.ref && !m.out.same(want) {
 			p.flag(e)
 		}
 	}
-}
-
-// runOnce runs argv as a fresh process and returns its wall-clock time
-// and output. A non-zero exit is a result, not an error.
-func runOnce(argv []string, timeout time.Duration) (time.Duration, result, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	var out, errOut bytes.Buffer
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Stdout = &out
-	cmd.Stderr = &errOut
-	start := time.Now()
-	err := cmd.Run()
-	d := time.Since(start)
-	res := result{stdout: out.String(), stderr: errOut.String()}
-	var ee *exec.ExitError
-	switch {
-	case ctx.Err() != nil:
-		return d, res, fmt.Errorf("timed out after %v", timeout)
-	case errors.As(err, &ee):
-		res.exit = ee.ExitCode()
-	case err != nil:
-		return d, res, err
-	}
-	return d, res, nil
 }
 
 // report prints the Markdown tables and any mismatch.
@@ -324,6 +424,12 @@ func report(w io.Writer, engines []string, progs []*bench, startup *bench, n int
 		fmt.Fprintln(w, s)
 	}
 	ehReport(w, engines, progs[1:], startup)
+	mismatchReport(w, engines, progs)
+}
+
+// mismatchReport prints the outputs of the programs whose engines
+// disagreed, or says that all agreed.
+func mismatchReport(w io.Writer, engines []string, progs []*bench) {
 	bad := false
 	for _, p := range progs {
 		if len(p.mismatch) == 0 {
@@ -335,7 +441,9 @@ func report(w io.Writer, engines []string, progs []*bench, startup *bench, n int
 		}
 		fmt.Fprintf(w, "\n%s: %s differ(s) from %s.\n", p.name, strings.Join(p.mismatch, ", "), p.ref)
 		for _, e := range engines {
-			fmt.Fprintf(w, "--- %s:\n%s\n", e, indent(p.m[e].out.String()+stderrTail(p.m[e].out)))
+			if m := p.m[e]; m != nil {
+				fmt.Fprintf(w, "--- %s:\n%s\n", e, indent(m.out.String()+stderrTail(m.out)))
+			}
 		}
 	}
 	if !bad {
@@ -376,6 +484,10 @@ func table(w io.Writer, engines []string, progs []*bench, sub *bench) {
 			row[0] += " **MISMATCH**"
 		}
 		for _, e := range engines {
+			if p.m[e] == nil {
+				row = append(row, "skipped")
+				continue
+			}
 			d := p.m[e].best
 			if sub != nil {
 				d -= sub.m[e].best
@@ -383,20 +495,33 @@ func table(w io.Writer, engines []string, progs []*bench, sub *bench) {
 			t[e] = d
 			row = append(row, fmtDur(d))
 		}
+		// both reports whether the two engines ran the program.
+		both := func(a, b string) bool { return p.m[a] != nil && p.m[b] != nil }
 		if hasJM {
-			row = append(row, ratio(t["jit"], t["mono"], "", " than Mono"))
+			row = append(row, cond(both("jit", "mono"), func() string { return ratio(t["jit"], t["mono"], "", " than Mono") }))
 		}
 		if hasJC {
-			row = append(row, ratio(t["jit"], t["coreclr"], "", " than CoreCLR"))
+			row = append(row, cond(both("jit", "coreclr"), func() string { return ratio(t["jit"], t["coreclr"], "", " than CoreCLR") }))
 		}
 		if hasIJ {
-			row = append(row, ratio(t["jit"], t["interp"], "JIT ", " than interp"))
+			row = append(row, cond(both("jit", "interp"), func() string { return ratio(t["jit"], t["interp"], "JIT ", " than interp") }))
 		}
 		if hasJN {
-			row = append(row, fmt.Sprintf("%+.1f%%", 100*(float64(t["jit"])/float64(t["jit-nopoll"])-1)))
+			row = append(row, cond(both("jit", "jit-nopoll"), func() string {
+				return fmt.Sprintf("%+.1f%%", 100*(float64(t["jit"])/float64(t["jit-nopoll"])-1))
+			}))
 		}
 		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
 	}
+}
+
+// cond returns f() when ok, otherwise "n/a" (an engine skipped the
+// program).
+func cond(ok bool, f func() string) string {
+	if !ok {
+		return "n/a"
+	}
+	return f()
 }
 
 // ratio describes a against b as slower/faster, so the number is
@@ -431,7 +556,7 @@ func ehReport(w io.Writer, engines []string, progs []*bench, startup *bench) {
 	var eh []*bench
 	byName := map[string]*bench{}
 	for _, p := range progs {
-		if strings.HasPrefix(p.name, ehPrefix) {
+		if strings.HasPrefix(p.name, ehPrefix) && len(p.skip) == 0 {
 			eh = append(eh, p)
 			byName[p.name] = p
 		}
@@ -507,30 +632,37 @@ func indent(s string) string {
 	return "    " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ")
 }
 
-// programs lists the benchmark programs, the start-up program first, then
-// the others that match re in name order.
-func programs(dir string, re *regexp.Regexp) ([]*bench, error) {
+// programs lists the benchmark programs that match re in name order:
+// with gc, the programs for the collector; otherwise the start-up
+// program first, then the others.
+func programs(dir string, re *regexp.Regexp, gc bool) ([]*bench, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.il"))
 	if err != nil {
 		return nil, err
 	}
 	sort.Strings(files)
-	newBench := func(f string) *bench {
-		return &bench{name: strings.TrimSuffix(filepath.Base(f), ".il"), il: f, m: map[string]*measure{}}
-	}
 	var start *bench
 	var rest []*bench
 	for _, f := range files {
-		b := newBench(f)
+		b := &bench{name: strings.TrimSuffix(filepath.Base(f), ".il"), il: f, m: map[string]*measure{}}
+		if b.gc, b.skip, err = directives(f); err != nil {
+			return nil, err
+		}
 		switch {
 		case b.name == startupProgram:
 			start = b
-		case re.MatchString(b.name):
+		case b.gc == gc && re.MatchString(b.name):
 			rest = append(rest, b)
 		}
 	}
+	if gc {
+		return rest, nil
+	}
 	if start == nil {
 		return nil, fmt.Errorf("%s is missing from %s", startupProgram+".il", dir)
+	}
+	if len(start.skip) > 0 {
+		return nil, fmt.Errorf("%s: the start-up program must run on every engine", start.il)
 	}
 	return append([]*bench{start}, rest...), nil
 }
