@@ -122,7 +122,7 @@ func (rt *Runtime) builtin(m *Machine, k il.BuiltinKind) error {
 		case count == 0:
 			return ret(rt.StringAddr(""), nil)
 		}
-		p, err := rt.alloc(rt.classMT[rt.mod.Class(il.StringClass)], il.StringSize(int(count)))
+		p, err := rt.alloc(rt.stringT, il.StringSize(int(count)))
 		if err != nil {
 			return err
 		}
@@ -523,7 +523,7 @@ func (rt *Runtime) concat(parts ...[]uint16) (uintptr, error) {
 	for _, p := range parts {
 		n += len(p)
 	}
-	s, err := rt.alloc(rt.classMT[rt.mod.Class(il.StringClass)], il.StringSize(n))
+	s, err := rt.alloc(rt.stringT, il.StringSize(n))
 	if err != nil {
 		return 0, err
 	}

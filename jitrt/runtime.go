@@ -243,6 +243,7 @@ type Runtime struct {
 	toString   int // vtable slots of Object.ToString and Exception.get_Message
 	getMessage int
 	charArray  *rtType // char[], the StringBuilder buffers' type (made on first use)
+	stringT    *rtType // System.String
 	// Exception dispatch (eh.go).
 	trackers      []*tracker
 	freeTrackers  []*tracker
@@ -675,6 +676,9 @@ func (rt *Runtime) newType(t *rtType, vtable []*il.Method, base *il.Class) (*rtT
 	if t.kind == tkClass || t.kind == tkString {
 		rt.classMT[t.class] = t
 	}
+	if t.kind == tkString {
+		rt.stringT = t
+	}
 	return t, nil
 }
 
@@ -803,7 +807,7 @@ func (rt *Runtime) typeFor(t *il.Type) (*rtType, error) {
 	case il.KObject:
 		return rt.classMT[rt.mod.Class(il.ObjectClass)], nil
 	case il.KString:
-		return rt.classMT[rt.mod.Class(il.StringClass)], nil
+		return rt.stringT, nil
 	case il.KClass, il.KValue:
 		return rt.classMT[t.Class], nil
 	}
@@ -890,7 +894,7 @@ func (rt *Runtime) newString(u []uint16) (uintptr, error) {
 
 // newStringIn makes a string in arena a, or in the heap for a nil a.
 func (rt *Runtime) newStringIn(a *arena, u []uint16) (uintptr, error) {
-	t, size := rt.classMT[rt.mod.Class(il.StringClass)], il.StringSize(len(u))
+	t, size := rt.stringT, il.StringSize(len(u))
 	var p uintptr
 	var err error
 	if a == nil {
