@@ -409,12 +409,20 @@ func (h *gcHeap) full(rs *rootSet) {
 	h.oldTop = newTop
 	h.release(newTop, hi)
 	clear(h.cards[(lo-h.base)>>cardShift : (hi-h.base+cardBytes-1)>>cardShift])
-	live := newTop - lo
-	h.fullAt = max(16<<20, 4*h.nurBytes, 2*live)
+	h.fullAt = fullTrigger(newTop - lo)
 	d := time.Since(start).Nanoseconds()
 	h.stats.Full++
 	h.stats.FullNanos += d
 	h.stats.FullMaxNanos = max(h.stats.FullMaxNanos, d)
+}
+
+// fullTrigger returns the old generation's size at which the next full
+// collection runs, live bytes having survived the last one: when it has
+// doubled, or grown by 1 MiB for a small one, so that promoted garbage
+// never piles up (a program with little live data keeps a flat resident
+// set at the cost of full collections of little).
+func fullTrigger(live uintptr) uintptr {
+	return live + max(live, 1<<20)
 }
 
 // setBits sets bits [w, w+n) of a bitmap.

@@ -138,7 +138,7 @@ func newGCHeap(rt *Runtime, limit, nursery int, stress int) (*gcHeap, error) {
 	h.oldLo, h.oldHi = h.youngHi, h.end
 	h.oldTop = h.oldLo
 	h.limit = uintptr(limit)
-	h.fullAt = max(16<<20, 4*h.nurBytes)
+	h.fullAt = fullTrigger(0)
 	h.stressEvery = stress
 	h.large = min(largeObjectBytes, h.nurBytes/2)
 	ncards := total >> cardShift
