@@ -87,12 +87,18 @@ func (s *state) libBuiltin(dm *dmethod, args []value) (value, bstatus) {
 		switch st {
 		case corelib.ParseFormat:
 			// The exception, then its new message, as the JIT allocates
-			// them.
+			// them; the exception does not count while the message is
+			// allocated, as the JIT does not hold it.
 			o, ok := s.allocExc("System.FormatException")
 			if !ok {
 				return s.throwing(s.outOfMemory())
 			}
-			return s.throwing(s.withMessage(o, &managedString{u: corelib.FormatMessage(str.u)}))
+			msg := &managedString{u: corelib.FormatMessage(str.u)}
+			if !s.chargeStr(msg) {
+				return s.throwing(s.outOfMemory())
+			}
+			o.f[0].r = msg
+			return s.throwing(o)
 		case corelib.ParseOverflow:
 			msg := corelib.Int32OverflowMessage
 			if k == il.Int64Parse {

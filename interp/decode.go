@@ -87,6 +87,7 @@ type dmethod struct {
 	init         *typeInit // the type initializer the method's entry triggers (cctor.go)
 	initRun      bool      // il.TypeInit.Run: its return runs the triggering site again
 	initSites    []inst    // the instructions of the sites oInit checks
+	live         *liveInfo // the liveness of its variables, once a live count needs it
 }
 
 func (dm *dmethod) traceName() string {
@@ -162,6 +163,7 @@ type decoder struct {
 	work   []int
 	max    int
 	stk    []styp
+	pops   int // the values the last step popped
 	// tries and handlers index the clauses by nesting (built on first
 	// use), so that leave and rethrow find their clauses in time linear
 	// in what they cross, however deep the nest.
@@ -242,7 +244,30 @@ func (s *state) decode(dm *dmethod) error {
 	if n == 0 {
 		return fmt.Errorf("%s: method %s has no body", m.Pos, m.FullName())
 	}
-	d.states = make([][]styp, n)
+	if err := d.infer(); err != nil {
+		return err
+	}
+	for i := range m.Code {
+		if d.states[i] == nil {
+			dm.code[i] = inst{op: oUnreachable}
+			continue
+		}
+		if _, err := d.step(i, true); err != nil {
+			return err
+		}
+	}
+	dm.maxStack = d.max
+	dm.frameSize = dm.nvars + d.max + 2
+	s.markTriggers(dm)
+	dm.decoded = true
+	return nil
+}
+
+// infer computes the stack types before each instruction (d.states; nil
+// for unreachable instructions) and the stack's maximum depth.
+func (d *decoder) infer() error {
+	dm := d.dm
+	d.states = make([][]styp, len(d.m.Code))
 	if err := d.merge(0, nil); err != nil {
 		return err
 	}
@@ -277,19 +302,6 @@ func (s *state) decode(dm *dmethod) error {
 			return err
 		}
 	}
-	for i := range m.Code {
-		if d.states[i] == nil {
-			dm.code[i] = inst{op: oUnreachable}
-			continue
-		}
-		if _, err := d.step(i, true); err != nil {
-			return err
-		}
-	}
-	dm.maxStack = d.max
-	dm.frameSize = dm.nvars + d.max + 2
-	s.markTriggers(dm)
-	dm.decoded = true
 	return nil
 }
 
@@ -437,7 +449,9 @@ func (d *decoder) step(i int, emit bool) ([]styp, error) {
 	dm := d.dm
 	d.stk = append(d.stk[:0], d.states[i]...)
 	underflow := false
+	d.pops = 0
 	pop := func() styp {
+		d.pops++
 		if len(d.stk) == 0 {
 			underflow = true
 			return sNone

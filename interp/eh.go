@@ -23,6 +23,29 @@ type dispatch struct {
 
 	inFrame  bool
 	spc, sci int // second pass: pc in the top frame, next clause
+
+	// abandoned are the exceptions of the handlers and dispatches this
+	// one left (their frames popped, or their handlers exited): the JIT
+	// keeps their trackers until the catch that handles this exception
+	// returns, so they still count for the heap limit until then.
+	abandoned []any
+}
+
+// abandon records, in d.abandoned, the exceptions the records from
+// s.recs[from:] hold, which d's dispatch is about to drop.
+func (s *state) abandon(d *dispatch, from int) {
+	for i := from; i < len(s.recs); i++ {
+		switch r := &s.recs[i]; r.kind {
+		case recCatch:
+			d.abandoned = append(d.abandoned, r.exc)
+			d.abandoned = append(d.abandoned, r.kept...)
+		case recDispatch:
+			if r.d != d {
+				d.abandoned = append(d.abandoned, r.d.exc)
+				d.abandoned = append(d.abandoned, r.d.abandoned...)
+			}
+		}
+	}
 }
 
 // throw starts dispatching exc from the top frame, whose pc is the
@@ -159,6 +182,13 @@ func (s *state) secondPass(d *dispatch) bool {
 		if fi == d.hf {
 			return false
 		}
+		if d.hc >= 0 {
+			k := len(s.recs)
+			for k > 0 && s.recs[k-1].frame >= fi {
+				k--
+			}
+			s.abandon(d, k)
+		}
 		s.popFrame()
 		d.inFrame = false
 	}
@@ -178,17 +208,20 @@ func (s *state) transfer(d *dispatch) *dispatch {
 	}
 	c := &fr.m.eh[d.hc]
 	// Handlers of this frame that the exception left are abandoned.
-	for len(s.recs) > 0 {
-		r := &s.recs[len(s.recs)-1]
+	k := len(s.recs)
+	for k > 0 {
+		r := &s.recs[k-1]
 		if r.frame != fi || fr.m.eh[r.clause].inHandler(c.hStart) {
 			break
 		}
-		s.recs[len(s.recs)-1] = rec{}
-		s.recs = s.recs[:len(s.recs)-1]
+		k--
 	}
+	s.abandon(d, k)
+	clear(s.recs[k:])
+	s.recs = s.recs[:k]
 	fr.pc, fr.sp = c.hStart, 1
 	s.vals[fr.sbase] = value{r: d.exc}
-	s.recs = append(s.recs, rec{frame: fi, kind: recCatch, clause: d.hc, exc: d.exc})
+	s.recs = append(s.recs, rec{frame: fi, kind: recCatch, clause: d.hc, exc: d.exc, kept: d.abandoned})
 	return nil
 }
 

@@ -174,24 +174,17 @@ func (s *state) liveBytes() int64 {
 
 // markRoots marks the references the interpreter holds for the program.
 func (s *state) markRoots(k *marker) {
-	for i := range s.frames {
-		fr := &s.frames[i]
-		if fr.kind == fkNative {
-			k.ref(fr.nat)
-			continue
-		}
-		k.values(s.vals[fr.lbase : fr.lbase+fr.m.nvars])
-		k.values(s.vals[fr.sbase : fr.sbase+fr.sp])
-		k.ref(fr.newobj)
-		if fr.disp != nil {
-			k.ref(fr.disp.exc)
-		}
-	}
+	s.markFrames(k)
 	for i := range s.recs {
-		r := &s.recs[i]
-		k.ref(r.exc)
-		if r.d != nil {
+		switch r := &s.recs[i]; r.kind {
+		case recCatch:
+			if !s.catchReturned(i) {
+				k.ref(r.exc)
+				k.anys(r.kept)
+			}
+		case recDispatch:
 			k.ref(r.d.exc)
+			k.anys(r.d.abandoned)
 		}
 	}
 	k.values(s.statics)
@@ -216,27 +209,193 @@ func (k *marker) follow(r any) {
 	case *svalue:
 		k.values(o.w)
 	case *native:
-		for _, v := range o.vals {
-			k.ref(v)
+		k.native(o, true)
+	}
+}
+
+// native marks what a native frame holds for the heap limit, as the
+// JIT's Go code for the same method holds it: the strings made so far
+// (rt.hold), and, while it runs (no managed call above it), the base
+// library method's arguments. While a managed call it made runs, the
+// JIT counts no argument of the method: that call's own (its this, the
+// pair an Equals override compares) count as its frame's arguments do.
+func (k *marker) native(n *native, running bool) {
+	switch n.op {
+	case natConcat:
+		k.strings(n.strs[:n.i])
+		if running {
+			k.anys(n.vals[:n.n])
 		}
-		for _, str := range o.strs {
-			if str != nil {
-				k.ref(str)
+	case natConcatArray:
+		k.strings(n.parts[:n.i])
+		if running && n.arr != nil {
+			k.ref(n.arr)
+		}
+	case natExcToString:
+		k.strings(n.strs[:n.i]) // the Message, then the inner exception's ToString
+		if running {
+			k.ref(n.vals[0])
+		}
+	case natAppend:
+		k.strings(n.strs[:n.i])
+		if running {
+			k.anys(n.vals[:2])
+		}
+	case natWrite:
+		if running {
+			k.ref(n.vals[0])
+		}
+	case natValueEquals:
+		if running && len(n.eq) > 0 {
+			k.ref(n.eq[0].xv)
+			k.ref(n.eq[0].yv)
+		}
+	}
+}
+
+func (k *marker) strings(ss []*managedString) {
+	for _, str := range ss {
+		if str != nil {
+			k.ref(str)
+		}
+	}
+}
+
+func (k *marker) anys(rs []any) {
+	for _, r := range rs {
+		k.ref(r)
+	}
+}
+
+// markFrames marks what the frames hold that is live (live.go).
+func (s *state) markFrames(k *marker) {
+	// The frames whose exception a filter further out examines: from the
+	// filter's parent to the frame under the filter's.
+	dispatched := s.dispatchedBuf[:0]
+	for j := range s.frames {
+		if fr := &s.frames[j]; fr.kind == fkFilter {
+			if dispatched == nil {
+				dispatched = make([]bool, len(s.frames))
 			}
-		}
-		if o.arr != nil {
-			k.ref(o.arr)
-		}
-		for _, str := range o.parts {
-			if str != nil {
-				k.ref(str)
+			for len(dispatched) < len(s.frames) {
+				dispatched = append(dispatched, false)
 			}
-		}
-		for i := range o.eq {
-			if w := &o.eq[i]; w.xv != nil && w.yv != nil {
-				k.ref(w.xv)
-				k.ref(w.yv)
+			for i := fr.disp.fi; i < j; i++ {
+				dispatched[i] = true
 			}
 		}
 	}
+	ri := 0                  // the records of the handlers running in the frame
+	running := len(s.frames) // the native frames from there up run (no managed frame above)
+	for running > 0 && s.frames[running-1].kind == fkNative {
+		running--
+	}
+	for i := range s.frames {
+		fr := &s.frames[i]
+		if fr.kind == fkNative {
+			k.native(fr.nat, i >= running)
+			continue
+		}
+		if fr.disp != nil {
+			k.ref(fr.disp.exc)
+			k.anys(fr.disp.abandoned)
+		}
+		l := s.liveness(fr.m)
+		at, pc := fr.at, fr.pc
+		if pc < 0 { // at the entry, a type initializer first
+			at, pc = atBefore, 0
+		}
+		if len(dispatched) > i && dispatched[i] {
+			at = atThrow
+		}
+		set := s.liveSet(l.nw, 0)
+		switch at {
+		case atCall, atAlloc:
+			l.after(pc, set)
+		case atBefore:
+			l.after(pc, set)
+			l.transfer(pc, set)
+		default:
+			clear(set)
+		}
+		for ; ri < len(s.recs) && s.recs[ri].frame <= i; ri++ {
+			// A finally that a leave runs: the frame continues at the
+			// leave's target after it.
+			if r := &s.recs[ri]; r.frame == i && r.kind == recLeave && at != atThrow {
+				in := s.liveSet(l.nw, 1)
+				t := fr.m.leaves[r.leave].target
+				l.after(t, in)
+				l.transfer(t, in)
+				for w := range set {
+					set[w] |= in[w]
+				}
+			}
+		}
+		vars := s.vals[fr.lbase : fr.lbase+fr.m.nvars]
+		for v := range vars {
+			if r := vars[v].r; r != nil && (l.always[v] || has(set, v)) {
+				k.ref(r)
+			}
+		}
+		stk := s.vals[fr.sbase : fr.sbase+fr.sp]
+		operands := len(stk) // the first operand the instruction still reads
+		if at == atAlloc {
+			operands = int(l.steps[pc].in - l.steps[pc].pops)
+		}
+		for d := range stk {
+			r := stk[d].r
+			if r == nil {
+				continue
+			}
+			if d >= operands || has(set, l.nvars+d) || isValue(r) {
+				k.ref(r)
+			}
+		}
+		// The object a newobj constructs, while the constructor runs:
+		// live if the newobj's result is (a value is in a frame block).
+		if i+1 < len(s.frames) {
+			if obj := s.frames[i+1].newobj; obj != nil && (isValue(obj) || at != atThrow && has(set, l.nvars+fr.sp)) {
+				k.ref(obj)
+			}
+		}
+	}
+	clear(dispatched)
+	s.dispatchedBuf = dispatched
+}
+
+// isValue reports whether r is a value of a value type (not a boxed one):
+// the JIT keeps those in frame blocks, which it always reports.
+func isValue(r any) bool {
+	sv, ok := r.(*svalue)
+	return ok && !sv.boxed
+}
+
+// liveSet returns scratch set k (0 or 1) of nw words.
+func (s *state) liveSet(nw, k int) []uint64 {
+	if cap(s.liveBufs[k]) < nw {
+		s.liveBufs[k] = make([]uint64, nw)
+	}
+	return s.liveBufs[k][:nw]
+}
+
+// catchReturned reports whether the catch handler of record j (recCatch)
+// has returned for the JIT, which ends its tracker there: a leave out of
+// it is running a finally outside it (the interpreter keeps the record
+// until the leave's finallys have run, for a rethrow in one nested in
+// the catch).
+func (s *state) catchReturned(j int) bool {
+	rc := &s.recs[j]
+	m := s.frames[rc.frame].m
+	c := &m.eh[rc.clause]
+	for i := j + 1; i < len(s.recs) && s.recs[i].frame == rc.frame; i++ {
+		r := &s.recs[i]
+		if r.kind != recLeave {
+			continue
+		}
+		li := &m.leaves[r.leave]
+		if c.inHandler(li.from) && !c.inHandler(li.target) && !c.inHandler(m.eh[r.clause].tryStart) {
+			return true
+		}
+	}
+	return false
 }

@@ -112,6 +112,7 @@ type frame struct {
 	pc, sp            int
 	lbase, sbase, end int
 	kind              frameKind
+	at                frameAt   // where it stands for a live count (live.go)
 	fclause           int       // filter frames: the filter's clause
 	newobj            any       // constructor frames of newobj: the new object
 	depth             int       // call depth (Options.MaxCallDepth)
@@ -135,6 +136,7 @@ type rec struct {
 	kind   recKind
 	clause int
 	exc    any
+	kept   []any // recCatch: the exceptions of the dispatches its exception abandoned (eh.go)
 	leave  int
 	step   int
 	d      *dispatch
@@ -180,6 +182,8 @@ type state struct {
 	args                []value
 	held                []any
 	mark                marker
+	liveBufs            [2][]uint64 // scratch sets of a live count
+	dispatchedBuf       []bool      // scratch of a live count
 
 	inits       []*typeInit            // type initializers (cctor.go), by the index sites carry
 	initIdx     map[*il.TypeInit]int32 // their indices
@@ -428,8 +432,16 @@ func (s *state) typeIndex(t *il.Type) int {
 // reached: a new OutOfMemoryException if one still fits, else the
 // preallocated one, both without a message (CoreCLR's
 // GetBestOutOfMemoryException; the JIT does the same).
+//
+// The JIT allocates it once the Go code whose allocation failed has
+// returned: what that code held (s.held) no longer counts then, the
+// arguments of a base library method still do.
 func (s *state) outOfMemory() *managedObject {
-	if s.charge(il.ObjectSize(s.oom.cls.c.NumFields)) {
+	held := s.held
+	s.held = nil
+	ok := s.charge(il.ObjectSize(s.oom.cls.c.NumFields))
+	s.held = held
+	if ok {
 		return &managedObject{cls: s.oom.cls, f: make([]value, len(s.oom.f))}
 	}
 	return s.oom
@@ -478,6 +490,12 @@ func (s *state) allocExc(name string) (*managedObject, bool) {
 	return &managedObject{cls: rc, f: make([]value, rc.nf)}, true
 }
 
+// castExc creates the InvalidCastException of a cast of r to type to.
+// Like every implicit exception it is allocated with the frame's
+// untracked variables only (the JIT's throw blocks have nothing live),
+// and r does not count either: the JIT's runtime does not hold it while
+// it allocates the exception and its message, where CoreCLR's cast
+// helper protects it.
 func (s *state) castExc(r any, to *il.Type) *managedObject {
 	o, ok := s.allocExc("System.InvalidCastException")
 	if !ok {
@@ -1088,7 +1106,7 @@ outer:
 						excName = "System.NullReferenceException"
 						goto throwNew
 					}
-					fr.sp = sp
+					fr.pc, fr.sp, fr.at = pc-1, sp, atAlloc
 					if !s.charge(il.BoxSizeOf(s.types[in.k])) {
 						exc = s.outOfMemory()
 						goto throw
@@ -1101,7 +1119,7 @@ outer:
 						excName = "System.NullReferenceException"
 						goto throwNew
 					}
-					fr.sp = sp
+					fr.pc, fr.sp, fr.at = pc-1, sp, atAlloc
 					if !s.charge(il.BoxSize) {
 						exc = s.outOfMemory()
 						goto throw
@@ -1147,7 +1165,7 @@ outer:
 				if in.b >= 0 {
 					normArgs(m.argNorms[in.b], stk[sp-np:sp])
 				}
-				fr.sp = sp
+				fr.pc, fr.sp, fr.at = pc-1, sp, atAlloc
 				if !s.charge(il.ObjectSize(callee.owner.c.NumFields)) {
 					exc = s.outOfMemory()
 					goto throw
@@ -1156,7 +1174,7 @@ outer:
 				copy(stk[sp-np+1:sp+1], stk[sp-np:sp])
 				stk[sp-np] = value{r: obj}
 				if callee.bi != il.BuiltinNone {
-					fr.sp = sp - np // the builtin holds obj and the arguments
+					fr.pc, fr.sp, fr.at = pc-1, sp-np, atCall // the builtin holds obj and the arguments
 					_, st := s.builtin(callee, stk[sp-np:sp+1])
 					switch st {
 					case stThrow:
@@ -1171,7 +1189,7 @@ outer:
 					stk[sp-1] = value{r: obj}
 					continue
 				}
-				fr.pc, fr.sp = pc-1, sp-np
+				fr.pc, fr.sp, fr.at = pc-1, sp-np, atCall
 				if err := s.pushFrame(callee, fr.sbase+sp-np); err != nil {
 					return err
 				}
@@ -1218,7 +1236,7 @@ outer:
 			case oLdfld:
 				o, ok := stk[sp-1].r.(*managedObject)
 				if !ok {
-					fr.sp = sp
+					fr.pc, fr.sp, fr.at = pc-1, sp, atThrow
 					exc = s.nullOrBad(stk[sp-1].r)
 					goto throw
 				}
@@ -1227,7 +1245,7 @@ outer:
 				sp -= 2
 				o, ok := stk[sp].r.(*managedObject)
 				if !ok {
-					fr.sp = sp
+					fr.pc, fr.sp, fr.at = pc-1, sp, atThrow
 					exc = s.nullOrBad(stk[sp].r)
 					goto throw
 				}
@@ -1242,7 +1260,7 @@ outer:
 			case oInit:
 				// A site that triggers a type initializer (cctor.go).
 				if t := s.inits[in.b]; s.mustInit(t) {
-					fr.pc, fr.sp = pc-1, sp
+					fr.pc, fr.sp, fr.at = pc-1, sp, atBefore
 					if err := s.runInit(t); err != nil {
 						return err
 					}
@@ -1263,12 +1281,12 @@ outer:
 				}
 			case oCastclass:
 				if r := stk[sp-1].r; r != nil && !isInstance(r, s.types[in.a]) {
-					fr.sp = sp
+					fr.pc, fr.sp, fr.at = pc-1, sp, atThrow
 					exc = s.castExc(r, s.types[in.a])
 					goto throw
 				}
 			case oBox:
-				fr.sp = sp
+				fr.pc, fr.sp, fr.at = pc-1, sp, atAlloc
 				if !s.charge(il.BoxSize) {
 					exc = s.outOfMemory()
 					goto throw
@@ -1284,7 +1302,7 @@ outer:
 						excName = "System.NullReferenceException"
 						goto throwNew
 					}
-					fr.sp = sp
+					fr.pc, fr.sp, fr.at = pc-1, sp, atThrow
 					exc = s.castExc(r, t)
 					goto throw
 				}
@@ -1292,7 +1310,7 @@ outer:
 			case oNewarr:
 				n := stk[sp-1].n
 				t := s.types[in.a]
-				fr.sp = sp
+				fr.pc, fr.sp, fr.at = pc-1, sp, atAlloc
 				switch {
 				case n < 0:
 					excName = "System.OverflowException"
@@ -1323,7 +1341,7 @@ outer:
 			case oLdlen:
 				a, ok := stk[sp-1].r.(*managedArray)
 				if !ok {
-					fr.sp = sp
+					fr.pc, fr.sp, fr.at = pc-1, sp, atThrow
 					exc = s.nullOrBad(stk[sp-1].r)
 					goto throw
 				}
@@ -1332,7 +1350,7 @@ outer:
 				sp--
 				a, ok := stk[sp-1].r.(*managedArray)
 				if !ok {
-					fr.sp = sp
+					fr.pc, fr.sp, fr.at = pc-1, sp, atThrow
 					exc = s.nullOrBad(stk[sp-1].r)
 					goto throw
 				}
@@ -1346,7 +1364,7 @@ outer:
 				sp--
 				a, ok := stk[sp-1].r.(*managedArray)
 				if !ok {
-					fr.sp = sp
+					fr.pc, fr.sp, fr.at = pc-1, sp, atThrow
 					exc = s.nullOrBad(stk[sp-1].r)
 					goto throw
 				}
@@ -1360,7 +1378,7 @@ outer:
 				sp -= 3
 				a, ok := stk[sp].r.(*managedArray)
 				if !ok {
-					fr.sp = sp
+					fr.pc, fr.sp, fr.at = pc-1, sp, atThrow
 					exc = s.nullOrBad(stk[sp].r)
 					goto throw
 				}
@@ -1374,7 +1392,7 @@ outer:
 				sp -= 3
 				a, ok := stk[sp].r.(*managedArray)
 				if !ok {
-					fr.sp = sp
+					fr.pc, fr.sp, fr.at = pc-1, sp, atThrow
 					exc = s.nullOrBad(stk[sp].r)
 					goto throw
 				}
@@ -1410,7 +1428,7 @@ outer:
 				sv := newSvalue(callee.il.Owner)
 				copy(stk[sp-np+1:sp+1], stk[sp-np:sp])
 				stk[sp-np] = mkPtr(sv, 0, il.KValue)
-				fr.pc, fr.sp = pc-1, sp-np
+				fr.pc, fr.sp, fr.at = pc-1, sp-np, atCall
 				if err := s.pushFrame(callee, fr.sbase+sp-np); err != nil {
 					return err
 				}
@@ -1419,7 +1437,7 @@ outer:
 			case oLdfldOV:
 				o, ok := stk[sp-1].r.(*managedObject)
 				if !ok {
-					fr.sp = sp
+					fr.pc, fr.sp, fr.at = pc-1, sp, atThrow
 					exc = s.nullOrBad(stk[sp-1].r)
 					goto throw
 				}
@@ -1429,7 +1447,7 @@ outer:
 				sp -= 2
 				o, ok := stk[sp].r.(*managedObject)
 				if !ok {
-					fr.sp = sp
+					fr.pc, fr.sp, fr.at = pc-1, sp, atThrow
 					exc = s.nullOrBad(stk[sp].r)
 					goto throw
 				}
@@ -1475,7 +1493,7 @@ outer:
 			case oLdfldaO:
 				o, ok := stk[sp-1].r.(*managedObject)
 				if !ok {
-					fr.sp = sp
+					fr.pc, fr.sp, fr.at = pc-1, sp, atThrow
 					exc = s.nullOrBad(stk[sp-1].r)
 					goto throw
 				}
@@ -1555,7 +1573,7 @@ outer:
 			case oBoxV:
 				// The value on the stack is a copy no one else holds: it
 				// becomes the box.
-				fr.sp = sp
+				fr.pc, fr.sp, fr.at = pc-1, sp, atAlloc
 				if !s.charge(il.BoxSizeOf(s.types[in.a])) {
 					exc = s.outOfMemory()
 					goto throw
@@ -1580,7 +1598,7 @@ outer:
 						excName = "System.NullReferenceException"
 						goto throwNew
 					}
-					fr.sp = sp
+					fr.pc, fr.sp, fr.at = pc-1, sp, atThrow
 					exc = s.castExc(r, t)
 					goto throw
 				}
@@ -1596,7 +1614,7 @@ outer:
 				}
 				a, ok := stk[base].r.(*managedArray)
 				if !ok {
-					fr.sp = sp
+					fr.pc, fr.sp, fr.at = pc-1, sp, atThrow
 					exc = s.nullOrBad(stk[base].r)
 					goto throw
 				}
@@ -1718,7 +1736,7 @@ outer:
 				if in.b >= 0 {
 					normArgs(m.argNorms[in.b], stk[sp-nargs:sp])
 				}
-				fr.pc, fr.sp = pc-1, sp-nargs
+				fr.pc, fr.sp, fr.at = pc-1, sp-nargs, atCall
 				if callee.bi != il.BuiltinNone {
 					res, st := s.builtin(callee, stk[sp-nargs:sp])
 					switch st {
@@ -1761,7 +1779,7 @@ outer:
 	throwNew:
 		// An implicit exception of the instruction at pc-1, allocated with
 		// the frame's evaluation stack as it stands (sp: its roots).
-		fr.sp = sp
+		fr.pc, fr.sp, fr.at = pc-1, sp, atThrow
 		exc = s.newExc(excName)
 	throw:
 		fr.pc, fr.sp = pc-1, sp
