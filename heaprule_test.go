@@ -152,10 +152,12 @@ func TestPreallocatedOutOfMemory(t *testing.T) {
 }
 
 // TestOperandsAreLive runs allocations whose operands, and the objects
-// the base library makes on the way, are reachable only from the stack
-// or from the base library method running: each needs a heap of exactly
-// what they all take, and fails with 8 bytes less (OutOfMemoryException,
-// unless fail names the exception that then escapes).
+// the base library makes on the way, are reachable only from the stack,
+// from the base library method running or from variables: each needs a
+// heap of exactly what is live at its largest allocation, and fails with
+// 8 bytes less (OutOfMemoryException, unless fail names the exception
+// that then escapes). What is live follows the JIT's GC information: a
+// variable or a stack entry that is not read again does not count.
 func TestOperandsAreLive(t *testing.T) {
 	p, m := garbageModule(t)
 	ss := func(s string) int64 { return il.StringSize(len(s)) }
@@ -163,6 +165,7 @@ func TestOperandsAreLive(t *testing.T) {
 	exc := objectSize(m, "System.InvalidOperationException")
 	inner := "System.InvalidOperationException: inner"
 	outer := "System.Exception: outer\n" + il.InnerExceptionPrefix + inner + "\n   " + il.EndOfInnerExceptionStack
+	arr := il.ArraySize(il.Int32, 100)
 	for _, tt := range []struct {
 		method string
 		need   int64
@@ -177,10 +180,25 @@ func TestOperandsAreLive(t *testing.T) {
 			il.BoxSize + ss("12345") + il.ArraySize(il.Char, growth), ""},
 		// The exceptions, the inner one's ToString, the outer one's.
 		{"InnerToString", objectSize(m, "System.Exception") + exc + ss(inner) + ss(outer), ""},
-		{"CastFails", il.BoxSize + objectSize(m, "System.InvalidCastException") +
+		// The exception and its message (the box is not read again).
+		{"CastFails", objectSize(m, "System.InvalidCastException") +
 			ss("Unable to cast object of type 'System.Int32' to type 'System.String'."), ""},
-		// The object newobj makes, though its constructor dropped this.
-		{"Constructing", objectSize(m, "Orphan") + il.ArraySize(il.Int32, 100), ""},
+		// The array the constructor makes, and the object newobj makes
+		// if the code after the newobj reads it.
+		{"Constructing", il.ArraySize(il.Int32, 100), ""},
+		{"ConstructingKept", objectSize(m, "Orphan") + il.ArraySize(il.Int32, 100), ""},
+		// The arguments again, and the new string.
+		{"CallbackArgs", objectSize(m, "Later") + il.ArraySize(il.Int32, 200) + ss("aSystem.Int32[]"), ""},
+		// Variables and stack entries, live or not.
+		{"DeadLocals", arr, ""},
+		{"LiveLocal", 2 * arr, ""},
+		{"DeadArgument", arr, ""},
+		{"LiveArgument", 2 * arr, ""},
+		{"PoppedEntry", arr, ""},
+		{"UsedEntry", 2 * arr, ""},
+		{"HandlerLocal", 2 * arr, ""},
+		{"ExposedLocal", 2 * arr, ""},
+		{"StaleTemporary", 2 * arr, ""},
 		// The string a local value holds; the value is not on the heap.
 		{"StructLocal", il.StringSize(100) + il.ArraySize(il.Int32, 100), ""},
 		// Nothing but the array: an integer does not keep what its

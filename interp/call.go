@@ -62,7 +62,7 @@ func Call(ctx context.Context, m *il.Module, meth *il.Method, args []any, opts O
 				return nil, fmt.Errorf("interp: argument %d does not fit in the heap limit", i+1)
 			}
 			vals[i] = value{r: str}
-			s.hold(str) // live while the next arguments are charged
+			s.goArgs = append(s.goArgs, str) // live for the whole call, as the JIT's runtime holds them
 		case nil:
 		default:
 			return nil, fmt.Errorf("interp: argument %d has unsupported type %T", i+1, a)
@@ -76,7 +76,6 @@ func Call(ctx context.Context, m *il.Module, meth *il.Method, args []any, opts O
 		_, err = s.exit(err)
 		return nil, err
 	}
-	s.release(0) // the frame holds the arguments now
 	if err := s.run(); err != nil {
 		_, err = s.exit(err)
 		return nil, err

@@ -87,18 +87,12 @@ func (s *state) libBuiltin(dm *dmethod, args []value) (value, bstatus) {
 		switch st {
 		case corelib.ParseFormat:
 			// The exception, then its new message, as the JIT allocates
-			// them; the exception does not count while the message is
-			// allocated, as the JIT does not hold it.
+			// them.
 			o, ok := s.allocExc("System.FormatException")
 			if !ok {
 				return s.throwing(s.outOfMemory())
 			}
-			msg := &managedString{u: corelib.FormatMessage(str.u)}
-			if !s.chargeStr(msg) {
-				return s.throwing(s.outOfMemory())
-			}
-			o.f[0].r = msg
-			return s.throwing(o)
+			return s.throwing(s.withUnheldMessage(o, &managedString{u: corelib.FormatMessage(str.u)}))
 		case corelib.ParseOverflow:
 			msg := corelib.Int32OverflowMessage
 			if k == il.Int64Parse {

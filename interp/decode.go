@@ -88,6 +88,14 @@ type dmethod struct {
 	initRun      bool      // il.TypeInit.Run: its return runs the triggering site again
 	initSites    []inst    // the instructions of the sites oInit checks
 	live         *liveInfo // the liveness of its variables, once a live count needs it
+	// The JIT's temporaries of value types (temps.go): how many, the one
+	// each instruction's result is copied into (-1: none; nil: no
+	// temporary at all), the copies of views that oTemps instructions
+	// make before the instructions kept aside in tempOrig.
+	ntemps     int
+	resultTemp []int32
+	tempRecs   [][]tempRec
+	tempOrig   []inst
 }
 
 func (dm *dmethod) traceName() string {
@@ -257,8 +265,9 @@ func (s *state) decode(dm *dmethod) error {
 		}
 	}
 	dm.maxStack = d.max
-	dm.frameSize = dm.nvars + d.max + 2
 	s.markTriggers(dm)
+	s.planTemps(dm, d)
+	dm.frameSize = dm.nvars + dm.ntemps + d.max + 2
 	dm.decoded = true
 	return nil
 }

@@ -148,7 +148,7 @@ func (s *state) pushFilter(d *dispatch, fi, ci int) error {
 		s.grow(end)
 	}
 	s.vals[sbase] = value{r: d.exc}
-	s.frames = append(s.frames, frame{m: m, pc: m.eh[ci].fStart, sp: 1, lbase: lbase, sbase: sbase,
+	s.frames = append(s.frames, frame{m: m, pc: m.eh[ci].fStart, sp: 1, lbase: lbase, tbase: owner.tbase, sbase: sbase,
 		end: end, kind: fkFilter, fclause: ci, disp: d, depth: owner.depth, callbacks: s.topCallbacks()})
 	return nil
 }

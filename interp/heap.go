@@ -16,18 +16,21 @@ import "miniil/il"
 // interpreter count what is live, with a mark from its roots (liveBytes),
 // and make that the new bound.
 //
-// The roots are what the interpreter holds for the program: each frame's
-// arguments, locals and evaluation stack (below its sp: the run loop
-// stores sp in the frame before anything that may allocate) and the
-// object a newobj frame constructs; the statics (which hold the
-// TypeInitializationException of a failed static constructor); the
-// exceptions the handlers in progress hold (a catch's, those a filter or
-// finally of a dispatch runs for); the native frames' values; and what a
-// base library method holds in Go while it allocates: its arguments
-// (s.args) and the new objects it has not stored anywhere yet (s.held).
-// An object counts once however many references reach it. A frame's
-// arguments and locals count until it returns, read again or not: the
-// JIT's collector, which follows liveness, may count fewer.
+// The roots are what the JIT's collector finds, which the interpreter
+// holds for the program (markRoots): each frame's arguments, locals and
+// evaluation stack where the JIT's GC information reports them live
+// (live.go), and the JIT's temporaries of value types (temps.go); the
+// object a newobj frame constructs if its caller reads it; the statics
+// (which hold the TypeInitializationException of a failed static
+// constructor); the exceptions the JIT's dispatch trackers hold (a
+// catch's until it returns, those a filter or finally of a dispatch runs
+// for, those a newer dispatch abandoned until its catch returns); what
+// the native frames' Go code holds (the strings made so far; its
+// arguments too while no managed call it made runs); and what a base
+// library method holds in Go while it allocates: its arguments (s.args)
+// and the new objects it has not stored anywhere yet (s.held), and the
+// strings Call passed. An object counts once however many references
+// reach it.
 //
 // The mark reads the r of every value it meets, so a value of a
 // primitive type must have r nil, wherever it sits: instructions that
@@ -39,8 +42,9 @@ import "miniil/il"
 // means it does not fit (nothing is counted then).
 func (s *state) charge(n int64) bool {
 	if n > s.heapLimit-s.heapUsed {
-		s.heapUsed = s.liveBytes()
-		if n > s.heapLimit-s.heapUsed {
+		live, bound := s.liveCount()
+		s.heapUsed = bound
+		if n > s.heapLimit-live {
 			return false
 		}
 	}
@@ -156,6 +160,17 @@ func (k *marker) values(vs []value) {
 // liveBytes returns the bytes of the charged objects reachable from the
 // roots, in time linear in what is reachable.
 func (s *state) liveBytes() int64 {
+	live, _ := s.liveCount()
+	return live
+}
+
+// liveCount returns the bytes of the charged objects reachable from the
+// roots, and a bound of what later counts can find of them: that and
+// what the arguments of the native frames waiting for managed calls
+// reach. They do not count while those calls run, but will when the
+// base library methods go on (the JIT frees nothing meanwhile: it does
+// not collect while its Go code waits for a managed call).
+func (s *state) liveCount() (live, bound int64) {
 	k := &s.mark
 	k.epoch++
 	if k.epoch == 0 { // wrapped: 0 is no mark's
@@ -163,13 +178,25 @@ func (s *state) liveBytes() int64 {
 	}
 	k.live, k.oom = 0, s.oom
 	s.markRoots(k)
+	k.drain()
+	live = k.live
+	for i := range s.frames {
+		if fr := &s.frames[i]; fr.kind == fkNative {
+			k.native(fr.nat, true)
+		}
+	}
+	k.drain()
+	return live, k.live
+}
+
+// drain follows the references of the objects marked so far.
+func (k *marker) drain() {
 	for len(k.work) > 0 {
 		r := k.work[len(k.work)-1]
 		k.work[len(k.work)-1] = nil
 		k.work = k.work[:len(k.work)-1]
 		k.follow(r)
 	}
-	return k.live
 }
 
 // markRoots marks the references the interpreter holds for the program.
@@ -189,6 +216,7 @@ func (s *state) markRoots(k *marker) {
 	}
 	k.values(s.statics)
 	k.values(s.args)
+	k.anys(s.goArgs)
 	for _, r := range s.held {
 		k.ref(r)
 	}
@@ -330,6 +358,9 @@ func (s *state) markFrames(k *marker) {
 					set[w] |= in[w]
 				}
 			}
+		}
+		if fr.kind == fkManaged {
+			k.values(s.vals[fr.tbase : fr.tbase+fr.m.ntemps]) // untracked
 		}
 		vars := s.vals[fr.lbase : fr.lbase+fr.m.nvars]
 		for v := range vars {

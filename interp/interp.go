@@ -111,6 +111,7 @@ type frame struct {
 	m                 *dmethod
 	pc, sp            int
 	lbase, sbase, end int
+	tbase             int // the JIT's temporaries of value types (temps.go): vals[tbase:tbase+m.ntemps]
 	kind              frameKind
 	at                frameAt   // where it stands for a live count (live.go)
 	fclause           int       // filter frames: the filter's clause
@@ -182,6 +183,7 @@ type state struct {
 	args                []value
 	held                []any
 	mark                marker
+	goArgs              []any       // the strings Call passes, held until it returns
 	liveBufs            [2][]uint64 // scratch sets of a live count
 	dispatchedBuf       []bool      // scratch of a live count
 
@@ -519,6 +521,18 @@ func (s *state) withMessage(o *managedObject, msg *managedString) *managedObject
 	return o
 }
 
+// withUnheldMessage is withMessage where the JIT's runtime does not hold
+// the exception while it allocates the message (the messages of
+// Int32.Parse's FormatException and of StringBuilder's
+// ArgumentOutOfRangeExceptions): o does not count meanwhile.
+func (s *state) withUnheldMessage(o *managedObject, msg *managedString) *managedObject {
+	if !s.chargeStr(msg) {
+		return s.outOfMemory()
+	}
+	o.f[0].r = msg
+	return o
+}
+
 // tooLong is the exception for newarr with too many elements.
 func (s *state) tooLong(class string) *managedObject {
 	o, ok := s.allocExc(class)
@@ -584,7 +598,9 @@ func (s *state) pushFrame(dm *dmethod, lbase int) error {
 	for _, l := range dm.structLocals {
 		s.vals[lbase+l.idx] = value{r: newSvalue(l.cls)}
 	}
-	s.frames = append(s.frames, frame{m: dm, lbase: lbase, sbase: lbase + dm.nvars, end: end, depth: depth, callbacks: s.topCallbacks()})
+	tbase := lbase + dm.nvars
+	clear(s.vals[tbase : tbase+dm.ntemps])
+	s.frames = append(s.frames, frame{m: dm, lbase: lbase, tbase: tbase, sbase: tbase + dm.ntemps, end: end, depth: depth, callbacks: s.topCallbacks()})
 	return nil
 }
 
@@ -667,6 +683,7 @@ func (s *state) deliver(v value, has bool) error {
 	}
 	if has {
 		s.vals[fr.sbase+fr.sp] = v
+		s.keepTemp(fr, fr.m, fr.pc, v)
 		fr.sp++
 	}
 	fr.pc++
@@ -1268,6 +1285,13 @@ outer:
 				}
 				in = &m.initSites[in.a]
 				goto dispatch
+			case oTemps:
+				// Copies of views into the JIT's temporaries (temps.go).
+				for _, t := range m.tempRecs[in.a] {
+					s.keep(fr.tbase+int(t.site), stk[t.depth])
+				}
+				in = &m.tempOrig[in.a]
+				goto dispatch
 			case oStsfld:
 				sp--
 				v := stk[sp]
@@ -1411,6 +1435,7 @@ outer:
 			case oLdvV:
 				sv := vars[in.a].r.(*svalue)
 				stk[sp] = value{r: copySvalue(sv.cls, sv.w)}
+				s.keepTemp(fr, m, pc-1, stk[sp])
 				sp++
 			case oStvV:
 				sp--
@@ -1418,6 +1443,7 @@ outer:
 			case oDupV:
 				sv := stk[sp-1].r.(*svalue)
 				stk[sp] = value{r: copySvalue(sv.cls, sv.w)}
+				s.keepTemp(fr, m, pc-1, stk[sp])
 				sp++
 			case oNewobjV:
 				callee = s.methods[in.a]
@@ -1426,6 +1452,7 @@ outer:
 					normArgs(m.argNorms[in.b], stk[sp-np:sp])
 				}
 				sv := newSvalue(callee.il.Owner)
+				s.keepTemp(fr, m, pc-1, value{r: sv})
 				copy(stk[sp-np+1:sp+1], stk[sp-np:sp])
 				stk[sp-np] = mkPtr(sv, 0, il.KValue)
 				fr.pc, fr.sp, fr.at = pc-1, sp-np, atCall
@@ -1443,6 +1470,7 @@ outer:
 				}
 				c := s.types[in.b].Class
 				stk[sp-1] = value{r: copySvalue(c, o.f[in.a:int(in.a)+words(c)])}
+				s.keepTemp(fr, m, pc-1, stk[sp-1])
 			case oStfldOV:
 				sp -= 2
 				o, ok := stk[sp].r.(*managedObject)
@@ -1472,6 +1500,7 @@ outer:
 					goto throwNew
 				}
 				stk[sp-1] = v
+				s.keepTemp(fr, m, pc-1, v)
 			case oStfldPV:
 				sp -= 2
 				if !s.storeStruct(ptrAdd(stk[sp], int(in.a), il.KValue), stk[sp+1]) {
@@ -1483,9 +1512,11 @@ outer:
 			case oLdfldVV:
 				c := s.types[in.b].Class
 				stk[sp-1] = value{r: copySvalue(c, wordsOf(stk[sp-1])[in.a:int(in.a)+words(c)])}
+				s.keepTemp(fr, m, pc-1, stk[sp-1])
 			case oLdsfldV:
 				c := s.types[in.b].Class
 				stk[sp] = value{r: copySvalue(c, s.statics[in.a:int(in.a)+words(c)])}
+				s.keepTemp(fr, m, pc-1, stk[sp])
 				sp++
 			case oStsfldV:
 				sp--
@@ -1537,6 +1568,7 @@ outer:
 					goto throwNew
 				}
 				stk[sp-1] = v
+				s.keepTemp(fr, m, pc-1, v)
 			case oStobjV:
 				sp -= 2
 				if !s.storeStruct(stk[sp], stk[sp+1]) {
@@ -1571,14 +1603,19 @@ outer:
 					goto throwNew
 				}
 			case oBoxV:
-				// The value on the stack is a copy no one else holds: it
-				// becomes the box.
+				// The value on the stack is a copy no one else holds
+				// (unless a temporary keeps it): it becomes the box.
 				fr.pc, fr.sp, fr.at = pc-1, sp, atAlloc
 				if !s.charge(il.BoxSizeOf(s.types[in.a])) {
 					exc = s.outOfMemory()
 					goto throw
 				}
-				stk[sp-1].r.(*svalue).boxed = true
+				sv := stk[sp-1].r.(*svalue)
+				if sv.kept {
+					sv = copySvalue(sv.cls, sv.w)
+					stk[sp-1].r = sv
+				}
+				sv.boxed = true
 			case oUnboxV, oUnboxP:
 				t := s.types[in.a]
 				r := stk[sp-1].r
@@ -1605,6 +1642,7 @@ outer:
 				if in.op == oUnboxV {
 					b := r.(*svalue)
 					p = value{r: copySvalue(b.cls, b.w)}
+					s.keepTemp(fr, m, pc-1, p)
 				}
 				stk[sp-1] = p
 			case oLdelemV, oStelemV, oLdelema:
@@ -1628,6 +1666,7 @@ outer:
 				case oLdelemV:
 					ew := int64(a.ew)
 					stk[base] = value{r: copySvalue(a.elem.Class, a.w[i*ew:(i+1)*ew])}
+					s.keepTemp(fr, m, pc-1, stk[base])
 				case oStelemV:
 					sp = base
 					copy(a.w[i*int64(a.ew):], wordsOf(stk[base+2]))
@@ -1744,6 +1783,7 @@ outer:
 						sp -= nargs
 						if callee.hasRet {
 							stk[sp] = res
+							s.keepTemp(fr, m, pc-1, res)
 							sp++
 						}
 						continue

@@ -66,6 +66,10 @@ const (
 type lstep struct {
 	kind  uint8
 	spill bool  // its block ends after it: the stack entries left cross into the next
+	// lsStore: an entry under the value stored is the variable's own
+	// (pushed by a load of it in the block): the JIT copies it aside
+	// first, which reads the variable.
+	protect bool
 	v     int32 // lsLoad, lsStore: the variable
 	in    int32 // stack depth before
 	pops  int32 // entries popped
@@ -231,6 +235,46 @@ func (s *state) computeLiveness(dm *dmethod) *liveInfo {
 		if leader[i+1] || in.Op.IsBranch() || endsBlock(in.Op) {
 			st.spill = true
 			l.succs[i] = succ
+		}
+	}
+
+	// Stores under a load of the same variable, which the JIT copies
+	// aside: a forward walk of each block, with the variables the stack
+	// entries are (-1: none).
+	var sym []int32
+	for i := range m.Code {
+		st := &l.steps[i]
+		if leader[i] {
+			sym = sym[:0]
+		}
+		if st.kind == lsNone {
+			continue
+		}
+		for len(sym) < int(st.in) {
+			sym = append(sym, -1)
+		}
+		sym = sym[:st.in]
+		in := m.Code[i]
+		switch op := in.Op.Canon(); {
+		case st.kind == lsLoad:
+			sym = append(sym, st.v)
+		case st.kind == lsDup:
+			sym = append(sym, sym[len(sym)-1])
+		case st.kind == lsStore:
+			sym = sym[:len(sym)-1]
+			for d, v := range sym {
+				if v == st.v {
+					st.protect = true
+					sym[d] = -1
+				}
+			}
+		case op == il.Castclass, (op == il.Box || op == il.UnboxAny) && in.Type().IsRef():
+			// The JIT pushes the operand itself again.
+		default:
+			sym = sym[:st.in-st.pops]
+			for len(sym) < int(st.out) {
+				sym = append(sym, -1)
+			}
 		}
 	}
 
@@ -403,7 +447,9 @@ func (l *liveInfo) transfer(i int, set []uint64) {
 		}
 		set[top/64] &^= 1 << (top % 64)
 	case lsStore:
-		set[st.v/64] &^= 1 << (st.v % 64)
+		if !st.protect {
+			set[st.v/64] &^= 1 << (st.v % 64)
+		}
 		set[(top-1)/64] |= 1 << ((top - 1) % 64)
 	case lsDup:
 		if has(set, top) {

@@ -133,6 +133,7 @@ const (
 	// runs it when it must (cctor.go), then the instruction itself,
 	// dmethod.initSites[a].
 	oInit
+	oTemps
 	oIsinst // a = type index
 	oCastclass
 	oBox    // n = kind

@@ -189,5 +189,5 @@ func (s *state) newExcCharged(class, msg string) *managedObject {
 	if !ok {
 		return s.outOfMemory()
 	}
-	return s.withMessage(o, newString(msg))
+	return s.withUnheldMessage(o, newString(msg))
 }

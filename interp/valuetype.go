@@ -40,6 +40,7 @@ type svalue struct {
 	cls   *il.Class
 	w     []value
 	boxed bool
+	kept  bool // a temporary of the JIT holds it (temps.go): a box is a copy
 	mark  uint32
 }
 
