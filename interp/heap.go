@@ -297,20 +297,27 @@ func (k *marker) anys(rs []any) {
 
 // markFrames marks what the frames hold that is live (live.go).
 func (s *state) markFrames(k *marker) {
-	// The frames whose exception a filter further out examines: from the
-	// filter's parent to the frame under the filter's.
+	// The frames an exception dispatch has passed, which never continue
+	// where they stand: from the parent of a filter running to the frame
+	// under the filter's; from the handling frame to the frame under the
+	// one running a finally or fault in the second pass.
 	dispatched := s.dispatchedBuf[:0]
+	pass := func(from, to int) {
+		for len(dispatched) < len(s.frames) {
+			dispatched = append(dispatched, false)
+		}
+		for i := from; i < to; i++ {
+			dispatched[i] = true
+		}
+	}
 	for j := range s.frames {
 		if fr := &s.frames[j]; fr.kind == fkFilter {
-			if dispatched == nil {
-				dispatched = make([]bool, len(s.frames))
-			}
-			for len(dispatched) < len(s.frames) {
-				dispatched = append(dispatched, false)
-			}
-			for i := fr.disp.fi; i < j; i++ {
-				dispatched[i] = true
-			}
+			pass(fr.disp.fi, j)
+		}
+	}
+	for i := range s.recs {
+		if r := &s.recs[i]; r.kind == recDispatch {
+			pass(r.d.hf, r.frame)
 		}
 	}
 	ri := 0                  // the records of the handlers running in the frame

@@ -65,15 +65,15 @@ const (
 // lstep is an instruction as liveness sees it.
 type lstep struct {
 	kind  uint8
-	spill bool  // its block ends after it: the stack entries left cross into the next
+	spill bool // its block ends after it: the stack entries left cross into the next
 	// lsStore: an entry under the value stored is the variable's own
 	// (pushed by a load of it in the block): the JIT copies it aside
 	// first, which reads the variable.
 	protect bool
-	v     int32 // lsLoad, lsStore: the variable
-	in    int32 // stack depth before
-	pops  int32 // entries popped
-	out   int32 // stack depth after
+	v       int32 // lsLoad, lsStore: the variable
+	in      int32 // stack depth before
+	pops    int32 // entries popped
+	out     int32 // stack depth after
 }
 
 // liveInfo is a method's liveness. Sets are bit sets of nw words: bit v
@@ -104,18 +104,16 @@ func (s *state) computeLiveness(dm *dmethod) *liveInfo {
 	d := &decoder{s: s, dm: dm, m: m}
 	l := &liveInfo{nvars: dm.nvars, always: make([]bool, dm.nvars), steps: make([]lstep, n)}
 	if err := d.infer(); err != nil {
-		// Decoding succeeded on the same method: cannot happen. Mark
-		// everything, as if nothing were tracked.
-		for v := range l.always {
-			l.always[v] = true
-		}
-		l.nw = (dm.nvars + 63) / 64
-		for i := range l.steps {
-			l.steps[i].kind = lsNone
-		}
+		// Decoding succeeded on the same method, so this cannot happen:
+		// one block where everything is live.
+		l.nw = (dm.nvars + dm.maxStack + 63) / 64
 		l.block = make([]int32, n)
 		l.ends = []int32{int32(n - 1)}
+		l.succs = make([][]int32, n)
 		l.out = make([]uint64, l.nw)
+		for w := range l.out {
+			l.out[w] = ^uint64(0)
+		}
 		return l
 	}
 	l.nw = (dm.nvars + d.max + 63) / 64
@@ -147,23 +145,7 @@ func (s *state) computeLiveness(dm *dmethod) *liveInfo {
 	})
 	funclet := func(pc int) int32 { return ranges.first[pc] + 1 }
 
-	// Leaders, as the JIT's reader splits blocks.
-	leader := make([]bool, n+1)
-	leader[0] = true
-	for _, c := range dm.eh {
-		leader[c.tryStart], leader[c.tryEnd], leader[c.hStart], leader[c.hEnd] = true, true, true, true
-		if c.kind == il.EHFilter {
-			leader[c.fStart] = true
-		}
-	}
-	for i, in := range m.Code {
-		for _, t := range in.Targets() {
-			leader[t] = true
-		}
-		if in.Op.IsBranch() || endsBlock(in.Op) {
-			leader[i+1] = true
-		}
-	}
+	leader := leaders(m, dm.eh)
 
 	// The steps, and who mentions each variable.
 	first := make([]int32, dm.nvars) // the first funclet mentioning it (-1: none)
@@ -365,24 +347,19 @@ func (s *state) computeLiveness(dm *dmethod) *liveInfo {
 			share(c.fStart, false)
 		}
 	}
-	for i, in := range m.Code {
-		if op := in.Op.Canon(); (op != il.Leave && op != il.LeaveS) || d.states[i] == nil {
-			continue
+	for _, li := range dm.leaves {
+		// The innermost handler around the leave: a catch it exits (the
+		// outer ones hold the target if that one does).
+		catchret := false
+		if k := ranges.first[li.from]; k >= 0 && k%2 == 0 {
+			c := &dm.eh[k/2]
+			catchret = (c.kind == il.EHCatch || c.kind == il.EHFilter) && !c.inHandler(li.target)
 		}
-		t := in.Target()
-		catchret, finally := false, false
-		for _, c := range dm.eh {
-			switch {
-			case (c.kind == il.EHCatch || c.kind == il.EHFilter) && c.inHandler(i) && !c.inHandler(t):
-				catchret = true // read where the catch resumes
-			case c.kind == il.EHFinally && c.covers(i) && !c.covers(t):
-				finally = true // maybe left by the finally
-			}
-		}
-		if catchret {
-			share(t, false)
-		} else if finally {
-			share(t, true)
+		switch {
+		case catchret:
+			share(li.target, false) // read where the catch resumes
+		case len(li.finallys) > 0:
+			share(li.target, true) // maybe left by a finally
 		}
 	}
 	return l
