@@ -265,8 +265,8 @@ func (s *state) decode(dm *dmethod) error {
 		}
 	}
 	dm.maxStack = d.max
-	s.markTriggers(dm)
 	s.planTemps(dm, d)
+	s.markTriggers(dm) // a type initializer runs before the copies oTemps makes
 	dm.frameSize = dm.nvars + dm.ntemps + d.max + 2
 	dm.decoded = true
 	return nil
