@@ -70,6 +70,10 @@ type tracker struct {
 
 	running   runKind
 	runFrame  int     // frame whose funclet runs
+	// filtered is the outermost frame a filter has run in (-1: none):
+	// frames 0 .. filtered reported their untracked slots only while it
+	// ran (see Runtime.unwinding).
+	filtered int
 	funcletSP uintptr // RSP of the running funclet's frame
 }
 
@@ -200,7 +204,7 @@ func (rt *Runtime) newTracker(m *Machine, exc uintptr) *tracker {
 	} else {
 		t = &tracker{}
 	}
-	t.exc, t.throwSP, t.ci, t.outerLen = exc, m.SP(), chainStart, len(m.outer)
+	t.exc, t.throwSP, t.ci, t.outerLen, t.filtered = exc, m.SP(), chainStart, len(m.outer), -1
 	t.walk = walkState{pc: m.PC(), sp: m.SP(), bp: uintptr(m.Reg(abi.CtxRBP))}
 	rt.trackers = append(rt.trackers, t)
 	return t
@@ -260,6 +264,7 @@ func (rt *Runtime) firstPass(m *Machine, t *tracker) error {
 				}
 			case il.EHFilter:
 				t.running, t.runFrame = runFilter, t.fi
+				t.filtered = max(t.filtered, t.fi)
 				return rt.invoke(m, t, f, c.FilterStart)
 			}
 		}

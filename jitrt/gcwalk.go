@@ -327,20 +327,17 @@ func (w *gcWalker) walk(pc, sp, bp uintptr, next int) error {
 }
 
 // unwinding reports whether the frame at return address pc with frame
-// pointer bp is one an exception dispatch has passed: from the throw site
-// to the frame the first pass examines, or in the second pass to the
-// handling frame. Such a frame never continues at pc (the dispatch ends
-// in a handler at or beyond it), so its tracked values are dead; and
-// while a filter ran they were not reported (the filter's parent and the
-// frames under it report their untracked slots only), so they may be
-// stale.
+// pointer bp is one a filter of an exception dispatch has run above: from
+// the throw site to the outermost frame a filter ran in. While the filter
+// ran, the frame reported its untracked slots only (the filter's parent
+// and the frames under it do), so its tracked values may be stale; it
+// never continues at pc unless a newer exception, caught inward of it,
+// abandons the dispatch (a case this rule does not cover). Frames an
+// exception passes without running a filter report their live values
+// as usual: a dispatch abandoned that way lets them continue.
 func (rt *Runtime) unwinding(pc, bp uintptr) bool {
 	for _, t := range rt.trackers {
-		last := t.fi
-		if t.second {
-			last = t.hf
-		}
-		for i := range min(last+1, len(t.frames)) {
+		for i := range min(t.filtered+1, len(t.frames)) {
 			if f := &t.frames[i]; f.pc == pc && f.bp == bp {
 				return true
 			}
