@@ -68,12 +68,12 @@ type tracker struct {
 	fi, ci int
 	hf, hc int // handling frame and clause (second pass; hc -1: none)
 
-	running   runKind
-	runFrame  int     // frame whose funclet runs
+	running  runKind
+	runFrame int // frame whose funclet runs
 	// filtered is the outermost frame a filter has run in (-1: none):
 	// frames 0 .. filtered reported their untracked slots only while it
 	// ran (see Runtime.unwinding).
-	filtered int
+	filtered  int
 	funcletSP uintptr // RSP of the running funclet's frame
 }
 
