@@ -74,10 +74,8 @@
 // run a little past their last mark so that the harness reads the
 // resident set while they still run.
 //
-// -max-heap passes its value to miniil run: until miniil has a collector
-// its heap limit counts every allocation, so the GC programs need a
-// large one (such as 64GiB) for the interpreter to finish them; do not
-// give the JIT that much (it would use the memory).
+// -max-heap passes its value to miniil run (the heap limit bounds the
+// live objects on both engines).
 //
 // Progress goes to standard error, the tables to standard output.
 package main
