@@ -54,14 +54,14 @@
 // (the largest of the runs), and the fastest run's longest minor and full
 // collection pauses, number of collections, total minor collection time,
 // bytes that survived minor collections and minor time per MiB survived,
-// then the time and peak RSS as ratios to Mono's. The JIT's collections come from miniil run
-// -gc-stats (the harness passes it when miniil has the flag; "n/a"
-// before), the interpreter has none of its own (Go collects its objects),
-// Mono's come from its log (MONO_LOG_LEVEL=debug MONO_LOG_MASK=gc,
-// written to a file with MONO_LOG_DEST): the stw time of each GC_MINOR,
-// GC_MAJOR and GC_MAJOR_CONCURRENT_FINISH line is a pause, promoted is
-// what survived a minor one, and the collection Mono makes at exit
-// ("user request") is left out.
+// then the time and peak RSS as ratios to Mono's. The JIT's collections
+// come from miniil run -gc-stats (the harness passes it when miniil has
+// the flag; "n/a" before), the interpreter has none of its own (Go
+// collects its objects), Mono's come from its log (MONO_LOG_LEVEL=debug
+// MONO_LOG_MASK=gc, written to a file with MONO_LOG_DEST): the stw time of
+// each GC_MINOR, GC_MAJOR and GC_MAJOR_CONCURRENT_FINISH line is a pause,
+// promoted is what survived a minor one, and the collection Mono makes at
+// exit ("user request") is left out.
 //
 // A program may print lines "mark NAME" (gc_strings and gc_throw print
 // "mark 10M" and "mark 100M"): when such a line arrives the harness reads
