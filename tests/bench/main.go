@@ -192,11 +192,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if len(progs) == 0 || len(progs) == 1 && progs[0].name == startupProgram {
-		kind := ""
+		kind, hint := "", " (programs for the collector run only with -gc)"
 		if *gcMode {
-			kind = " for the collector"
+			kind, hint = " for the collector", ""
 		}
-		fmt.Fprintf(stderr, "bench: no program%s in %s matches -filter %q\n", kind, benchDir, *filter)
+		fmt.Fprintf(stderr, "bench: no program%s in %s matches -filter %q%s\n", kind, benchDir, *filter, hint)
 		return 2
 	}
 
