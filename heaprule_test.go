@@ -197,7 +197,7 @@ func TestOperandsAreLive(t *testing.T) {
 		{"PoppedEntry", arr, ""},
 		{"UsedEntry", 2 * arr, ""},
 		{"HandlerLocal", 2 * arr, ""},
-		{"PassedFrame", exc + arr, ""},
+		{"PassedFrame", exc + 2*arr, ""},
 		{"ExposedLocal", 2 * arr, ""},
 		{"StaleTemporary", 2 * arr, ""},
 		// The string a local value holds; the value is not on the heap.

@@ -297,10 +297,12 @@ func (k *marker) anys(rs []any) {
 
 // markFrames marks what the frames hold that is live (live.go).
 func (s *state) markFrames(k *marker) {
-	// The frames an exception dispatch has passed, which never continue
-	// where they stand: from the parent of a filter running to the frame
-	// under the filter's; from the handling frame to the frame under the
-	// one running a finally or fault in the second pass.
+	// The frames an exception dispatch has passed that the JIT's walk
+	// reports as never continuing where they stand: from the parent of a
+	// filter running to the frame under the filter's; in the second pass,
+	// those a filter of the dispatch ran above, from the outermost of
+	// them (or the handling frame) to the frame under the one running a
+	// finally or fault.
 	dispatched := s.dispatchedBuf[:0]
 	pass := func(from, to int) {
 		for len(dispatched) < len(s.frames) {
@@ -316,8 +318,8 @@ func (s *state) markFrames(k *marker) {
 		}
 	}
 	for i := range s.recs {
-		if r := &s.recs[i]; r.kind == recDispatch {
-			pass(r.d.hf, r.frame)
+		if r := &s.recs[i]; r.kind == recDispatch && r.d.filtered > 0 {
+			pass(max(r.d.hf, r.d.filtered-1), r.frame)
 		}
 	}
 	ri := 0                  // the records of the handlers running in the frame
