@@ -496,3 +496,35 @@ Done: ret
 		t.Errorf("the program made no nursery collection: %s", first)
 	}
 }
+
+// TestCallArgumentsSurviveCollections calls a method with a string
+// argument, which the runtime holds during the call (a root of every
+// collection meanwhile), while the method makes garbage near a small heap
+// limit, with and without collections at every safepoint: the argument
+// must come through every move intact.
+func TestCallArgumentsSurviveCollections(t *testing.T) {
+	const src = `.assembly t {}
+.method public static int32 F(string s) cil managed {
+  .maxstack 3 .locals init (int32 i, string t)
+L: ldloc i ldc.i4 3000 bge Done
+  ldarg.0 ldstr "-" call string [mscorlib]System.String::Concat(string, string) stloc t
+  ldloc i ldc.i4.1 add stloc i br L
+Done: ldloc t callvirt instance int32 [mscorlib]System.String::get_Length() ret
+}
+.method public static void main() cil managed { .entrypoint ret }`
+	prog, err := miniil.Load("call.il", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	arg := strings.Repeat("x", 500)
+	for _, cfg := range []miniil.Config{
+		{Engine: miniil.JIT, MaxHeap: 8 << 10, NurseryBytes: 4 << 10, GCStress: 1},
+		{Engine: miniil.JIT, MaxHeap: 8 << 10, NurseryBytes: 4 << 10},
+		{Engine: miniil.Interp, MaxHeap: 8 << 10},
+	} {
+		res, err := prog.Call(context.Background(), cfg, "F", arg)
+		if err != nil || fmt.Sprint(res) != fmt.Sprint(len(arg)+1) {
+			t.Errorf("%v (stress %d): F = %v, %v; want %d", cfg.Engine, cfg.GCStress, res, err, len(arg)+1)
+		}
+	}
+}

@@ -34,8 +34,9 @@ import (
 // pointers of managed frames, in frame slots, saved registers and the
 // context), the statics' reference words, the exception objects of the
 // dispatcher's trackers, the fields of the preallocated
-// OutOfMemoryException, and extra words the runtime holds at the
-// safepoint (a base library method's result). Go code that holds object
+// OutOfMemoryException, the objects Go code holds (rt.hold: Call's string
+// arguments), and extra words the runtime holds at the safepoint (a base
+// library method's result). Go code that holds object
 // addresses across a nested call of managed code raises gcHeap.noGC: no
 // collection runs until it returns (allocations then go to the old
 // generation and ask for a collection at the next safepoint).
@@ -74,6 +75,11 @@ func (rt *Runtime) gatherRoots(m *Machine, code uint64, extra []*uint64) (*rootS
 	}
 	for _, t := range rt.trackers {
 		rs.refs = append(rs.refs, (*uint64)(unsafe.Pointer(&t.exc)))
+	}
+	// Objects Go code holds (rt.hold) across a collection: Runtime.Call's
+	// string arguments during the whole call.
+	for i := range rt.gc.held {
+		rs.refs = append(rs.refs, (*uint64)(unsafe.Pointer(&rt.gc.held[i])))
 	}
 	if rs.what != nil {
 		for _, p := range rt.staticRefs {

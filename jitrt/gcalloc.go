@@ -216,9 +216,10 @@ func (rt *Runtime) exitHook(m *Machine, code uint64) error {
 	return nil
 }
 
-// hold keeps objects Go code holds, not stored anywhere yet, live for
-// the heap limit's count until the returned function runs. (No
-// collection moves objects while Go code runs: see allocNoGC.)
+// hold keeps objects Go code holds, not stored anywhere yet, live until
+// the returned function runs: counted for the heap limit, and roots of
+// any collection meanwhile (Call holds its string arguments during the
+// whole call, across collections).
 func (rt *Runtime) hold(ps ...uintptr) (release func()) {
 	h := rt.gc
 	n := len(h.held)
