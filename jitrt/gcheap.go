@@ -418,16 +418,11 @@ func (h *gcHeap) noteStart(p, n uintptr) {
 	}
 }
 
-// objectAt returns the start of the old-generation object containing p.
+// objectAt returns the start of the old-generation object containing p:
+// from the object covering the first byte of p's card (the generation is
+// contiguous, so one always does), parsing forward.
 func (h *gcHeap) objectAt(p uintptr) uintptr {
-	c := (p - h.oldLo) >> cardShift
-	q := h.cross[c]
-	if q == 0 || q > p { // p lies in the card's first object's predecessor? (never: q covers the card start)
-		q = h.oldLo
-		if c > 0 {
-			q = h.cross[c-1]
-		}
-	}
+	q := h.cross[(p-h.oldLo)>>cardShift]
 	for {
 		n := h.objSize(q, h.typeAt(q))
 		if p < q+n {
