@@ -379,7 +379,9 @@ func (h *gcHeap) full(rs *rootSet) {
 	}
 	for _, p := range rs.interiors {
 		if v := uintptr(*p); h.inOld(v) {
-			*p = uint64(fwd(v))
+			// fwd maps words: the pointer keeps its byte in the word (an
+			// int32 or char element's address need not be 8-aligned).
+			*p = uint64(fwd(v) + v%8)
 		}
 	}
 	h.rekeyInnerTraces(func(p uintptr) uintptr {
