@@ -21,11 +21,6 @@ type dispatch struct {
 
 	hf, hc int // handling frame and clause; hc < 0: a filter frame's boundary
 
-	// filtered is 1 + the outermost frame a filter of this dispatch ran
-	// for (0: none): the JIT's walk takes the frames from the throw site
-	// to it as never continuing (jitrt's Runtime.unwinding).
-	filtered int
-
 	inFrame  bool
 	spc, sci int // second pass: pc in the top frame, next clause
 
@@ -144,9 +139,6 @@ func (s *state) firstPass(d *dispatch) (bool, error) {
 // pushFilter runs the filter block of clause ci of frame fi in a new frame
 // that shares fi's arguments and locals.
 func (s *state) pushFilter(d *dispatch, fi, ci int) error {
-	if d.filtered == 0 || fi+1 < d.filtered {
-		d.filtered = fi + 1
-	}
 	owner := &s.frames[fi]
 	m := owner.m
 	lbase := owner.lbase

@@ -297,31 +297,6 @@ func (k *marker) anys(rs []any) {
 
 // markFrames marks what the frames hold that is live (live.go).
 func (s *state) markFrames(k *marker) {
-	// The frames an exception dispatch has passed that the JIT's walk
-	// reports as never continuing where they stand: from the parent of a
-	// filter running to the frame under the filter's; in the second pass,
-	// those a filter of the dispatch ran above, from the outermost of
-	// them (or the handling frame) to the frame under the one running a
-	// finally or fault.
-	dispatched := s.dispatchedBuf[:0]
-	pass := func(from, to int) {
-		for len(dispatched) < len(s.frames) {
-			dispatched = append(dispatched, false)
-		}
-		for i := from; i < to; i++ {
-			dispatched[i] = true
-		}
-	}
-	for j := range s.frames {
-		if fr := &s.frames[j]; fr.kind == fkFilter {
-			pass(fr.disp.fi, j)
-		}
-	}
-	for i := range s.recs {
-		if r := &s.recs[i]; r.kind == recDispatch && r.d.filtered > 0 {
-			pass(max(r.d.hf, r.d.filtered-1), r.frame)
-		}
-	}
 	ri := 0                  // the records of the handlers running in the frame
 	running := len(s.frames) // the native frames from there up run (no managed frame above)
 	for running > 0 && s.frames[running-1].kind == fkNative {
@@ -341,9 +316,6 @@ func (s *state) markFrames(k *marker) {
 		at, pc := fr.at, fr.pc
 		if pc < 0 { // at the entry, a type initializer first
 			at, pc = atBefore, 0
-		}
-		if len(dispatched) > i && dispatched[i] {
-			at = atThrow
 		}
 		set := s.liveSet(l.nw, 0)
 		switch at {
@@ -399,8 +371,6 @@ func (s *state) markFrames(k *marker) {
 			}
 		}
 	}
-	clear(dispatched)
-	s.dispatchedBuf = dispatched
 }
 
 // isValue reports whether r is a value of a value type (not a boxed one):

@@ -185,7 +185,6 @@ type state struct {
 	mark                marker
 	goArgs              []any       // the strings Call passes, held until it returns
 	liveBufs            [2][]uint64 // scratch sets of a live count
-	dispatchedBuf       []bool      // scratch of a live count
 
 	inits       []*typeInit            // type initializers (cctor.go), by the index sites carry
 	initIdx     map[*il.TypeInit]int32 // their indices

@@ -37,10 +37,10 @@ import "miniil/il"
 // and its operands, which the rest of the instruction reads: a newobj's
 // constructor arguments), throwing an implicit exception (the JIT's
 // throw blocks have nothing live: untracked variables only), or before
-// an instruction (a type initializer's check). A frame whose exception a
-// filter further out is examining (the frames from the thrower to the
-// filter's parent) also has its untracked variables only marked: it
-// never continues where it stands.
+// an instruction (a type initializer's check). The frames from the
+// thrower to the parent of a filter that runs stand where the exception
+// left them, and count as such: any of them continues there if the
+// dispatch is abandoned (the JIT's walk reports them from the throw site).
 
 // frameAt says where a frame stands for a live count.
 type frameAt uint8

@@ -68,13 +68,15 @@ type tracker struct {
 	fi, ci int
 	hf, hc int // handling frame and clause (second pass; hc -1: none)
 
-	running  runKind
-	runFrame int // frame whose funclet runs
-	// filtered is the outermost frame a filter has run in (-1: none):
-	// frames 0 .. filtered reported their untracked slots only while it
-	// ran (see Runtime.unwinding).
-	filtered  int
+	running   runKind
+	runFrame  int     // frame whose funclet runs
 	funcletSP uintptr // RSP of the running funclet's frame
+	// site is the exit the exception was thrown at and regs the
+	// registers there: while a filter runs, the GC stack walk goes on
+	// from the filter to the throw site, through the frames the
+	// exception passed, which are still on the stack (gcwalk.go).
+	site walkState
+	regs [abi.NumRegs]uint64
 }
 
 // endKind says why a stack walk stopped.
@@ -204,8 +206,12 @@ func (rt *Runtime) newTracker(m *Machine, exc uintptr) *tracker {
 	} else {
 		t = &tracker{}
 	}
-	t.exc, t.throwSP, t.ci, t.outerLen, t.filtered = exc, m.SP(), chainStart, len(m.outer), -1
+	t.exc, t.throwSP, t.ci, t.outerLen = exc, m.SP(), chainStart, len(m.outer)
 	t.walk = walkState{pc: m.PC(), sp: m.SP(), bp: uintptr(m.Reg(abi.CtxRBP))}
+	t.site = t.walk
+	for n := range t.regs {
+		t.regs[n] = m.Reg(abi.RegCtx(n))
+	}
 	rt.trackers = append(rt.trackers, t)
 	return t
 }
@@ -264,7 +270,6 @@ func (rt *Runtime) firstPass(m *Machine, t *tracker) error {
 				}
 			case il.EHFilter:
 				t.running, t.runFrame = runFilter, t.fi
-				t.filtered = max(t.filtered, t.fi)
 				return rt.invoke(m, t, f, c.FilterStart)
 			}
 		}

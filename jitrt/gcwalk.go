@@ -10,9 +10,9 @@ import (
 
 // The GC stack walk: every location of the native stack and of the
 // registers that holds a reference or an interior pointer a managed
-// frame will use, found with the JIT's GC information (abi.GCInfo), as a
-// precise collector finds its stack roots. There is no collector yet:
-// the verifier (gcverify.go) checks what the walk reports.
+// frame will use, found with the JIT's GC information (abi.GCInfo): the
+// collector's stack roots (gc.go); the verifier (gcverify.go) checks what
+// the walk reports.
 //
 // The walk starts at an exit, where the exit stub saved every register
 // in the context, and goes outward:
@@ -36,10 +36,14 @@ import (
 //     its try), which will never continue there: it reports its
 //     untracked slots only, and the walk goes on with its callers, whose
 //     callee-saved registers are in its save slots (a method with
-//     handlers saves them all). While a filter runs, the frames between
-//     the throw and the filter's parent are still on the stack and will
-//     run their finally funclets if the exception is caught further out:
-//     their invocations' untracked slots are reported too.
+//     handlers saves them all). A filter is the exception: the first
+//     pass leaves the frames from the throw site to the filter's parent
+//     where they stand, and any of them continues there if the dispatch
+//     is abandoned (a finally's exception caught inward of the parent),
+//     so the walk goes on from the filter to the throw site, with the
+//     registers saved there, and those frames report their live values
+//     as at any other exit (CoreCLR reports them too while a filter
+//     runs).
 //   - Where a nested call of the runtime (a base library method calling
 //     managed code back) began, the walk continues at the exit it was
 //     made from, with the registers saved for it.
@@ -87,7 +91,7 @@ type gcWalkStats struct {
 	Frames     int // frames that reported their live locations
 	Funclets   int // of which funclet frames
 	Dispatched int // frames the walk reached through an exception dispatch
-	Filtering  int // frames between a throw and a running filter's parent
+	Filtering  int // walks from a running filter to its exception's throw site
 	Nested     int // nested runtime calls crossed
 	Prestubs   int // walks that started at a method's prestub
 	SavedRegs  int // registers reported from a callee's save slot
@@ -244,12 +248,6 @@ func (w *gcWalker) walk(pc, sp, bp uintptr, next int) error {
 			return fmt.Errorf("%s: no GC information at return address +%#x", r.method.FullName(), off)
 		}
 		mainProlog := s.Flags&abi.SPProlog != 0 && s.Funclet == 0
-		if !dispatch && rt.unwinding(pc, bp) {
-			// An exception is passing through the frame: it will never
-			// continue here, and its live values may not be reported
-			// (while a filter ran): untracked slots only.
-			dispatch = true
-		}
 		if dispatch {
 			w.stats.Dispatched++
 		} else {
@@ -310,12 +308,20 @@ func (w *gcWalker) walk(pc, sp, bp uintptr, next int) error {
 		}
 		o := rt.trackers[i]
 		if o.running == runFilter {
-			for _, f := range o.frames[:o.runFrame] {
-				w.stats.Filtering++
-				if err := w.untracked(f.code, f.bp); err != nil {
-					return err
-				}
+			// The first pass left every frame from the throw site to the
+			// filter's parent where it stood: the walk goes on there, with
+			// the registers of the throw site (the filter's code may have
+			// changed the machine's), and each frame reports its live
+			// values, as it will continue there if the dispatch is
+			// abandoned (a finally's exception caught inward of the
+			// parent).
+			w.stats.Filtering++
+			for n := range w.regs {
+				w.regs[n] = &o.regs[n]
 			}
+			pc, sp, bp, dispatch = o.site.pc, o.site.sp, o.site.bp, false
+			next = o.outerLen - 1
+			continue
 		}
 		parent := o.frames[o.runFrame]
 		for n := range w.regs {
@@ -324,26 +330,6 @@ func (w *gcWalker) walk(pc, sp, bp uintptr, next int) error {
 		pc, sp, bp, dispatch = parent.pc, parent.sp, parent.bp, true
 		next = o.outerLen - 1 - parent.seg
 	}
-}
-
-// unwinding reports whether the frame at return address pc with frame
-// pointer bp is one a filter of an exception dispatch has run above: from
-// the throw site to the outermost frame a filter ran in. While the filter
-// ran, the frame reported its untracked slots only (the filter's parent
-// and the frames under it do), so its tracked values may be stale; it
-// never continues at pc unless a newer exception, caught inward of it,
-// abandons the dispatch (a case this rule does not cover). Frames an
-// exception passes without running a filter report their live values
-// as usual: a dispatch abandoned that way lets them continue.
-func (rt *Runtime) unwinding(pc, bp uintptr) bool {
-	for _, t := range rt.trackers {
-		for i := range min(t.filtered+1, len(t.frames)) {
-			if f := &t.frames[i]; f.pc == pc && f.bp == bp {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // live reports location l, live at safepoint s of the frame of r at bp.
