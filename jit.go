@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sort"
 	"testing"
 
 	"miniil/abi"
@@ -52,6 +53,7 @@ func runJIT(ctx context.Context, mod *il.Module, cfg Config, out io.Writer) (int
 	}
 	if cfg.JITStats != nil {
 		cfg.jitStats.Fprint(cfg.JITStats)
+		printExits(cfg.JITStats, rt.ExitCounts())
 		if cfg.VerifyGC {
 			st := rt.GCVerifyStats()
 			fmt.Fprintf(cfg.JITStats, "gc info checks: %d exits walked, %d locations checked (%d references, %d interior pointers, %d untracked, %d in registers), %d frames, %d through dispatches\n",
@@ -74,4 +76,23 @@ func newRuntime(mod *il.Module, cfg Config, out io.Writer) (*jitrt.Runtime, erro
 		return nil, &startError{err}
 	}
 	return rt, nil
+}
+
+// printExits prints the exits from native code a run made, most frequent
+// first (what still leaves native code is where time goes to Go).
+func printExits(w io.Writer, counts map[string]int) {
+	names := make([]string, 0, len(counts))
+	for name := range counts {
+		names = append(names, name)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if counts[names[i]] != counts[names[j]] {
+			return counts[names[i]] > counts[names[j]]
+		}
+		return names[i] < names[j]
+	})
+	fmt.Fprintf(w, "exits from native code:\n")
+	for _, name := range names {
+		fmt.Fprintf(w, "  %12d  %s\n", counts[name], name)
+	}
 }

@@ -272,8 +272,12 @@ const (
 	// interface of the module (il.Class.IfaceIndex), the address of the
 	// code addresses of the methods implementing that interface's slots
 	// (0: not implemented). 0 for a type that implements none.
-	MTITab     = 16
-	MTVTable   = 24 // first virtual slot: the code address of the slot's method
+	MTITab = 16
+	// MTElem is, for an array type whose elements are references, the
+	// method table of the element type (the array store check compares
+	// it with the stored object's); 0 for other types.
+	MTElem     = 24
+	MTVTable   = 32 // first virtual slot: the code address of the slot's method
 	MTSlotSize = 8
 )
 

@@ -87,9 +87,11 @@ func (gc *gcPlan) list(l vlist) []ir.Value { return gc.pool[l.start : l.start+l.
 // and the float remainder and float-to-uint64 conversion helpers.
 func hasSafepoint(in *ir.Instr) bool {
 	switch in.Op {
-	case ir.OpCall, ir.OpCallVirt, ir.OpAlloc, ir.OpNewArr, ir.OpBox, ir.OpIsInst, ir.OpTypeIs, ir.OpCanStore,
+	case ir.OpCall, ir.OpCallVirt, ir.OpAlloc, ir.OpNewArr, ir.OpBox, ir.OpCanStore,
 		ir.OpThrow, ir.OpRethrow, ir.OpThrowHelper, ir.OpCallFinally:
 		return true
+	case ir.OpIsInst, ir.OpTypeIs:
+		return typeTestExits(in)
 	case ir.OpRem:
 		return in.Kind.IsFloat()
 	case ir.OpConv:

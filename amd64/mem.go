@@ -8,9 +8,9 @@ import (
 
 // Objects, statics and arrays: fields are 8-byte slots after the method
 // table (abi.ObjFields), arrays keep their length at abi.ArrLen and their
-// elements, of their own size, from abi.ArrData. Allocation is inline;
-// type tests, boxing, array creation and covariance checks are helper
-// exits.
+// elements, of their own size, from abi.ArrData. Allocation is inline,
+// and so are type tests but those of array types that covariance may
+// pass; boxing, array creation and covariance checks are helper exits.
 
 // field emits ldfield and stfield.
 func (g *gen) field(in *ir.Instr) {
@@ -39,10 +39,21 @@ func (g *gen) static(in *ir.Instr) {
 // alloc emits OpAlloc: bump allocation inline; the heap is fresh zeroed
 // memory. Only a full heap exits (HelperAlloc then reports it).
 func (g *gen) alloc(in *ir.Instr) {
-	a := g.a
 	mt := int64(g.env.ClassMT(in.Aux.Class))
-	size := int32(8 + 8*in.Aux.Class.NumFields)
-	slow, done := a.NewLabel(), a.NewLabel()
+	slow, done := g.a.NewLabel(), g.a.NewLabel()
+	g.bump(int32(8+8*in.Aux.Class.NumFields), mt, slow)
+	g.a.Jump(JMP, done)
+	g.a.Bind(slow)
+	g.a.I(MOVQ, Imm(mt), R(RDI))
+	g.exit(abi.HelperAlloc, 0, false, in.ILOffset)
+	g.a.Bind(done)
+	g.store(RAX, in.Dst)
+}
+
+// bump allocates size bytes in the nursery inline, with method table mt,
+// into RAX (RCX is clobbered), or jumps to slow when they do not fit.
+func (g *gen) bump(size int32, mt int64, slow Label) {
+	a := g.a
 	a.I(MOVQ, Mem(R15, abi.CtxHeapTop), R(RAX))
 	a.I(LEAQ, Mem(RAX, size), R(RCX))
 	a.I(CMPQ, R(RCX), Mem(R15, abi.CtxHeapLimit))
@@ -50,33 +61,177 @@ func (g *gen) alloc(in *ir.Instr) {
 	a.I(MOVQ, R(RCX), Mem(R15, abi.CtxHeapTop))
 	a.I(MOVQ, Imm(mt), R(RCX))
 	a.I(MOVQ, R(RCX), Mem(RAX, abi.ObjMT))
-	a.Jump(JMP, done)
-	a.Bind(slow)
-	a.I(MOVQ, Imm(mt), R(RDI))
-	g.exit(abi.HelperAlloc, 0, false, in.ILOffset)
+}
+
+// typeTest emits isinst and typeis inline where the method tables
+// decide (see castKind): the result (the object or null, for typeis 1 or
+// 0) is left in RAX. Only array types whose method table differs from
+// the object's go to the helper, for covariance.
+func (g *gen) typeTest(in *ir.Instr) {
+	a := g.a
+	kind := castKind(in)
+	g.load(in.Args[0], RAX)
+	done, fail := a.NewLabel(), a.NewLabel()
+	typeIs := in.Op == ir.OpTypeIs
+	if !typeIs {
+		// isinst: null stays null, and an object is always one.
+		a.I(TESTQ, R(RAX), R(RAX))
+		a.Jump(JEQ, done)
+		if kind == castAny {
+			a.Bind(fail)
+			a.Bind(done)
+			g.store(RAX, in.Dst)
+			return
+		}
+	}
+	mt := int64(g.env.TypeMT(in.Aux.Type))
+	switch kind {
+	case castExact, castExactOrHelper:
+		a.I(MOVQ, Imm(mt), R(RDX))
+		a.I(CMPQ, R(RDX), Mem(RAX, abi.ObjMT))
+		if typeIs {
+			ok := a.NewLabel()
+			a.Jump(JEQ, ok)
+			if kind == castExactOrHelper {
+				g.typeTestHelper(in, mt)
+				a.Jump(JMP, done)
+			} else {
+				a.Jump(JMP, fail)
+			}
+			a.Bind(ok)
+			a.I(MOVL, Imm(1), R(RAX))
+			a.Jump(JMP, done)
+			break
+		}
+		a.Jump(JEQ, done)
+		if kind == castExactOrHelper {
+			g.typeTestHelper(in, mt)
+			a.Jump(JMP, done)
+		}
+	case castChain:
+		// The class or one of its bases: walk the base method tables.
+		loop := a.NewLabel()
+		a.I(MOVQ, Imm(mt), R(RDX))
+		a.I(MOVQ, Mem(RAX, abi.ObjMT), R(RCX))
+		a.Bind(loop)
+		a.I(CMPQ, R(RCX), R(RDX))
+		a.Jump(JEQ, done)
+		a.I(MOVQ, Mem(RCX, abi.MTBase), R(RCX))
+		a.I(TESTQ, R(RCX), R(RCX))
+		a.Jump(JNE, loop)
+	case castIface:
+		// Implemented interfaces have a block in the interface table.
+		idx := int32(abi.MTSlotSize * in.Aux.Type.Class.IfaceIndex)
+		a.I(MOVQ, Mem(RAX, abi.ObjMT), R(RCX))
+		a.I(MOVQ, Mem(RCX, abi.MTITab), R(RCX))
+		a.I(TESTQ, R(RCX), R(RCX))
+		a.Jump(JEQ, fail)
+		a.I(CMPQ, Mem(RCX, idx), Imm(0))
+		a.Jump(JNE, done)
+	default:
+		g.typeTestHelper(in, mt)
+		a.Jump(JMP, done)
+	}
+	a.Bind(fail)
+	a.I(XORL, R(RAX), R(RAX))
 	a.Bind(done)
 	g.store(RAX, in.Dst)
 }
 
-// typeTest emits isinst and typeis: helper exits with the object and the
-// type's method table.
-func (g *gen) typeTest(in *ir.Instr) {
+// typeTestHelper emits the helper exit of a type test of the object in
+// RAX against the type whose method table is mt; the result is in RAX.
+func (g *gen) typeTestHelper(in *ir.Instr, mt int64) {
 	helper := abi.HelperIsInst
 	if in.Op == ir.OpTypeIs {
 		helper = abi.HelperTypeIs
 	}
-	g.load(in.Args[0], RDI)
-	g.a.I(MOVQ, Imm(int64(g.env.TypeMT(in.Aux.Type))), R(RSI))
+	g.a.I(MOVQ, R(RAX), R(RDI))
+	g.a.I(MOVQ, Imm(mt), R(RSI))
 	g.exit(helper, 0, false, in.ILOffset)
-	g.store(RAX, in.Dst)
 }
 
-// box emits OpBox: a helper exit with the method table and the value's
-// bits.
+// How a type test is compiled (castKind).
+const (
+	castHelper        = iota // a helper exit decides
+	castAny                  // isinst object: every object is one
+	castExact                // the object's method table is the type's, or it is not one
+	castExactOrHelper        // the same method table decides yes, the helper no
+	castChain                // the class or a subclass: the base method tables
+	castIface                // an interface: the object's interface table
+)
+
+// castKind returns how in, an isinst or typeis, is compiled, as the
+// runtime's tests decide (jitrt's isInstance and sameType): a string, a
+// value type, a boxed primitive is an instance only of its own method
+// table (value types and boxes are sealed; every boxed primitive kind has
+// one method table); an array of another method table may still be one
+// (covariance), which the helper decides; System.ValueType takes boxed
+// primitives too, whose method tables do not derive from it.
+func castKind(in *ir.Instr) int {
+	t := in.Aux.Type
+	if in.Op == ir.OpTypeIs {
+		if t.Kind == il.KArray {
+			return castExactOrHelper
+		}
+		return castExact
+	}
+	switch t.Kind {
+	case il.KObject:
+		return castAny
+	case il.KString, il.KValue:
+		return castExact
+	case il.KArray:
+		return castExactOrHelper
+	case il.KClass:
+		switch {
+		case t.Class.Interface:
+			return castIface
+		case t.Class.Name == il.ObjectClass:
+			return castAny
+		case t.Class.Name == il.ValueTypeClass:
+			return castHelper
+		}
+		return castChain
+	}
+	return castExact // a boxed primitive
+}
+
+// typeTestExits reports whether the code of type test in may exit.
+func typeTestExits(in *ir.Instr) bool {
+	k := castKind(in)
+	return k == castHelper || k == castExactOrHelper
+}
+
+// box emits OpBox of a primitive: the value's bits, normalized as the
+// runtime's boxes hold them (extended to 64 bits by the type's
+// signedness), stored into a box allocated inline; a full nursery exits
+// (HelperBox).
 func (g *gen) box(in *ir.Instr) {
-	g.a.I(MOVQ, Imm(int64(g.env.TypeMT(in.Aux.Type))), R(RDI))
+	a := g.a
+	mt := int64(g.env.TypeMT(in.Aux.Type))
 	g.argBits(in, in.Args[0], RSI)
+	switch in.Aux.Type.Kind {
+	case il.KBool, il.KU1:
+		a.I(MOVBQZX, R(RSI), R(RSI))
+	case il.KI1:
+		a.I(MOVBQSX, R(RSI), R(RSI))
+	case il.KI2:
+		a.I(MOVWQSX, R(RSI), R(RSI))
+	case il.KU2, il.KChar:
+		a.I(MOVWQZX, R(RSI), R(RSI))
+	case il.KI4:
+		a.I(MOVLQSX, R(RSI), R(RSI))
+	case il.KU4, il.KR4:
+		a.I(MOVLQZX, R(RSI), R(RSI))
+	}
+	slow, done := a.NewLabel(), a.NewLabel()
+	g.bump(il.BoxSize, mt, slow)
+	a.I(MOVQ, R(RSI), Mem(RAX, abi.BoxValue))
+	a.Jump(JMP, done)
+	a.Bind(slow)
+	a.I(MOVQ, Imm(mt), R(RDI))
 	g.exit(abi.HelperBox, 0, false, in.ILOffset)
+	a.Bind(done)
 	g.store(RAX, in.Dst)
 }
 
@@ -116,11 +271,39 @@ func (g *gen) elem(in *ir.Instr) {
 	}
 }
 
-// canStore emits OpCanStore: the array covariance check, a helper exit.
+// canStore emits OpCanStore, the array covariance check of a non-null
+// reference: an object of the array's element type or of a subclass of
+// it, or any object into an object[], passes inline (abi.MTElem); the
+// helper decides the rest (interfaces, boxes into System.ValueType[],
+// arrays into arrays, and every store that fails).
 func (g *gen) canStore(in *ir.Instr) {
+	a := g.a
+	ok, done := a.NewLabel(), a.NewLabel()
 	g.load(in.Args[0], RDI)
 	g.load(in.Args[1], RSI)
+	a.I(MOVQ, Mem(RDI, abi.ObjMT), R(RCX))
+	a.I(MOVQ, Mem(RCX, abi.MTElem), R(RCX))
+	a.I(CMPQ, R(RCX), Mem(RSI, abi.ObjMT))
+	a.Jump(JEQ, ok)
+	a.I(MOVQ, Imm(int64(g.env.TypeMT(il.Object))), R(RDX))
+	a.I(CMPQ, R(RCX), R(RDX))
+	a.Jump(JEQ, ok)
+	// A subclass of the element type: its base method tables.
+	loop, helper := a.NewLabel(), a.NewLabel()
+	a.I(MOVQ, Mem(RSI, abi.ObjMT), R(RDX))
+	a.Bind(loop)
+	a.I(MOVQ, Mem(RDX, abi.MTBase), R(RDX))
+	a.I(TESTQ, R(RDX), R(RDX))
+	a.Jump(JEQ, helper)
+	a.I(CMPQ, R(RDX), R(RCX))
+	a.Jump(JEQ, ok)
+	a.Jump(JMP, loop)
+	a.Bind(helper)
 	g.exit(abi.HelperCanStore, 0, false, in.ILOffset)
+	a.Jump(JMP, done)
+	a.Bind(ok)
+	a.I(MOVL, Imm(1), R(RAX))
+	a.Bind(done)
 	g.store(RAX, in.Dst)
 }
 

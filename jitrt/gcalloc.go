@@ -190,6 +190,10 @@ func (h *gcHeap) liveBytes() uintptr {
 // returns normally, the exit is a safepoint with its result as a root.
 func (rt *Runtime) callBuiltin(m *Machine) error {
 	k := il.BuiltinKind(m.ExitArg())
+	if int(k) >= len(rt.builtinCalls) {
+		rt.builtinCalls = append(rt.builtinCalls, make([]int, int(k)+1-len(rt.builtinCalls))...)
+	}
+	rt.builtinCalls[k]++
 	pc, sp := m.PC(), m.SP()
 	err := rt.oomAt(m, rt.resumeOuter(m, rt.builtin(m, k)))
 	if err != nil || m.PC() != pc || m.SP() != sp || !rt.gc.mayCollect() {

@@ -265,6 +265,10 @@ type Runtime struct {
 	// curExit is the code of the exit being served (the state a stack
 	// walk starts from).
 	curExit uint64
+	// exits counts the exits served, by code, and builtinCalls the calls
+	// of base library methods, by il.BuiltinKind (ExitCounts).
+	exits        [exitCodes]int
+	builtinCalls []int
 }
 
 // codeRange is one installed method's code.
@@ -827,6 +831,22 @@ func (rt *Runtime) typeFor(t *il.Type) (*rtType, error) {
 		return nil, err
 	}
 	rt.typeMT[key] = rtt
+	if t.Kind == il.KArray && t.Elem.IsRef() {
+		// The store check's fast path (abi.MTElem): an element type that
+		// is an array type only if it exists already, so that a deep
+		// jagged array type does not make every type of its rows.
+		var et *rtType
+		if t.Elem.Kind != il.KArray {
+			if et, err = rt.typeFor(t.Elem); err != nil {
+				return nil, err
+			}
+		} else {
+			et = rt.typeMT[t.Elem.String()]
+		}
+		if et != nil {
+			rt.setU64(rtt.mt+abi.MTElem, uint64(et.mt))
+		}
+	}
 	return rtt, nil
 }
 
@@ -989,6 +1009,7 @@ func (rt *Runtime) Run(ctx context.Context) (code int, err error) {
 // not fit in the heap limit throws System.OutOfMemoryException there
 // (see oomAt).
 func (rt *Runtime) handle(m *Machine, code uint64) error {
+	rt.exits[min(code, exitCodes-1)]++
 	prev := rt.curExit
 	rt.curExit = code
 	err := rt.serve(m, code)
@@ -1454,6 +1475,29 @@ type Stats struct {
 	CodeBytes int // code heap pages in use (code, stubs, cells)
 	Trackers  int // exception dispatches in progress
 	Methods   int // compiled methods
+}
+
+// exitCodes bounds the exit codes counted one by one (abi's codes are
+// below it; the last entry counts any other).
+const exitCodes = 48
+
+// ExitCounts returns how many exits from native code the runtime served,
+// by kind (abi.ExitName: "IsInst", "Builtin", ...), and the calls of
+// each base library method (Builtin exits and virtual calls of base
+// library methods) by the method's name ("call String.Concat(string,string)").
+func (rt *Runtime) ExitCounts() map[string]int {
+	counts := map[string]int{}
+	for code, n := range rt.exits {
+		if n > 0 {
+			counts[abi.ExitName(code)] += n
+		}
+	}
+	for k, n := range rt.builtinCalls {
+		if n > 0 {
+			counts["call "+il.BuiltinKind(k).String()] += n
+		}
+	}
+	return counts
 }
 
 // Stats returns the runtime's current resource use.
