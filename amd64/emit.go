@@ -68,6 +68,11 @@ type Code struct {
 	// Slots is each value's frame slot, an RBP offset (0: none; a
 	// register home or no location).
 	Slots []int
+	// Barriers and BarriersElided count the reference stores that got a
+	// write barrier and those that needed none (null stores, stores into
+	// frame blocks and into objects allocated inline with no safepoint
+	// since).
+	Barriers, BarriersElided int
 }
 
 // Note names the target of the call or exit whose return address is at
@@ -282,7 +287,8 @@ func (g *gen) result(blob *Blob, m codeMarks) *Code {
 	f, lay := g.f, g.lay
 	code := &Code{Method: abi.Method{Code: blob.Code, ColdStart: blob.Marks[m.coldStart]},
 		FrameSize: g.frame.size, PrologSize: blob.Marks[m.prologEnd], PSPOffset: g.frame.pspOff, Layout: lay,
-		Homes: g.homes, Saves: g.frame.saves, Blocks: g.frame.blocks, Slots: g.frame.slots}
+		Homes: g.homes, Saves: g.frame.saves, Blocks: g.frame.blocks, Slots: g.frame.slots,
+		Barriers: g.barriers, BarriersElided: g.barriersElided}
 	inFilter := map[*ir.Region]bool{}
 	for _, r := range f.Regions { // parents first
 		inFilter[r] = r.Kind == ir.RegionFilter || inFilter[r.Parent]

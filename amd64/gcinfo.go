@@ -250,7 +250,10 @@ func (gc *gcPlan) blockSafepoints(b *ir.Block, buf []vlist) (after []vlist, poll
 		return after, poll
 	}
 	f, set := gc.f, gc.set
-	tracked := func(v ir.Value) bool { return v != ir.NoValue && f.Kinds[v].IsGC() && !gc.shared.Has(v) }
+	// A null read as an immediate has no location to report.
+	tracked := func(v ir.Value) bool {
+		return v != ir.NoValue && f.Kinds[v].IsGC() && !gc.shared.Has(v) && !gc.plan.slotless[v]
+	}
 	set.clear()
 	for _, v := range gc.out[b.ID] {
 		if tracked(v) {

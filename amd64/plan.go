@@ -26,7 +26,8 @@ type plan struct {
 	// uses is the number of uses of each value.
 	uses []int
 	// consts holds the value of temporaries defined once, by a constant
-	// that fits an immediate; uses read the immediate instead of the slot.
+	// that fits an immediate (null among them); uses read the immediate
+	// instead of the slot.
 	consts map[ir.Value]int64
 	// slotless marks the constants no instruction reads from a slot
 	// (slotReads): their definitions emit nothing.
@@ -120,7 +121,8 @@ func (p *plan) analyze(f *ir.Func) {
 					defs[d]++
 				}
 			}
-			if in.Op == ir.OpConst && (in.Kind == ir.I32 || in.Kind == ir.I64 && in.Aux.Int == int64(int32(in.Aux.Int))) {
+			if in.Op == ir.OpConst && (in.Kind == ir.I32 || in.Kind == ir.I64 && in.Aux.Int == int64(int32(in.Aux.Int)) ||
+				in.Kind == ir.Ref && in.Aux.Int == 0) {
 				p.consts[in.Dst] = in.Aux.Int
 			}
 		}
