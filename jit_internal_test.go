@@ -61,8 +61,8 @@ Done: ldloc caught ret
 
 // TestCatchLoopMemory throws and catches 100,000 exceptions: every one
 // must be caught, no dispatch may be left behind, the managed heap may grow
-// only by the exception objects themselves (there is no collector yet),
-// and the Go heap must stay flat.
+// at most by the exception objects themselves (what the collector has not
+// reclaimed yet), and the Go heap must stay flat.
 func TestCatchLoopMemory(t *testing.T) {
 	for name, src := range map[string]string{"throw-finally-catch": catchLoop, "rethrow-and-throw-from-catch": rethrowLoop} {
 		t.Run(name, func(t *testing.T) { testCatchLoopMemory(t, src) })

@@ -154,7 +154,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	timeout := fs.Duration("timeout", 10*time.Minute, "time limit for one run")
 	gcMode := fs.Bool("gc", false, "run the programs for the collector (\"// bench: gc\") instead of the others, and print the GC table; -n is 1 unless given")
 	rssFlag := fs.Bool("rss", false, "also print a table of every engine's peak resident set")
-	maxHeap := fs.String("max-heap", "", "pass -max-heap=`SIZE` to miniil run (such as 64GiB, for the interpreter on a -gc program while miniil has no collector)")
+	maxHeap := fs.String("max-heap", "", "pass -max-heap=`SIZE` to miniil run (such as 64GiB: the heap limit bounds the live objects on both engines)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
