@@ -26,8 +26,11 @@ import (
 // integer value live across a managed call may live there; the others
 // are caller-saved, for values no call interrupts. A float live across a
 // call keeps its slot; so does every value live across a call to a
-// finally funclet (a catch inside the funclet may resume it with the
-// callee-saved registers of the frames it unwound).
+// finally funclet holding a try (a catch inside the funclet may resume it
+// with the callee-saved registers of the frames it unwound). The call of
+// any other finally is an ordinary managed call: the funclet itself
+// uses no callee-saved register (it has no homes), its callees restore
+// those they use, and an exception leaving it never returns to the call.
 //
 // Only the main body's values get homes, and not all of them (DESIGN.md:
 // values live into or out of a handler stay in the frame): funclets reach
@@ -171,7 +174,8 @@ func scan(f *ir.Func, cands []*interval, homes []Reg, float bool, regs []Reg) {
 
 // intervals computes each value's live interval over the blocks in layout
 // order, the positions of the managed calls and those of the calls to
-// finally funclets. Instruction i of the
+// finally funclets that a catch may resume inside (resumableFinallys;
+// the calls of the others are managed calls). Instruction i of the
 // layout reads its operands at position 2i+2 and writes its results at
 // 2i+3; arguments and locals are written at position 0 (the prolog).
 func intervals(f *ir.Func, blocks []*ir.Block, live []blockLive) (ivs []interval, calls, finallyCalls []int) {
@@ -190,6 +194,7 @@ func intervals(f *ir.Func, blocks []*ir.Block, live []blockLive) (ivs []interval
 		touch(ir.Value(v), 0, 0)
 	}
 	depth := loopDepths(blocks)
+	resumable := resumableFinallys(f)
 	pos := 2
 	for bi, b := range blocks {
 		first := pos
@@ -207,8 +212,10 @@ func intervals(f *ir.Func, blocks []*ir.Block, live []blockLive) (ivs []interval
 				}
 			}
 			switch {
-			case in.Op == ir.OpCallFinally:
+			case in.Op == ir.OpCallFinally && resumable[int(in.Aux.Int)]:
 				finallyCalls = append(finallyCalls, pos+1)
+			case in.Op == ir.OpCallFinally:
+				calls = append(calls, pos+1)
 			case clobbers(in):
 				calls = append(calls, pos+1)
 			}
@@ -373,4 +380,22 @@ func livenessOf(f *ir.Func, blocks []*ir.Block, only func(ir.Kind) bool) []block
 		}
 	}
 	return live
+}
+
+// resumableFinallys returns the clauses whose finally holds a try: a
+// catch of that try may resume inside the finally's funclet, with the
+// callee-saved registers the frames it unwound left.
+func resumableFinallys(f *ir.Func) map[int]bool {
+	res := map[int]bool{}
+	for _, r := range f.Regions {
+		if r.Kind != ir.RegionTry {
+			continue
+		}
+		for p := r.Parent; p != nil; p = p.Parent {
+			if p.Kind == ir.RegionFinally {
+				res[p.Clause] = true
+			}
+		}
+	}
+	return res
 }

@@ -216,21 +216,35 @@ func TestHomesAroundHandlers(t *testing.T) {
 			b.At(out)
 			b.Ret(b.Const(ir.I32, 0))
 		}},
-		{"live across a callfinally", func(b *irtest.Builder, v ir.Value, eh bool) {
-			try := b.Try(nil, 0)
-			fin := b.Handler(ir.RegionFinally, nil, 0)
+		{"live across the call of a finally holding a try", func(b *irtest.Builder, v ir.Value, eh bool) {
+			// Clause 0: the try/catch inside the finally of clause 1.
+			try := b.Try(nil, 1)
+			fin := b.Handler(ir.RegionFinally, nil, 1)
+			inner := b.Try(fin, 0)
+			catch := b.Handler(ir.RegionCatch, fin, 0)
 			body := b.In(try).Block()
 			step, out := b.In(nil).Block(), b.Block()
+			ibody := b.In(inner).Block()
+			fend := b.In(fin).Block()
+			b.In(nil)
 			b.Jump(body)
 			b.At(body)
 			b.Jump(step)
 			b.At(step)
 			if eh {
-				b.CallFinally(0, out)
+				b.CallFinally(1, out)
 			} else {
 				b.Jump(out)
 			}
 			b.At(fin.Entry)
+			b.Jump(ibody)
+			b.At(ibody)
+			b.Call(b.Method("Callee"), b.Const(ir.I32, 1))
+			b.Jump(fend)
+			b.At(catch.Entry)
+			b.CatchArg()
+			b.CatchRet(fend)
+			b.At(fend)
 			b.EndFinally()
 			b.At(out)
 			hot(b, v)

@@ -90,6 +90,67 @@ END:
   ldloc sum
   ret
 }`, []want{inGPR, inGPR}, -1},
+		{"across the call of a finally: callee-saved", `
+.method public static int32 f(int32 n) cil managed
+{
+  .locals init (int32 i, int32 s)
+LOOP:
+  ldloc i
+  ldarg.0
+  bge.s END
+  .try {
+    leave.s NEXT
+  } finally {
+    ldloc s
+    ldc.i4.1
+    add
+    stloc s
+    endfinally
+  }
+NEXT:
+  ldloc i
+  ldc.i4.1
+  add
+  stloc i
+  br.s LOOP
+END:
+  ldloc s
+  ret
+}`, []want{inCalleeSaved, inFrame}, -1},
+		{"across the call of a finally holding a try: the frame", `
+.method public static int32 f(int32 n) cil managed
+{
+  .locals init (int32 i, int32 s)
+LOOP:
+  ldloc i
+  ldarg.0
+  bge.s END
+  .try {
+    leave.s NEXT
+  } finally {
+    .try {
+      ldloc s
+      ldc.i4.1
+      add
+      stloc s
+      leave.s F
+    } catch [mscorlib]System.Exception {
+      pop
+      leave.s F
+    }
+  F:
+    endfinally
+  }
+NEXT:
+  ldloc i
+  ldc.i4.1
+  add
+  stloc i
+  br.s LOOP
+END:
+  ldloc s
+  ret
+}`, []want{inFrame, inFrame}, -1},
 		{"floats in XMM registers", `
 .method public static float64 f(int32 n) cil managed
 {

@@ -39,11 +39,13 @@ func managedCall(in *ir.Instr) bool {
 //     from the home of every other value live after its instruction, and
 //     the arguments and locals differ (the prolog stores every argument
 //     and zeroes every local);
-//   - a value live across a managed call is in a callee-saved register or
-//     the frame, and one live across a callfinally in the frame;
+//   - a value live across a managed call or a callfinally is in a
+//     callee-saved register or the frame, and one live across the call of
+//     a finally holding a try in the frame;
 //   - values a funclet mentions, and values live into a catch's
 //     continuation, stay in the frame.
 func verifyHomes(f *ir.Func, lay *funclet.Layout, homes []Reg, skip map[ir.Value]bool) []string {
+	resumable := resumableFinallys(f)
 	var errs []string
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
 	if len(homes) != len(f.Kinds) {
@@ -113,10 +115,10 @@ func verifyHomes(f *ir.Func, lay *funclet.Layout, homes []Reg, skip map[ir.Value
 					return
 				}
 				switch {
-				case managedCall(in) && homes[v] != NoReg && !slices.Contains(calleeSavedGPRs, homes[v]):
-					bad("%s: %s is live across the call in a register the call may change", where, name(v))
-				case in.Op == ir.OpCallFinally:
+				case in.Op == ir.OpCallFinally && resumable[int(in.Aux.Int)]:
 					framed(v, "is live across "+where)
+				case (managedCall(in) || in.Op == ir.OpCallFinally) && homes[v] != NoReg && !slices.Contains(calleeSavedGPRs, homes[v]):
+					bad("%s: %s is live across the call in a register the call may change", where, name(v))
 				}
 			})
 			if in.Dst != ir.NoValue && in.Dst2 != ir.NoValue && homes[in.Dst] != NoReg && homes[in.Dst] == homes[in.Dst2] {

@@ -66,9 +66,9 @@ func callsManaged(in *ir.Instr) bool {
 //     different from each other and from the values live into the entry;
 //   - a value live across a managed call (live after it and not its
 //     result) is in a callee-saved register (RBX, R12-R14) or the frame,
-//     so never a float, and one live across a callfinally is in the
-//     frame (a catch in the finally may resume with the registers of the
-//     frames it unwound).
+//     so never a float, and one live across the callfinally of a
+//     finally holding a try is in the frame (a catch in the finally may
+//     resume with the registers of the frames it unwound).
 //
 // Liveness is the usual backward dataflow over the main body's blocks,
 // per value.
@@ -79,7 +79,7 @@ func CheckAlloc(f *ir.Func, lay *funclet.Layout, alloc *Alloc) error {
 	if alloc == nil || lay == nil || len(lay.Funcs) == 0 {
 		return bad("no allocation or no layout")
 	}
-	c := &allocChecker{f: f, homes: alloc.Homes, transient: alloc.Transient}
+	c := &allocChecker{f: f, homes: alloc.Homes, transient: alloc.Transient, resumable: resumableFinallys(f)}
 	if len(c.homes) != len(f.Kinds) {
 		return bad("%d homes for %d values", len(c.homes), len(f.Kinds))
 	}
@@ -137,6 +137,7 @@ func CheckAlloc(f *ir.Func, lay *funclet.Layout, alloc *Alloc) error {
 
 // allocChecker holds CheckAlloc's state.
 type allocChecker struct {
+	resumable map[int]bool // clauses whose finally holds a try (resumableFinallys)
 	f         *ir.Func
 	homes     []Reg
 	transient map[ir.Value]bool
@@ -335,8 +336,12 @@ func (c *allocChecker) block(k int, b *ir.Block) error {
 			return nil
 		}
 		switch {
+		case in.Op == ir.OpCallFinally && c.resumable[int(in.Aux.Int)]:
+			if err := across(func(Reg) bool { return false }, "the call of a finally holding a try"); err != nil {
+				return err
+			}
 		case in.Op == ir.OpCallFinally:
-			if err := across(func(Reg) bool { return false }, "the call of a finally"); err != nil {
+			if err := across(func(r Reg) bool { return slices.Contains(checkedCalleeSaved, r) }, "the call of a finally in a register it may change"); err != nil {
 				return err
 			}
 		case callsManaged(in):

@@ -16,8 +16,8 @@ import (
 // way CheckAlloc looks at: f keeps four integers in callee-saved
 // registers across a call in a loop, a float in the frame across it, and
 // a call's result and an overflow flag in registers between; g has a
-// value live into a catch's continuation, one live across a
-// callfinally and one a finally reads.
+// value live into a catch's continuation, one live across the call of a
+// finally holding a try and one that finally reads.
 const allocSrc = `
 .method public static int32 Callee(int32 x) cil managed
 {
@@ -102,10 +102,20 @@ A:
   }
   finally
   {
-    ldloc k
-    ldc.i4.1
-    add
-    stloc k
+    .try
+    {
+      ldloc k
+      ldc.i4.1
+      add
+      stloc k
+      leave.s FE
+    }
+    catch [mscorlib]System.Exception
+    {
+      pop
+      leave.s FE
+    }
+  FE:
     endfinally
   }
 B:

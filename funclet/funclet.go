@@ -162,13 +162,17 @@ func nest(top *ir.Region, bs []*ir.Block) []*ir.Block {
 
 // fallThrough returns the successor of b to place right after it: a hot
 // block of the same funclet, not yet placed, reached from b alone; for a
-// conditional branch the not-taken (IL fall-through) side first.
+// conditional branch the not-taken (IL fall-through) side first; for a
+// callfinally, its continuation.
 func fallThrough(b *ir.Block, in, done map[*ir.Block]bool) *ir.Block {
 	var cands []*ir.Block
 	switch b.Term.Op {
 	case ir.OpIf:
 		cands = []*ir.Block{b.Succs[1], b.Succs[0]}
-	case ir.OpJump:
+	case ir.OpJump, ir.OpCallFinally:
+		// A callfinally's continuation too: placed elsewhere, the finally
+		// would return to a jump, and a loop around a try/finally would
+		// take that jump backward (a second poll per iteration).
 		cands = b.Succs
 	}
 	for _, c := range cands {

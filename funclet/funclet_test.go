@@ -132,3 +132,63 @@ func TestLayout(t *testing.T) {
 		}
 	}
 }
+
+// TestCallFinallyContinuation checks that the continuation of a
+// callfinally comes right after it, so that a loop around a try/finally
+// has one back edge (one poll) and the finally returns to straight-line
+// code.
+func TestCallFinallyContinuation(t *testing.T) {
+	const loop = `.assembly extern mscorlib {}
+.assembly t {}
+.class public auto ansi beforefieldinit P extends [mscorlib]System.Object
+{
+  .method public static void main() cil managed { .entrypoint ret }
+  .method public static int32 f(int32 n) cil managed
+  {
+    .locals init (int32 i, int32 s)
+  L: ldloc i ldarg.0 bge E
+    .try {
+      ldloc s ldloc i add stloc s
+      leave N
+    } finally {
+      ldloc s ldc.i4 1 xor stloc s
+      endfinally
+    }
+  N: ldloc i ldc.i4 1 add stloc i
+    br L
+  E: ldloc s ret
+  }
+}
+`
+	mod, err := il.Load("t.il", []byte(loop))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f *ir.Func
+	for _, m := range mod.AllMethods() {
+		if m.Name == "f" {
+			if f, err = reader.Import(mod, m); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	lay, err := funclet.Build(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	for _, fn := range lay.Funcs {
+		for i, b := range fn.Blocks {
+			if b.Term.Op != ir.OpCallFinally {
+				continue
+			}
+			calls++
+			if i+1 >= len(fn.Blocks) || fn.Blocks[i+1] != b.Succs[0] {
+				t.Errorf("the continuation b%d of callfinally b%d does not follow it", b.Succs[0].ID, b.ID)
+			}
+		}
+	}
+	if calls == 0 {
+		t.Fatal("no callfinally in the layout (the test no longer exercises it)")
+	}
+}
