@@ -21,9 +21,12 @@ import (
 // signed -1 only, so the division runs only where it cannot throw.
 //
 // Every product is formed in 64-bit registers, an int32 dividend
-// extended to 64 bits first: then the high word of one MUL (unsigned) or
-// IMUL (signed) by ceil(2^64/d) is already the int32 quotient. An int64
-// one needs a shift, sometimes a correction (below).
+// extended to 64 bits first: then a 64-bit IMUL by a multiplier below
+// 2^32 and a shift right by 32+s give its quotient (lowMagic), or, for
+// the unsigned divisors that need a 33-bit multiplier, the high word of
+// one MUL by ceil(2^64/d) is already the quotient. An int64 dividend
+// needs the high word of a 128-bit product, a shift and sometimes a
+// correction (udivMagic, sdivMagic).
 
 // magic is how to divide an n-bit dividend x by a constant d that is no
 // power of two: multiply x >> pre by m, take the high 64 bits of the
@@ -72,6 +75,25 @@ func ufit(d uint64, n uint) (m uint64, s uint, ok bool) {
 		e := d - r                             // r > 0: d is no power of two
 		if 64+s-n >= 64 || e <= uint64(1)<<(64+s-n) {
 			return q + 1, s, true
+		}
+	}
+	return 0, 0, false
+}
+
+// lowMagic returns, for an int32 dividend x and a divisor d (3 <= d <
+// 2^32, or < 2^31 if signed, not a power of two), m < 2^32 and s such
+// that x*m >> (32+s) is floor(x/d) (and, signed, x/d rounded toward zero
+// less one for x < 0, as with sdivMagic): x*m fits 64 bits. The bounds
+// of udivMagic and sdivMagic with 32+s for 64+s: e <= 2^s for x < 2^32,
+// e < 2^(s+1) for |x| <= 2^31. A signed divisor always has one; an
+// unsigned one may need 33 bits (ok false).
+func lowMagic(d uint64, signed bool) (m uint64, s uint, ok bool) {
+	for s := range uint(bits.Len64(d)) {
+		p := uint64(1) << (32 + s)
+		m := p/d + 1 // d divides no power of two
+		e := m*d - p
+		if e <= 1<<s || signed && e < 1<<(s+1) {
+			return m, s, true
 		}
 	}
 	return 0, 0, false
@@ -149,6 +171,35 @@ func (g *gen) divConst(in *ir.Instr, c int64) {
 		g.store(RAX, in.Dst)
 	case d&(d-1) == 0:
 		g.signedPow2(in, d, neg, rem)
+	case !q:
+		m, s, ok := lowMagic(d, signed)
+		if !ok {
+			g.udiv32High(in, d, rem)
+			return
+		}
+		g.loadExtended(x, RCX, false, signed)
+		if int64(m) == int64(int32(m)) {
+			a.I(IMUL3Q, Imm(int64(m)), R(RCX), R(RAX))
+		} else {
+			a.I(MOVL, Imm(int64(m)), R(RAX))
+			a.I(IMULQ, R(RCX), R(RAX))
+		}
+		if signed {
+			a.I(SARQ, Imm(int64(32+s)), R(RAX))
+			a.I(MOVL, R(RCX), R(RDX))
+			a.I(SHRL, Imm(31), R(RDX))
+			a.I(ADDL, R(RDX), R(RAX)) // rounded toward zero
+		} else {
+			a.I(SHRQ, Imm(int64(32+s)), R(RAX))
+		}
+		if rem {
+			g.remainder(in, d)
+			return
+		}
+		if neg {
+			a.I(NEGL, R(RAX))
+		}
+		g.store(RAX, in.Dst)
 	case signed:
 		g.loadExtended(x, RCX, q, true)
 		mg := sdivMagic(d, n)
@@ -174,32 +225,47 @@ func (g *gen) divConst(in *ir.Instr, c int64) {
 	default:
 		g.loadExtended(x, RCX, q, false)
 		mg := udivMagic(d, n)
-		a.I(MOVQ, R(RCX), R(RAX))
-		if mg.pre > 0 {
-			a.I(SHRQ, Imm(int64(mg.pre)), R(RAX))
-		}
-		a.I(MOVQ, Imm(int64(mg.m)), R(RDX))
-		a.I(MULQ, R(RDX)) // RDX = the high word of x*m
-		if mg.add {
-			a.I(MOVQ, R(RCX), R(RAX))
-			a.I(SUBQ, R(RDX), R(RAX))
-			a.I(SHRQ, Imm(1), R(RAX))
-			a.I(ADDQ, R(RDX), R(RAX))
-			if mg.post > 1 {
-				a.I(SHRQ, Imm(int64(mg.post-1)), R(RAX))
-			}
-		} else {
-			if mg.post > 0 {
-				a.I(SHRQ, Imm(int64(mg.post)), R(RDX))
-			}
-			a.I(MOVQ, R(RDX), R(RAX))
-		}
-		if rem {
-			g.remainder(in, d)
-			return
-		}
-		g.store(RAX, in.Dst)
+		g.udivHigh(in, mg, d, rem)
 	}
+}
+
+// udiv32High emits an int32 unsigned division or remainder by d, whose
+// multiplier below 2^32 lowMagic did not find: the high word of x times
+// ceil(2^64/d) is the quotient.
+func (g *gen) udiv32High(in *ir.Instr, d uint64, rem bool) {
+	g.loadExtended(in.Args[0], RCX, false, false)
+	g.udivHigh(in, udivMagic(d, 32), d, rem)
+}
+
+// udivHigh emits an unsigned division or remainder by d with magic mg,
+// the dividend zero-extended in RCX.
+func (g *gen) udivHigh(in *ir.Instr, mg magic, d uint64, rem bool) {
+	a := g.a
+	a.I(MOVQ, R(RCX), R(RAX))
+	if mg.pre > 0 {
+		a.I(SHRQ, Imm(int64(mg.pre)), R(RAX))
+	}
+	a.I(MOVQ, Imm(int64(mg.m)), R(RDX))
+	a.I(MULQ, R(RDX)) // RDX = the high word of x*m
+	if mg.add {
+		a.I(MOVQ, R(RCX), R(RAX))
+		a.I(SUBQ, R(RDX), R(RAX))
+		a.I(SHRQ, Imm(1), R(RAX))
+		a.I(ADDQ, R(RDX), R(RAX))
+		if mg.post > 1 {
+			a.I(SHRQ, Imm(int64(mg.post-1)), R(RAX))
+		}
+	} else {
+		if mg.post > 0 {
+			a.I(SHRQ, Imm(int64(mg.post)), R(RDX))
+		}
+		a.I(MOVQ, R(RDX), R(RAX))
+	}
+	if rem {
+		g.remainder(in, d)
+		return
+	}
+	g.store(RAX, in.Dst)
 }
 
 // remainder finishes in, a remainder by the constant magnitude d: RAX

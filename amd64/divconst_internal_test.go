@@ -153,3 +153,49 @@ func TestSdivMagic(t *testing.T) {
 		}
 	}
 }
+
+// TestLowMagic checks lowMagic's multipliers for int32 dividends, as
+// divConst's code uses them, against Go's division: every signed
+// divisor has one, and the unsigned ones without one are those whose
+// udivMagic multiplier (TestUdivMagic) does the division.
+func TestLowMagic(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	found := 0
+	for _, signed := range []bool{false, true} {
+		max := uint64(math.MaxUint32)
+		if signed {
+			max = math.MaxInt32
+		}
+		for _, d := range magicDivisors(max, r) {
+			m, s, ok := lowMagic(d, signed)
+			if !ok {
+				if signed {
+					t.Fatalf("lowMagic(%d, signed): none", d)
+				}
+				continue
+			}
+			found++
+			if m >= 1<<32 {
+				t.Fatalf("lowMagic(%d, %v) = %d: 33 bits", d, signed, m)
+			}
+			for _, u := range dividends(d, 32, r) {
+				if signed {
+					x := int64(int32(u))
+					q := x * int64(m) >> (32 + s)
+					q -= x >> 63 // + 1 for x < 0
+					if want := x / int64(d); q != want {
+						t.Fatalf("%d / %d with m %d, s %d: got %d, want %d", x, d, m, s, q, want)
+					}
+					continue
+				}
+				x := uint64(uint32(u))
+				if q, want := x*m>>(32+s), x/d; q != want {
+					t.Fatalf("%d / %d with m %d, s %d: got %d, want %d (unsigned)", x, d, m, s, q, want)
+				}
+			}
+		}
+	}
+	if found == 0 {
+		t.Fatal("no multipliers")
+	}
+}
