@@ -158,12 +158,27 @@ func (g *gen) unary(in *ir.Instr) {
 }
 
 // divide emits integer division and remainder (the reader has already
-// checked the divisor).
+// checked the divisor): by a constant without IDIV or DIV (divConst),
+// else by the divisor read from its home.
 func (g *gen) divide(in *ir.Instr) {
 	a := g.a
 	q := in.Kind == ir.I64
+	c, isConst := g.divisor(in)
+	if isConst && c != 0 {
+		g.divConst(in, c)
+		return
+	}
+	var y Operand
+	if isConst {
+		// Never reached (the reader's check throws first), but the plan
+		// keeps no slot for a constant divisor.
+		g.load(in.Args[1], RCX)
+		y = R(RCX)
+	}
 	g.load(in.Args[0], RAX)
-	y := g.argSlot(in, in.Args[1])
+	if !isConst {
+		y = g.argSlot(in, in.Args[1])
+	}
 	signed := in.Op == ir.OpDiv || in.Op == ir.OpRem
 	switch {
 	case signed && q:
@@ -184,6 +199,21 @@ func (g *gen) divide(in *ir.Instr) {
 	} else {
 		g.store(RAX, in.Dst)
 	}
+}
+
+// divisor returns the divisor of integer division in if it is a
+// constant (sign-extended for an int32 one); the plan then keeps no slot
+// for it (analyze).
+func (g *gen) divisor(in *ir.Instr) (int64, bool) {
+	if in.Kind != ir.I32 && in.Kind != ir.I64 {
+		return 0, false
+	}
+	y := in.Args[1]
+	if c, ok := g.plan.consts[y]; ok {
+		return c, true
+	}
+	c, ok := g.plan.wide[y]
+	return c, ok
 }
 
 // floatRem computes the C# floating-point remainder in Go (a helper exit).

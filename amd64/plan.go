@@ -29,8 +29,13 @@ type plan struct {
 	// that fits an immediate (null among them); uses read the immediate
 	// instead of the slot.
 	consts map[ir.Value]int64
+	// wide holds the value of the other integer temporaries defined once
+	// by a constant (I64 ones that fit no immediate): only division reads
+	// them as constants (divisor).
+	wide map[ir.Value]int64
 	// slotless marks the constants no instruction reads from a slot
-	// (slotReads): their definitions emit nothing.
+	// (slotReads) or, for a wide one, at all but as a divisor: their
+	// definitions emit nothing.
 	slotless map[ir.Value]bool
 	// deadLocals marks the locals no instruction reads or writes (a local
 	// kept in a frame block, or one the program never uses): the prolog
@@ -121,15 +126,21 @@ func (p *plan) analyze(f *ir.Func) {
 					defs[d]++
 				}
 			}
-			if in.Op == ir.OpConst && (in.Kind == ir.I32 || in.Kind == ir.I64 && in.Aux.Int == int64(int32(in.Aux.Int)) ||
-				in.Kind == ir.Ref && in.Aux.Int == 0) {
+			if in.Op == ir.OpConst && in.Kind == ir.I64 && in.Aux.Int != int64(int32(in.Aux.Int)) {
+				if p.wide == nil {
+					p.wide = map[ir.Value]int64{}
+				}
+				p.wide[in.Dst] = in.Aux.Int
+			} else if in.Op == ir.OpConst && (in.Kind == ir.I32 || in.Kind == ir.I64 || in.Kind == ir.Ref && in.Aux.Int == 0) {
 				p.consts[in.Dst] = in.Aux.Int
 			}
 		}
 	}
-	for v := range p.consts {
-		if defs[v] != 1 || int(v) < f.NumArgs+f.NumLocals {
-			delete(p.consts, v)
+	for _, m := range []map[ir.Value]int64{p.consts, p.wide} {
+		for v := range m {
+			if defs[v] != 1 || int(v) < f.NumArgs+f.NumLocals {
+				delete(m, v)
+			}
 		}
 	}
 	p.deadLocals = map[ir.Value]bool{}
@@ -138,15 +149,23 @@ func (p *plan) analyze(f *ir.Func) {
 			p.deadLocals[ir.Value(v)] = true
 		}
 	}
-	// A constant needs its slot only if some use reads the slot directly.
+	// A constant needs its slot only if some use reads the slot directly,
+	// a wide one if some use reads it at all, but as a divisor (which
+	// divide reads as a constant, never from its slot).
 	p.slotless = map[ir.Value]bool{}
 	for v := range p.consts {
+		p.slotless[v] = true
+	}
+	for v := range p.wide {
 		p.slotless[v] = true
 	}
 	for _, b := range f.Blocks {
 		for _, in := range b.Code() {
 			for k, v := range in.Args {
-				if p.slotless[v] && readsSlot(in, k) {
+				if !p.slotless[v] || k == 1 && intDivision(in) {
+					continue
+				}
+				if _, wide := p.wide[v]; wide || readsSlot(in, k) {
 					delete(p.slotless, v)
 				}
 			}
@@ -208,7 +227,7 @@ var slotReads = map[ir.Op]slotRead{
 	ir.OpBox:    {first, 0},     // the raw bits (a box is a reference)
 	ir.OpConv:   {first, first}, // any source, into any kind, from memory
 
-	ir.OpDiv:    {second, second}, // IDIV slot; DIVSD slot
+	ir.OpDiv:    {second, second}, // IDIV slot (a variable divisor); DIVSD slot
 	ir.OpDivUn:  {second, 0},
 	ir.OpRem:    {second, both}, // float32: CVTSS2SD slot for both
 	ir.OpRemUn:  {second, 0},
@@ -221,6 +240,16 @@ var slotReads = map[ir.Op]slotRead{
 	ir.OpSub: {0, second},
 	ir.OpCmp: {0, both}, // UCOMISD slot, either way round
 	ir.OpNeg: {0, first},
+}
+
+// intDivision reports whether in is an int32 or int64 division or
+// remainder, which reads a constant divisor as a constant (divisor).
+func intDivision(in *ir.Instr) bool {
+	switch in.Op {
+	case ir.OpDiv, ir.OpDivUn, ir.OpRem, ir.OpRemUn:
+		return in.Kind == ir.I32 || in.Kind == ir.I64
+	}
+	return false
 }
 
 // readsSlot reports whether the lowering of in reads operand k from its

@@ -128,9 +128,17 @@ func slotShapes() []slotShape {
 	}
 	add(newShape("box const", ir.OpBox, ir.Ref, ir.Aux{Type: il.Int32}, ir.Ref, c32))
 	add(newShape("box f64", ir.OpBox, ir.Ref, ir.Aux{Type: il.Float64}, ir.Ref, f64))
-	for _, op := range []ir.Op{ir.OpDiv, ir.OpDivUn, ir.OpRem, ir.OpRemUn, ir.OpAddOvf, ir.OpSubOvf, ir.OpMulOvf} {
+	for _, op := range []ir.Op{ir.OpAddOvf, ir.OpSubOvf, ir.OpMulOvf} {
 		add(newShape(op.String()+" i32", op, ir.I32, ir.Aux{}, ir.I32, i32, c32))
 		add(newShape(op.String()+" i64", op, ir.I64, ir.Aux{}, ir.I64, i64, c64))
+	}
+	// A constant divisor is read as a constant (divConst), a variable one
+	// from its slot.
+	for _, op := range []ir.Op{ir.OpDiv, ir.OpDivUn, ir.OpRem, ir.OpRemUn} {
+		add(newShape(op.String()+" i32", op, ir.I32, ir.Aux{}, ir.I32, i32, i32))
+		add(newShape(op.String()+" i64", op, ir.I64, ir.Aux{}, ir.I64, i64, i64))
+		add(newShape(op.String()+" i32 by a constant", op, ir.I32, ir.Aux{}, ir.I32, i32, c32))
+		add(newShape(op.String()+" i64 by a constant", op, ir.I64, ir.Aux{}, ir.I64, i64, c64))
 	}
 	for _, op := range []ir.Op{ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpDiv, ir.OpRem} {
 		for _, k := range []opnd{f32, f64} {

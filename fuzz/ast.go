@@ -51,7 +51,8 @@
 // maximum); shift counts are constants inside, at and beyond the operand
 // width, negative and large, or expressions masked to the width, masked
 // wider or not at all; a guarded division by a constant that cannot
-// throw keeps it, so the JIT sees constant divisors too.
+// throw keeps it, so the JIT sees constant divisors too, of every kind
+// (divisorConstPct, int64Divisors, random ones of any length).
 //
 // Interface calls: a fixed interface IOp { int32 Apply(int32) }
 // implemented by OpAdd, by OpMul through its base class OpAdd (an

@@ -857,7 +857,14 @@ var shiftCounts = []int64{0, 1, 2, 7, 8, 15, 16, 31, 32, 33, 63, 64, 65, 95, 96,
 
 // divisors are constant divisors that never throw: not 0, and -1 only
 // for the unsigned operators (a signed MinValue / -1 overflows).
-var divisors = []int64{1, 2, 3, 5, 7, 10, 16, 100, 255, 256, 1000, 65536, 0x55555555, math.MaxInt32, math.MinInt32, -2, -3, -7, -16, -100, -65536}
+// int64Divisors add int64 ones that fit no int32, whose multipliers take
+// the 64-bit shapes of the JIT's division by a constant (a pre-shift, a
+// 65-bit or a negative multiplier).
+var (
+	divisors      = []int64{1, 2, 3, 5, 7, 10, 16, 100, 255, 256, 1000, 65536, 0x55555555, math.MaxInt32, math.MinInt32, -2, -3, -7, -16, -100, -65536}
+	int64Divisors = []int64{1 << 32, 1<<32 + 1, 3 << 32, 10000000000, 1000000000000000000, -1000000000000000000,
+		0x5555555555555555, -0x5555555555555555, 1 << 62, math.MaxInt64, math.MinInt64, math.MinInt64 + 1, 0x7fffffffffffff01, -2147483649}
+)
 
 func (g *gen) constant(t Type) *Const {
 	c := &Const{T: t}
@@ -897,6 +904,13 @@ func (g *gen) monoConst(c *Const) *Const {
 // (shiftCount).
 const operandConstPct = 10
 
+// divisorConstPct is the chance (in percent) that the divisor of a
+// division is a constant chosen for it (opConst, or 0, ±1, ±2 when
+// unguarded), on top of operand's: the JIT divides by constants without
+// a division instruction, by a code shape of their own for each kind of
+// divisor.
+const divisorConstPct = 25
+
 // operand returns operand side (0: the first, 1: the second) of a binary
 // operator op (a Bin, Cmp or Cond operator) of type t: sometimes a
 // constant chosen for op, otherwise any expression.
@@ -914,6 +928,16 @@ func (g *gen) operand(op string, side int, t Type, depth int, budget *int, safe 
 func (g *gen) opConst(op string, side int, t Type) *Const {
 	if side == 1 && isDiv(op) {
 		v := divisors[g.r.IntN(len(divisors))]
+		switch k := g.r.IntN(100); {
+		case k < 30 && t == I8:
+			v = int64Divisors[g.r.IntN(len(int64Divisors))]
+		case k < 50:
+			// Any divisor, of any length: the guard maps 0 and a signed -1.
+			v = int64(g.r.Uint64()) >> g.r.IntN(64)
+			if t == I4 {
+				v = int64(int32(v))
+			}
+		}
 		if strings.HasSuffix(op, ".un") && g.chance(15) {
 			v = -1
 		}
@@ -1006,7 +1030,14 @@ func (g *gen) expr(t Type, depth int, budget *int, safe bool) Expr {
 		return &Bin{Op: op, A: g.operand(op, 0, t, d, budget, safe), B: g.shiftCount(op, t, d, budget, safe), T: t}
 	case k < 60:
 		op := g.oneOf(divOps)
-		return &Bin{Op: op, A: g.operand(op, 0, t, d, budget, safe), B: g.operand(op, 1, t, d, budget, safe), T: t, Guard: true, Neg: g.chance(50)}
+		a := g.operand(op, 0, t, d, budget, safe)
+		var b Expr
+		if g.chance(divisorConstPct) {
+			b = g.opConst(op, 1, t)
+		} else {
+			b = g.operand(op, 1, t, d, budget, safe)
+		}
+		return &Bin{Op: op, A: a, B: b, T: t, Guard: true, Neg: g.chance(50)}
 	case k < 68:
 		return &Un{Op: g.oneOf([]string{"neg", "not"}), A: g.expr(t, d, budget, safe)}
 	case k < 84:
@@ -1079,7 +1110,7 @@ func (g *gen) risky(t Type, depth int, budget *int) Expr {
 		// unguarded: a constant divisor may be 0 or -1 too
 		op := g.oneOf(divOps)
 		var b Expr
-		if g.chance(operandConstPct) {
+		if g.chance(divisorConstPct) {
 			b = g.monoConst(&Const{T: t, V: []int64{0, -1, 1, 2, -2}[g.r.IntN(5)]})
 		} else {
 			b = g.expr(t, d, budget, false)

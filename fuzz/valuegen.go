@@ -121,7 +121,7 @@ func (g *gen) valueVars(m *Method, i int) {
 			m.RParams = append(m.RParams, g.pointerType())
 		}
 	}
-	if !m.Ret && g.chance(25) {
+	if !m.Ret && g.chance(35) {
 		m.RetS = 1 + g.r.IntN(ns)
 	}
 }

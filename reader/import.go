@@ -234,28 +234,34 @@ func (r *reader) instr(idx int, in *il.Instr) bool {
 		b, a := r.pop(), r.pop()
 		a, b, k := r.widen(a, b)
 		if !k.IsFloat() {
-			zero := r.zero(k)
-			r.check(r.cmp(ir.Eq, b, zero), "System.DivideByZeroException")
-			if c == il.Div || c == il.Rem {
+			// A constant divisor needs only the checks it can fail: none
+			// unless it is 0 (always throws) or, for a signed operation,
+			// -1 (throws for MinValue only).
+			d, isConst := r.constant(b)
+			if !isConst || d == 0 {
+				zero := r.zero(k)
+				r.check(r.cmp(ir.Eq, b, zero), "System.DivideByZeroException")
+			}
+			if (c == il.Div || c == il.Rem) && (!isConst || d == -1) {
 				// MinValue / -1 overflows (and so does MinValue % -1 on x64).
-				isM1 := r.cmp(ir.Eq, b, r.minusOne(k))
-				slow := r.newBlock()
-				next := r.newBlock()
-				r.terminate(ir.OpIf, []ir.Value{isM1}, ir.Aux{}, slow, next)
-				r.cur = slow
-				min := int64(math.MinInt32)
-				if k == ir.I64 {
-					min = math.MinInt64
+				var slow, next *ir.Block
+				if !isConst {
+					isM1 := r.cmp(ir.Eq, b, r.minusOne(k))
+					slow, next = r.newBlock(), r.newBlock()
+					r.terminate(ir.OpIf, []ir.Value{isM1}, ir.Aux{}, slow, next)
+					r.cur = slow
 				}
 				var mv ir.Value
 				if k == ir.I64 {
-					mv = r.constI64(min)
+					mv = r.constI64(math.MinInt64)
 				} else {
-					mv = r.constI32(min)
+					mv = r.constI32(math.MinInt32)
 				}
 				r.check(r.cmp(ir.Eq, a, mv), "System.OverflowException")
-				r.terminate(ir.OpJump, nil, ir.Aux{}, next)
-				r.cur = next
+				if !isConst {
+					r.terminate(ir.OpJump, nil, ir.Aux{}, next)
+					r.cur = next
+				}
 			}
 		}
 		r.push(r.value(binops[c], k, ir.Aux{}, a, b))

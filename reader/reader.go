@@ -85,6 +85,9 @@ type reader struct {
 	ilOff       int
 	idx         int                    // index of the IL instruction being imported
 	throwBlk    map[throwKey]*ir.Block // shared throw blocks
+	// consts holds the integer constants constI32 and constI64 made:
+	// each is a temporary of its own, defined once and never again.
+	consts map[ir.Value]int64
 
 	// Value types and managed pointers (see value.go).
 	varSlot      map[ir.Value]int            // frame block of a variable kept in memory
@@ -204,11 +207,26 @@ func (r *reader) popN(n int) []ir.Value {
 	return args
 }
 
-func (r *reader) constI32(v int64) ir.Value {
-	return r.value(ir.OpConst, ir.I32, ir.Aux{Int: int64(int32(v))})
+func (r *reader) constI32(v int64) ir.Value { return r.constInt(ir.I32, int64(int32(v))) }
+
+func (r *reader) constI64(v int64) ir.Value { return r.constInt(ir.I64, v) }
+
+// constInt returns a new temporary of integer kind k holding v.
+func (r *reader) constInt(k ir.Kind, v int64) ir.Value {
+	d := r.value(ir.OpConst, k, ir.Aux{Int: v})
+	if r.consts == nil {
+		r.consts = map[ir.Value]int64{}
+	}
+	r.consts[d] = v
+	return d
 }
 
-func (r *reader) constI64(v int64) ir.Value { return r.value(ir.OpConst, ir.I64, ir.Aux{Int: v}) }
+// constant reports whether v is an integer constant the reader made, and
+// its value (an int32 one sign-extended).
+func (r *reader) constant(v ir.Value) (int64, bool) {
+	c, ok := r.consts[v]
+	return c, ok
+}
 
 func (r *reader) constF64(v float64) ir.Value {
 	return r.value(ir.OpConst, ir.F64, ir.Aux{Float: v})
@@ -275,12 +293,22 @@ func (r *reader) widen(a, b ir.Value) (ir.Value, ir.Value, ir.Kind) {
 		to, t = ir.F64, il.Float64
 	}
 	if ka != to {
-		a = r.value(ir.OpConv, to, ir.Aux{Type: t}, a)
+		a = r.widenTo(a, to, t)
 	}
 	if kb != to {
-		b = r.value(ir.OpConv, to, ir.Aux{Type: t}, b)
+		b = r.widenTo(b, to, t)
 	}
 	return a, b, to
+}
+
+// widenTo converts v to kind to (of type t) for widen: an int32
+// constant becomes a native int constant, which later code can still see
+// is one (a constant divisor needs no check); anything else an OpConv.
+func (r *reader) widenTo(v ir.Value, to ir.Kind, t *il.Type) ir.Value {
+	if c, ok := r.constant(v); ok && to == ir.I64 {
+		return r.constI64(c) // conv.i sign-extends
+	}
+	return r.value(ir.OpConv, to, ir.Aux{Type: t}, v)
 }
 
 // toF64 widens a float32 to float64.
