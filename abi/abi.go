@@ -264,6 +264,14 @@ const (
 	BoxValue  = 8  // the boxed value
 )
 
+// A string is laid out as an array of char: the JIT reads its length and
+// characters with the array operations (ir.OpArrLen, ir.OpLdElem). These
+// fail to compile if the layouts part.
+var (
+	_ = [1]int{}[StrLen-ArrLen]
+	_ = [1]int{}[StrData-ArrData]
+)
+
 // Method table layout. Method tables live in managed (non-Go) memory.
 const (
 	MTBase   = 0 // base class method table (0 for System.Object)
