@@ -43,12 +43,24 @@ L: ldloc acc ldarg s ldc.i4.1 callvirt instance string [mscorlib]System.String::
 T: ldloc i ldarg n blt.s L
   ldloc acc ret
 }
+.method public static int32 equality(string s, int32 n) cil managed {
+  .maxstack 3
+  .locals init (int32 i, int32 acc, string t)
+  ldstr "_hello" ldc.i4.1 callvirt instance string [mscorlib]System.String::Substring(int32) stloc t
+  br.s T
+L: ldloc acc ldarg s ldloc t call bool [mscorlib]System.String::op_Equality(string, string) add stloc acc
+  ldloc acc ldarg s ldloc t call bool [mscorlib]System.String::op_Inequality(string, string) add stloc acc
+  ldloc acc ldarg s ldloc t callvirt instance bool [mscorlib]System.String::Equals(string) add stloc acc
+  ldloc i ldc.i4.1 add stloc i
+T: ldloc i ldarg n blt.s L
+  ldloc acc ret
+}
 .method public static void entry() cil managed { .entrypoint .maxstack 1 ret }`
 
 // TestStringBuiltinExits checks which base library calls on strings the
 // JIT serves without leaving native code, by the exits a loop of n calls
-// makes once compiled: none for the methods read inline, one per call
-// for the rest (which shows the count works).
+// makes once compiled: none for the methods read inline or compared
+// natively, one per call for the rest (which shows the count works).
 func TestStringBuiltinExits(t *testing.T) {
 	mod, err := il.Load("loops.il", []byte(stringLoops))
 	if err != nil {
@@ -61,13 +73,15 @@ func TestStringBuiltinExits(t *testing.T) {
 	defer rt.Close()
 	const n = 1000
 	for _, tc := range []struct {
-		method    string
-		want      func(n int64) int64 // the result for "hello" and n
-		exitsPerN int                 // base library exits per iteration
+		method string
+		want   func(n int64) int64 // the result for "hello" and n
+		exits  int                 // base library exits for n iterations
 	}{
 		{"length", func(n int64) int64 { return 5 * n }, 0},
 		{"chars", func(n int64) int64 { return 532 * n / 5 }, 0}, // n a multiple of 5
-		{"substring", func(n int64) int64 { return 4 * n }, 1},
+		// Equal strings, not the same reference; one Substring makes it.
+		{"equality", func(n int64) int64 { return 2 * n }, 1},
+		{"substring", func(n int64) int64 { return 4 * n }, n},
 	} {
 		t.Run(tc.method, func(t *testing.T) {
 			var m *il.Method
@@ -85,8 +99,8 @@ func TestStringBuiltinExits(t *testing.T) {
 			run(5) // compile
 			before := baseLibraryCalls(rt)
 			run(n)
-			if got := baseLibraryCalls(rt) - before; got != tc.exitsPerN*n {
-				t.Errorf("%d iterations made %d base library exits; want %d", n, got, tc.exitsPerN*n)
+			if got := baseLibraryCalls(rt) - before; got != tc.exits {
+				t.Errorf("%d iterations made %d base library exits; want %d", n, got, tc.exits)
 			}
 		})
 	}

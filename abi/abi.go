@@ -143,14 +143,22 @@ const (
 	// CtxCards is the address of the card table (see CtxYoungLo).
 	CtxCards = 0x1a0
 
-	// CtxSpare9 .. CtxSpare15 are more free slots (32-bit displacements).
+	// CtxSpare9 .. CtxSpare14 are more free slots (32-bit displacements).
 	CtxSpare9  = 0x1a8
 	CtxSpare10 = 0x1b0
 	CtxSpare11 = 0x1b8
 	CtxSpare12 = 0x1c0
 	CtxSpare13 = 0x1c8
 	CtxSpare14 = 0x1d0
-	CtxSpare15 = 0x1d8
+
+	// CtxStrEquals is the address of the string equality routine, called
+	// by native code for String::op_Equality and op_Inequality: RDI and
+	// RSI are the strings (either may be null); it returns EAX = 1 if they
+	// are the same reference or both non-null with the same characters,
+	// else 0. It clobbers only RAX, RCX, RDX, RSI and RDI, touches neither
+	// the heap nor the stack below its return address, and is no
+	// safepoint.
+	CtxStrEquals = 0x1d8
 
 	// CtxSize is the size of the context block in bytes.
 	CtxSize = 0x200

@@ -153,6 +153,14 @@ func (g *gen) callGeneric(in *ir.Instr) {
 		a.I(MOVQ, R(RDI), R(RAX))
 		a.I(cmp, R(RSI), R(RAX))
 		a.I(intMinMax[callee.BuiltinKind], R(RSI), R(RAX))
+	case callee.BuiltinKind == il.StringOpEquality || callee.BuiltinKind == il.StringOpInequality:
+		// The runtime's string equality routine: no exit, no safepoint
+		// (it neither allocates nor calls back).
+		a.I(CALL, Mem(R15, abi.CtxStrEquals))
+		if callee.BuiltinKind == il.StringOpInequality {
+			a.I(XORL, Imm(1), R(RAX))
+		}
+		g.note("call " + callee.BuiltinKind.String() + " (string equality routine)")
 	case callee.Builtin:
 		g.exit(abi.HelperBuiltin, uint64(callee.BuiltinKind), true, in.ILOffset)
 		g.note("call " + callee.BuiltinKind.String() + " (base library)")

@@ -33,6 +33,51 @@ func ctx(off int32) amd64.Operand { return amd64.Mem(amd64.R15, off) }
 // sharedStubs are the offsets of the shared stubs in their blob.
 type sharedStubs struct{ exit, poll, overflow, ret int }
 
+// emitStringEquals emits the string equality routine (abi.CtxStrEquals):
+// the same reference is equal, a null and a non-null are not, strings of
+// different lengths are not; else it compares the UTF-16 data 8 bytes at
+// a time, then the last 0-3 characters one at a time.
+func emitStringEquals(a *amd64.Assembler) {
+	yes, no, loop, tail, chars := a.NewLabel(), a.NewLabel(), a.NewLabel(), a.NewLabel(), a.NewLabel()
+	a.I(amd64.CMPQ, amd64.R(amd64.RDI), amd64.R(amd64.RSI))
+	a.Jump(amd64.JEQ, yes)
+	a.I(amd64.TESTQ, amd64.R(amd64.RDI), amd64.R(amd64.RDI))
+	a.Jump(amd64.JEQ, no)
+	a.I(amd64.TESTQ, amd64.R(amd64.RSI), amd64.R(amd64.RSI))
+	a.Jump(amd64.JEQ, no)
+	a.I(amd64.MOVQ, amd64.Mem(amd64.RDI, abi.StrLen), amd64.R(amd64.RCX))
+	a.I(amd64.CMPQ, amd64.R(amd64.RCX), amd64.Mem(amd64.RSI, abi.StrLen))
+	a.Jump(amd64.JNE, no)
+	// RCX = bytes left - 8, RAX = offset of the next bytes.
+	a.I(amd64.ADDQ, amd64.R(amd64.RCX), amd64.R(amd64.RCX))
+	a.I(amd64.XORL, amd64.R(amd64.RAX), amd64.R(amd64.RAX))
+	a.I(amd64.SUBQ, amd64.Imm(8), amd64.R(amd64.RCX))
+	a.Jump(amd64.JLT, tail)
+	a.Bind(loop)
+	a.I(amd64.MOVQ, amd64.MemIdx(amd64.RDI, amd64.RAX, 1, abi.StrData), amd64.R(amd64.RDX))
+	a.I(amd64.CMPQ, amd64.R(amd64.RDX), amd64.MemIdx(amd64.RSI, amd64.RAX, 1, abi.StrData))
+	a.Jump(amd64.JNE, no)
+	a.I(amd64.ADDQ, amd64.Imm(8), amd64.R(amd64.RAX))
+	a.I(amd64.SUBQ, amd64.Imm(8), amd64.R(amd64.RCX))
+	a.Jump(amd64.JGE, loop)
+	a.Bind(tail)
+	a.I(amd64.ADDQ, amd64.Imm(8), amd64.R(amd64.RCX))
+	a.Jump(amd64.JEQ, yes)
+	a.Bind(chars)
+	a.I(amd64.MOVWLZX, amd64.MemIdx(amd64.RDI, amd64.RAX, 1, abi.StrData), amd64.R(amd64.RDX))
+	a.I(amd64.CMPW, amd64.R(amd64.RDX), amd64.MemIdx(amd64.RSI, amd64.RAX, 1, abi.StrData))
+	a.Jump(amd64.JNE, no)
+	a.I(amd64.ADDQ, amd64.Imm(2), amd64.R(amd64.RAX))
+	a.I(amd64.SUBQ, amd64.Imm(2), amd64.R(amd64.RCX))
+	a.Jump(amd64.JNE, chars)
+	a.Bind(yes)
+	a.I(amd64.MOVL, amd64.Imm(1), amd64.R(amd64.RAX))
+	a.I(amd64.RET)
+	a.Bind(no)
+	a.I(amd64.XORL, amd64.R(amd64.RAX), amd64.R(amd64.RAX))
+	a.I(amd64.RET)
+}
+
 // emitSharedStubs emits, in one blob:
 //
 //	exit:     the exit stub: entered by a CALL with R15 = context, it
@@ -43,11 +88,12 @@ type sharedStubs struct{ exit, poll, overflow, ret int }
 //	poll:     MOV QWORD PTR [R15+CtxExitCode], ExitPoll; JMP exit
 //	overflow: MOV QWORD PTR [R15+CtxExitCode], ExitStackOverflow; JMP exit
 //	return:   MOV QWORD PTR [R15+CtxExitCode], ExitReturn; CALL exit; JMP return
+//	strEquals: the string equality routine (emitStringEquals)
 //
 // The poll and overflow stubs are entered by CALL and jump, so the exit
 // stub pops the caller's return address. The return stub is entered by the
 // entry frame's RET and calls the exit stub itself.
-func emitSharedStubs(a *amd64.Assembler) (marks [4]amd64.MarkID) {
+func emitSharedStubs(a *amd64.Assembler) (marks [numSharedStubs]amd64.MarkID) {
 	exit, ret := a.NewLabel(), a.NewLabel()
 	marks[0] = a.Mark()
 	a.Bind(exit)
@@ -74,8 +120,15 @@ func emitSharedStubs(a *amd64.Assembler) (marks [4]amd64.MarkID) {
 	a.I(amd64.MOVQ, amd64.Imm(abi.ExitReturn), ctx(abi.CtxExitCode))
 	a.Jump(amd64.CALL, exit)
 	a.Jump(amd64.JMP, ret)
+	marks[4] = a.Mark()
+	emitStringEquals(a)
+	marks[5] = a.Mark()
 	return marks
 }
+
+// numSharedStubs is the number of marks emitSharedStubs returns: the
+// start of each stub, and the end of the last.
+const numSharedStubs = 6
 
 // emitExitStub emits a stub that exits with code (and arg, when hasArg)
 // through the context's exit stub, then runs tail: amd64.RET to return to
