@@ -55,6 +55,16 @@ L: ldloc acc ldarg s ldloc t call bool [mscorlib]System.String::op_Equality(stri
 T: ldloc i ldarg n blt.s L
   ldloc acc ret
 }
+.method public static int32 concat(string s, int32 n) cil managed {
+  .maxstack 3
+  .locals init (int32 i, int32 acc)
+  br.s T
+L: ldloc acc ldarg s ldarg s call string [mscorlib]System.String::Concat(string, string)
+  callvirt instance int32 [mscorlib]System.String::get_Length() add stloc acc
+  ldloc i ldc.i4.1 add stloc i
+T: ldloc i ldarg n blt.s L
+  ldloc acc ret
+}
 .method public static void entry() cil managed { .entrypoint .maxstack 1 ret }`
 
 // TestStringBuiltinExits checks which base library calls on strings the
@@ -81,6 +91,7 @@ func TestStringBuiltinExits(t *testing.T) {
 		{"chars", func(n int64) int64 { return 532 * n / 5 }, 0}, // n a multiple of 5
 		// Equal strings, not the same reference; one Substring makes it.
 		{"equality", func(n int64) int64 { return 2 * n }, 1},
+		{"concat", func(n int64) int64 { return 10 * n }, 0}, // new strings in the nursery
 		{"substring", func(n int64) int64 { return 4 * n }, n},
 	} {
 		t.Run(tc.method, func(t *testing.T) {

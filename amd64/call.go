@@ -161,6 +161,18 @@ func (g *gen) callGeneric(in *ir.Instr) {
 			a.I(XORL, Imm(1), R(RAX))
 		}
 		g.note("call " + callee.BuiltinKind.String() + " (string equality routine)")
+	case callee.BuiltinKind == il.StringConcatStringString:
+		// The runtime's concatenation routine; where it returns 0 (a new
+		// string that does not fit, or String.Empty), the base library
+		// method with the same arguments, at a safepoint.
+		done := a.NewLabel()
+		a.I(MOVQ, Imm(int64(g.env.TypeMT(il.String))), R(RDX))
+		a.I(CALL, Mem(R15, abi.CtxStrConcat))
+		a.I(TESTQ, R(RAX), R(RAX))
+		a.Jump(JNE, done)
+		g.exit(abi.HelperBuiltin, uint64(callee.BuiltinKind), true, in.ILOffset)
+		g.note("call " + callee.BuiltinKind.String() + " (base library)")
+		a.Bind(done)
 	case callee.Builtin:
 		g.exit(abi.HelperBuiltin, uint64(callee.BuiltinKind), true, in.ILOffset)
 		g.note("call " + callee.BuiltinKind.String() + " (base library)")

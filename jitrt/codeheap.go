@@ -54,7 +54,7 @@ type CodeHeap struct {
 	codeBytes int
 
 	exitStub, pollStub, overflowStub, returnStub uintptr
-	strEquals, strEqualsEnd                      uintptr
+	strEquals, strConcat, strConcatEnd           uintptr
 	stubMarks                                    [numSharedStubs]amd64.MarkID
 
 	// asm assembles stubs (the code generator's assembler); asmMu guards
@@ -133,7 +133,8 @@ func (h *CodeHeap) installStubs() error {
 	h.overflowStub = base + uintptr(b.Marks[h.stubMarks[2]])
 	h.returnStub = base + uintptr(b.Marks[h.stubMarks[3]])
 	h.strEquals = base + uintptr(b.Marks[h.stubMarks[4]])
-	h.strEqualsEnd = base + uintptr(b.Marks[h.stubMarks[5]])
+	h.strConcat = base + uintptr(b.Marks[h.stubMarks[5]])
+	h.strConcatEnd = base + uintptr(b.Marks[h.stubMarks[6]])
 	return nil
 }
 

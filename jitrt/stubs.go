@@ -33,6 +33,63 @@ func ctx(off int32) amd64.Operand { return amd64.Mem(amd64.R15, off) }
 // sharedStubs are the offsets of the shared stubs in their blob.
 type sharedStubs struct{ exit, poll, overflow, ret int }
 
+// emitStringConcat emits the string concatenation routine
+// (abi.CtxStrConcat). As the base library's Concat, an empty or null
+// string is no part: with one part left the result is that string, with
+// none String.Empty (which the routine leaves to the base library).
+func emitStringConcat(a *amd64.Assembler) {
+	aEmpty, retA, fail := a.NewLabel(), a.NewLabel(), a.NewLabel()
+	a.I(amd64.TESTQ, amd64.R(amd64.RDI), amd64.R(amd64.RDI))
+	a.Jump(amd64.JEQ, aEmpty)
+	a.I(amd64.MOVQ, amd64.Mem(amd64.RDI, abi.StrLen), amd64.R(amd64.R8))
+	a.I(amd64.TESTQ, amd64.R(amd64.R8), amd64.R(amd64.R8))
+	a.Jump(amd64.JEQ, aEmpty)
+	a.I(amd64.TESTQ, amd64.R(amd64.RSI), amd64.R(amd64.RSI))
+	a.Jump(amd64.JEQ, retA)
+	a.I(amd64.MOVQ, amd64.Mem(amd64.RSI, abi.StrLen), amd64.R(amd64.R9))
+	a.I(amd64.TESTQ, amd64.R(amd64.R9), amd64.R(amd64.R9))
+	a.Jump(amd64.JEQ, retA)
+	// RCX = il.StringSize(R8+R9), small enough, at the heap top.
+	a.I(amd64.LEAQ, amd64.MemIdx(amd64.R8, amd64.R9, 1, 0), amd64.R(amd64.RCX))
+	a.I(amd64.LEAQ, amd64.MemIdx(amd64.RCX, amd64.RCX, 1, abi.StrData+7), amd64.R(amd64.RCX))
+	a.I(amd64.ANDQ, amd64.Imm(-8), amd64.R(amd64.RCX))
+	a.I(amd64.CMPQ, amd64.R(amd64.RCX), amd64.Imm(abi.StrConcatMaxBytes))
+	a.Jump(amd64.JCC, fail)
+	a.I(amd64.MOVQ, ctx(abi.CtxHeapTop), amd64.R(amd64.RAX))
+	a.I(amd64.ADDQ, amd64.R(amd64.RAX), amd64.R(amd64.RCX))
+	a.I(amd64.CMPQ, amd64.R(amd64.RCX), ctx(abi.CtxHeapLimit))
+	a.Jump(amd64.JHI, fail)
+	a.I(amd64.MOVQ, amd64.R(amd64.RCX), ctx(abi.CtxHeapTop))
+	a.I(amd64.MOVQ, amd64.R(amd64.RDX), amd64.Mem(amd64.RAX, abi.ObjMT))
+	a.I(amd64.LEAQ, amd64.MemIdx(amd64.R8, amd64.R9, 1, 0), amd64.R(amd64.RCX))
+	a.I(amd64.MOVQ, amd64.R(amd64.RCX), amd64.Mem(amd64.RAX, abi.StrLen))
+	// Copy the characters: REP MOVSB of 2*R8 bytes from a, then of 2*R9
+	// from b (the direction flag is clear in managed code, as in SysV).
+	a.I(amd64.MOVQ, amd64.R(amd64.RSI), amd64.R(amd64.RDX))
+	a.I(amd64.LEAQ, amd64.Mem(amd64.RDI, abi.StrData), amd64.R(amd64.RSI))
+	a.I(amd64.LEAQ, amd64.Mem(amd64.RAX, abi.StrData), amd64.R(amd64.RDI))
+	a.I(amd64.LEAQ, amd64.MemIdx(amd64.R8, amd64.R8, 1, 0), amd64.R(amd64.RCX))
+	a.Bytes(0xF3, 0xA4)
+	a.I(amd64.LEAQ, amd64.Mem(amd64.RDX, abi.StrData), amd64.R(amd64.RSI))
+	a.I(amd64.LEAQ, amd64.MemIdx(amd64.R9, amd64.R9, 1, 0), amd64.R(amd64.RCX))
+	a.Bytes(0xF3, 0xA4)
+	a.I(amd64.RET)
+	a.Bind(retA)
+	a.I(amd64.MOVQ, amd64.R(amd64.RDI), amd64.R(amd64.RAX))
+	a.I(amd64.RET)
+	a.Bind(aEmpty)
+	// a is null or empty: b if it is not.
+	a.I(amd64.TESTQ, amd64.R(amd64.RSI), amd64.R(amd64.RSI))
+	a.Jump(amd64.JEQ, fail)
+	a.I(amd64.CMPQ, amd64.Mem(amd64.RSI, abi.StrLen), amd64.Imm(0))
+	a.Jump(amd64.JEQ, fail)
+	a.I(amd64.MOVQ, amd64.R(amd64.RSI), amd64.R(amd64.RAX))
+	a.I(amd64.RET)
+	a.Bind(fail)
+	a.I(amd64.XORL, amd64.R(amd64.RAX), amd64.R(amd64.RAX))
+	a.I(amd64.RET)
+}
+
 // emitStringEquals emits the string equality routine (abi.CtxStrEquals):
 // the same reference is equal, a null and a non-null are not, strings of
 // different lengths are not; else it compares the UTF-16 data 8 bytes at
@@ -89,6 +146,7 @@ func emitStringEquals(a *amd64.Assembler) {
 //	overflow: MOV QWORD PTR [R15+CtxExitCode], ExitStackOverflow; JMP exit
 //	return:   MOV QWORD PTR [R15+CtxExitCode], ExitReturn; CALL exit; JMP return
 //	strEquals: the string equality routine (emitStringEquals)
+//	strConcat: the string concatenation routine (emitStringConcat)
 //
 // The poll and overflow stubs are entered by CALL and jump, so the exit
 // stub pops the caller's return address. The return stub is entered by the
@@ -123,12 +181,14 @@ func emitSharedStubs(a *amd64.Assembler) (marks [numSharedStubs]amd64.MarkID) {
 	marks[4] = a.Mark()
 	emitStringEquals(a)
 	marks[5] = a.Mark()
+	emitStringConcat(a)
+	marks[6] = a.Mark()
 	return marks
 }
 
 // numSharedStubs is the number of marks emitSharedStubs returns: the
 // start of each stub, and the end of the last.
-const numSharedStubs = 6
+const numSharedStubs = 7
 
 // emitExitStub emits a stub that exits with code (and arg, when hasArg)
 // through the context's exit stub, then runs tail: amd64.RET to return to
