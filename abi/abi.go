@@ -143,14 +143,32 @@ const (
 	// CtxCards is the address of the card table (see CtxYoungLo).
 	CtxCards = 0x1a0
 
-	// CtxSpare9 .. CtxSpare15 are more free slots (32-bit displacements).
+	// CtxSpare9 .. CtxSpare13 are more free slots (32-bit displacements).
 	CtxSpare9  = 0x1a8
 	CtxSpare10 = 0x1b0
 	CtxSpare11 = 0x1b8
 	CtxSpare12 = 0x1c0
 	CtxSpare13 = 0x1c8
-	CtxSpare14 = 0x1d0
-	CtxSpare15 = 0x1d8
+
+	// CtxStrConcat is the address of the string concatenation routine,
+	// called by native code for String::Concat(string, string): RDI and
+	// RSI are the strings (either may be null), RDX the method table of
+	// System.String. It returns in RAX the result, or 0 when the base
+	// library method must run instead (both empty, or a new string that
+	// is not below StrConcatMaxBytes or does not fit below
+	// CtxHeapLimit), with RDI and RSI unchanged. A new string is
+	// bump-allocated at CtxHeapTop. It clobbers only RAX, RCX, RDX, RSI,
+	// RDI, R8 and R9, never exits and is no safepoint.
+	CtxStrConcat = 0x1d0
+
+	// CtxStrEquals is the address of the string equality routine, called
+	// by native code for String::op_Equality and op_Inequality: RDI and
+	// RSI are the strings (either may be null); it returns EAX = 1 if they
+	// are the same reference or both non-null with the same characters,
+	// else 0. It clobbers only RAX, RCX, RDX, RSI and RDI, touches neither
+	// the heap nor the stack below its return address, and is no
+	// safepoint.
+	CtxStrEquals = 0x1d8
 
 	// CtxSize is the size of the context block in bytes.
 	CtxSize = 0x200
@@ -262,6 +280,19 @@ const (
 	StrLen    = 8  // string length in UTF-16 units (int64)
 	StrData   = 16 // first UTF-16 unit
 	BoxValue  = 8  // the boxed value
+)
+
+// StrConcatMaxBytes bounds the strings the concatenation routine
+// (CtxStrConcat) allocates: half the smallest nursery, below the size from
+// which the collector puts objects in the old generation.
+const StrConcatMaxBytes = 2 << 10
+
+// A string is laid out as an array of char: the JIT reads its length and
+// characters with the array operations (ir.OpArrLen, ir.OpLdElem). These
+// fail to compile if the layouts part.
+var (
+	_ = [1]int{}[StrLen-ArrLen]
+	_ = [1]int{}[StrData-ArrData]
 )
 
 // Method table layout. Method tables live in managed (non-Go) memory.

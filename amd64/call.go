@@ -153,6 +153,26 @@ func (g *gen) callGeneric(in *ir.Instr) {
 		a.I(MOVQ, R(RDI), R(RAX))
 		a.I(cmp, R(RSI), R(RAX))
 		a.I(intMinMax[callee.BuiltinKind], R(RSI), R(RAX))
+	case callee.BuiltinKind == il.StringOpEquality || callee.BuiltinKind == il.StringOpInequality:
+		// The runtime's string equality routine: no exit, no safepoint
+		// (it neither allocates nor calls back).
+		a.I(CALL, Mem(R15, abi.CtxStrEquals))
+		if callee.BuiltinKind == il.StringOpInequality {
+			a.I(XORL, Imm(1), R(RAX))
+		}
+		g.note("call " + callee.BuiltinKind.String() + " (string equality routine)")
+	case callee.BuiltinKind == il.StringConcatStringString:
+		// The runtime's concatenation routine; where it returns 0 (a new
+		// string that does not fit, or String.Empty), the base library
+		// method with the same arguments, at a safepoint.
+		done := a.NewLabel()
+		a.I(MOVQ, Imm(int64(g.env.TypeMT(il.String))), R(RDX))
+		a.I(CALL, Mem(R15, abi.CtxStrConcat))
+		a.I(TESTQ, R(RAX), R(RAX))
+		a.Jump(JNE, done)
+		g.exit(abi.HelperBuiltin, uint64(callee.BuiltinKind), true, in.ILOffset)
+		g.note("call " + callee.BuiltinKind.String() + " (base library)")
+		a.Bind(done)
 	case callee.Builtin:
 		g.exit(abi.HelperBuiltin, uint64(callee.BuiltinKind), true, in.ILOffset)
 		g.note("call " + callee.BuiltinKind.String() + " (base library)")

@@ -153,8 +153,8 @@ const (
 
 	// Arrays (operands checked by the reader).
 	OpNewArr   // Dst = new Aux.Type[] of length Args[0] (I64, checked >= 0)
-	OpArrLen   // Dst(I64) = length of array Args[0]
-	OpLdElem   // Dst = Args[0][Args[1]] with element type Aux.Type
+	OpArrLen   // Dst(I64) = length of array (or string) Args[0]
+	OpLdElem   // Dst = Args[0][Args[1]] with element type Aux.Type (char for a string)
 	OpStElem   // Args[0][Args[1]] = Args[2] with element type Aux.Type
 	OpCanStore // Dst(I32) = 1 if Args[1] (a reference) may be stored in array Args[0]
 

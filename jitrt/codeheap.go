@@ -54,7 +54,8 @@ type CodeHeap struct {
 	codeBytes int
 
 	exitStub, pollStub, overflowStub, returnStub uintptr
-	stubMarks                                    [4]amd64.MarkID
+	strEquals, strConcat, strConcatEnd           uintptr
+	stubMarks                                    [numSharedStubs]amd64.MarkID
 
 	// asm assembles stubs (the code generator's assembler); asmMu guards
 	// it.
@@ -131,6 +132,9 @@ func (h *CodeHeap) installStubs() error {
 	h.pollStub = base + uintptr(b.Marks[h.stubMarks[1]])
 	h.overflowStub = base + uintptr(b.Marks[h.stubMarks[2]])
 	h.returnStub = base + uintptr(b.Marks[h.stubMarks[3]])
+	h.strEquals = base + uintptr(b.Marks[h.stubMarks[4]])
+	h.strConcat = base + uintptr(b.Marks[h.stubMarks[5]])
+	h.strConcatEnd = base + uintptr(b.Marks[h.stubMarks[6]])
 	return nil
 }
 

@@ -147,6 +147,8 @@ func NewMachine(cfg MachineConfig) (*Machine, error) {
 	m.SetReg(abi.CtxPollStub, uint64(cfg.Heap.pollStub))
 	m.SetReg(abi.CtxOverflowStub, uint64(cfg.Heap.overflowStub))
 	m.SetReg(abi.CtxReturnStub, uint64(cfg.Heap.returnStub))
+	m.SetReg(abi.CtxStrEquals, uint64(cfg.Heap.strEquals))
+	m.SetReg(abi.CtxStrConcat, uint64(cfg.Heap.strConcat))
 	m.SetReg(abi.CtxStackHi, uint64(m.stackHi))
 	m.SetReg(abi.CtxStackLo, uint64(m.stackLo))
 	return m, nil

@@ -586,7 +586,8 @@ func (rt *Runtime) init() error {
 			addr, end uintptr
 			name      string
 		}{{h.exitStub, h.pollStub, "exit stub"}, {h.pollStub, h.overflowStub, "poll stub"},
-			{h.overflowStub, h.returnStub, "stack overflow stub"}, {h.returnStub, h.returnStub + 16, "return stub"},
+			{h.overflowStub, h.returnStub, "stack overflow stub"}, {h.returnStub, h.strEquals, "return stub"},
+			{h.strEquals, h.strConcat, "string equality"}, {h.strConcat, h.strConcatEnd, "string concatenation"},
 			{rt.cells.Prestub(0), rt.cells.Prestub(0) + uintptr(prestubSize*rt.cells.Len()), "prestubs"},
 			{rt.funcletReturn, rt.funcletReturn + 16, "funclet return stub"}, {rt.checkpointStub, rt.checkpointStub + 16, "checkpoint stub"}} {
 			fmt.Fprintf(w, "%x %x miniil %s\n", st.addr, st.end-st.addr, st.name)

@@ -33,6 +33,108 @@ func ctx(off int32) amd64.Operand { return amd64.Mem(amd64.R15, off) }
 // sharedStubs are the offsets of the shared stubs in their blob.
 type sharedStubs struct{ exit, poll, overflow, ret int }
 
+// emitStringConcat emits the string concatenation routine
+// (abi.CtxStrConcat). As the base library's Concat, an empty or null
+// string is no part: with one part left the result is that string, with
+// none String.Empty (which the routine leaves to the base library).
+func emitStringConcat(a *amd64.Assembler) {
+	aEmpty, retA, fail := a.NewLabel(), a.NewLabel(), a.NewLabel()
+	a.I(amd64.TESTQ, amd64.R(amd64.RDI), amd64.R(amd64.RDI))
+	a.Jump(amd64.JEQ, aEmpty)
+	a.I(amd64.MOVQ, amd64.Mem(amd64.RDI, abi.StrLen), amd64.R(amd64.R8))
+	a.I(amd64.TESTQ, amd64.R(amd64.R8), amd64.R(amd64.R8))
+	a.Jump(amd64.JEQ, aEmpty)
+	a.I(amd64.TESTQ, amd64.R(amd64.RSI), amd64.R(amd64.RSI))
+	a.Jump(amd64.JEQ, retA)
+	a.I(amd64.MOVQ, amd64.Mem(amd64.RSI, abi.StrLen), amd64.R(amd64.R9))
+	a.I(amd64.TESTQ, amd64.R(amd64.R9), amd64.R(amd64.R9))
+	a.Jump(amd64.JEQ, retA)
+	// RCX = il.StringSize(R8+R9), small enough, at the heap top.
+	a.I(amd64.LEAQ, amd64.MemIdx(amd64.R8, amd64.R9, 1, 0), amd64.R(amd64.RCX))
+	a.I(amd64.LEAQ, amd64.MemIdx(amd64.RCX, amd64.RCX, 1, abi.StrData+7), amd64.R(amd64.RCX))
+	a.I(amd64.ANDQ, amd64.Imm(-8), amd64.R(amd64.RCX))
+	a.I(amd64.CMPQ, amd64.R(amd64.RCX), amd64.Imm(abi.StrConcatMaxBytes))
+	a.Jump(amd64.JCC, fail)
+	a.I(amd64.MOVQ, ctx(abi.CtxHeapTop), amd64.R(amd64.RAX))
+	a.I(amd64.ADDQ, amd64.R(amd64.RAX), amd64.R(amd64.RCX))
+	a.I(amd64.CMPQ, amd64.R(amd64.RCX), ctx(abi.CtxHeapLimit))
+	a.Jump(amd64.JHI, fail)
+	a.I(amd64.MOVQ, amd64.R(amd64.RCX), ctx(abi.CtxHeapTop))
+	a.I(amd64.MOVQ, amd64.R(amd64.RDX), amd64.Mem(amd64.RAX, abi.ObjMT))
+	a.I(amd64.LEAQ, amd64.MemIdx(amd64.R8, amd64.R9, 1, 0), amd64.R(amd64.RCX))
+	a.I(amd64.MOVQ, amd64.R(amd64.RCX), amd64.Mem(amd64.RAX, abi.StrLen))
+	// Copy the characters: REP MOVSB of 2*R8 bytes from a, then of 2*R9
+	// from b (the direction flag is clear in managed code, as in SysV).
+	a.I(amd64.MOVQ, amd64.R(amd64.RSI), amd64.R(amd64.RDX))
+	a.I(amd64.LEAQ, amd64.Mem(amd64.RDI, abi.StrData), amd64.R(amd64.RSI))
+	a.I(amd64.LEAQ, amd64.Mem(amd64.RAX, abi.StrData), amd64.R(amd64.RDI))
+	a.I(amd64.LEAQ, amd64.MemIdx(amd64.R8, amd64.R8, 1, 0), amd64.R(amd64.RCX))
+	a.Bytes(0xF3, 0xA4)
+	a.I(amd64.LEAQ, amd64.Mem(amd64.RDX, abi.StrData), amd64.R(amd64.RSI))
+	a.I(amd64.LEAQ, amd64.MemIdx(amd64.R9, amd64.R9, 1, 0), amd64.R(amd64.RCX))
+	a.Bytes(0xF3, 0xA4)
+	a.I(amd64.RET)
+	a.Bind(retA)
+	a.I(amd64.MOVQ, amd64.R(amd64.RDI), amd64.R(amd64.RAX))
+	a.I(amd64.RET)
+	a.Bind(aEmpty)
+	// a is null or empty: b if it is not.
+	a.I(amd64.TESTQ, amd64.R(amd64.RSI), amd64.R(amd64.RSI))
+	a.Jump(amd64.JEQ, fail)
+	a.I(amd64.CMPQ, amd64.Mem(amd64.RSI, abi.StrLen), amd64.Imm(0))
+	a.Jump(amd64.JEQ, fail)
+	a.I(amd64.MOVQ, amd64.R(amd64.RSI), amd64.R(amd64.RAX))
+	a.I(amd64.RET)
+	a.Bind(fail)
+	a.I(amd64.XORL, amd64.R(amd64.RAX), amd64.R(amd64.RAX))
+	a.I(amd64.RET)
+}
+
+// emitStringEquals emits the string equality routine (abi.CtxStrEquals):
+// the same reference is equal, a null and a non-null are not, strings of
+// different lengths are not; else it compares the UTF-16 data 8 bytes at
+// a time, then the last 0-3 characters one at a time.
+func emitStringEquals(a *amd64.Assembler) {
+	yes, no, loop, tail, chars := a.NewLabel(), a.NewLabel(), a.NewLabel(), a.NewLabel(), a.NewLabel()
+	a.I(amd64.CMPQ, amd64.R(amd64.RDI), amd64.R(amd64.RSI))
+	a.Jump(amd64.JEQ, yes)
+	a.I(amd64.TESTQ, amd64.R(amd64.RDI), amd64.R(amd64.RDI))
+	a.Jump(amd64.JEQ, no)
+	a.I(amd64.TESTQ, amd64.R(amd64.RSI), amd64.R(amd64.RSI))
+	a.Jump(amd64.JEQ, no)
+	a.I(amd64.MOVQ, amd64.Mem(amd64.RDI, abi.StrLen), amd64.R(amd64.RCX))
+	a.I(amd64.CMPQ, amd64.R(amd64.RCX), amd64.Mem(amd64.RSI, abi.StrLen))
+	a.Jump(amd64.JNE, no)
+	// RCX = bytes left - 8, RAX = offset of the next bytes.
+	a.I(amd64.ADDQ, amd64.R(amd64.RCX), amd64.R(amd64.RCX))
+	a.I(amd64.XORL, amd64.R(amd64.RAX), amd64.R(amd64.RAX))
+	a.I(amd64.SUBQ, amd64.Imm(8), amd64.R(amd64.RCX))
+	a.Jump(amd64.JLT, tail)
+	a.Bind(loop)
+	a.I(amd64.MOVQ, amd64.MemIdx(amd64.RDI, amd64.RAX, 1, abi.StrData), amd64.R(amd64.RDX))
+	a.I(amd64.CMPQ, amd64.R(amd64.RDX), amd64.MemIdx(amd64.RSI, amd64.RAX, 1, abi.StrData))
+	a.Jump(amd64.JNE, no)
+	a.I(amd64.ADDQ, amd64.Imm(8), amd64.R(amd64.RAX))
+	a.I(amd64.SUBQ, amd64.Imm(8), amd64.R(amd64.RCX))
+	a.Jump(amd64.JGE, loop)
+	a.Bind(tail)
+	a.I(amd64.ADDQ, amd64.Imm(8), amd64.R(amd64.RCX))
+	a.Jump(amd64.JEQ, yes)
+	a.Bind(chars)
+	a.I(amd64.MOVWLZX, amd64.MemIdx(amd64.RDI, amd64.RAX, 1, abi.StrData), amd64.R(amd64.RDX))
+	a.I(amd64.CMPW, amd64.R(amd64.RDX), amd64.MemIdx(amd64.RSI, amd64.RAX, 1, abi.StrData))
+	a.Jump(amd64.JNE, no)
+	a.I(amd64.ADDQ, amd64.Imm(2), amd64.R(amd64.RAX))
+	a.I(amd64.SUBQ, amd64.Imm(2), amd64.R(amd64.RCX))
+	a.Jump(amd64.JNE, chars)
+	a.Bind(yes)
+	a.I(amd64.MOVL, amd64.Imm(1), amd64.R(amd64.RAX))
+	a.I(amd64.RET)
+	a.Bind(no)
+	a.I(amd64.XORL, amd64.R(amd64.RAX), amd64.R(amd64.RAX))
+	a.I(amd64.RET)
+}
+
 // emitSharedStubs emits, in one blob:
 //
 //	exit:     the exit stub: entered by a CALL with R15 = context, it
@@ -43,11 +145,13 @@ type sharedStubs struct{ exit, poll, overflow, ret int }
 //	poll:     MOV QWORD PTR [R15+CtxExitCode], ExitPoll; JMP exit
 //	overflow: MOV QWORD PTR [R15+CtxExitCode], ExitStackOverflow; JMP exit
 //	return:   MOV QWORD PTR [R15+CtxExitCode], ExitReturn; CALL exit; JMP return
+//	strEquals: the string equality routine (emitStringEquals)
+//	strConcat: the string concatenation routine (emitStringConcat)
 //
 // The poll and overflow stubs are entered by CALL and jump, so the exit
 // stub pops the caller's return address. The return stub is entered by the
 // entry frame's RET and calls the exit stub itself.
-func emitSharedStubs(a *amd64.Assembler) (marks [4]amd64.MarkID) {
+func emitSharedStubs(a *amd64.Assembler) (marks [numSharedStubs]amd64.MarkID) {
 	exit, ret := a.NewLabel(), a.NewLabel()
 	marks[0] = a.Mark()
 	a.Bind(exit)
@@ -74,8 +178,17 @@ func emitSharedStubs(a *amd64.Assembler) (marks [4]amd64.MarkID) {
 	a.I(amd64.MOVQ, amd64.Imm(abi.ExitReturn), ctx(abi.CtxExitCode))
 	a.Jump(amd64.CALL, exit)
 	a.Jump(amd64.JMP, ret)
+	marks[4] = a.Mark()
+	emitStringEquals(a)
+	marks[5] = a.Mark()
+	emitStringConcat(a)
+	marks[6] = a.Mark()
 	return marks
 }
+
+// numSharedStubs is the number of marks emitSharedStubs returns: the
+// start of each stub, and the end of the last.
+const numSharedStubs = 7
 
 // emitExitStub emits a stub that exits with code (and arg, when hasArg)
 // through the context's exit stub, then runs tail: amd64.RET to return to

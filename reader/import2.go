@@ -205,6 +205,9 @@ func (r *reader) castCheck(obj ir.Value, t *il.Type) {
 
 // call imports call, callvirt and newobj of callee.
 func (r *reader) call(c il.Op, callee *il.Method) {
+	if r.stringCall(callee) {
+		return
+	}
 	n := len(callee.Params)
 	args := r.popN(n)
 	for i, p := range callee.Params {
@@ -307,4 +310,52 @@ func (r *reader) finish() {
 			s.Preds = append(s.Preds, b)
 		}
 	}
+}
+
+// stringCall imports a call of String::get_Length, get_Chars or
+// Equals(string) as simpler operations, and reports whether callee was
+// one of them.
+//
+// get_Length and get_Chars become the loads they are: a string is laid
+// out as a char array (abi.StrLen and abi.StrData are abi.ArrLen and
+// abi.ArrData), so the array operations read it, and the checks are the
+// ones a char array gets: a null string throws NullReferenceException,
+// an index outside [0, Length) IndexOutOfRangeException, as the base
+// library's methods do. Being ordinary IR, the checks are subject to the
+// null-check analysis and the values to register allocation, and no
+// helper exit is left.
+//
+// s.Equals(t) is op_Equality(s, t) once s is known non-null (both are
+// true for the same reference, false for a null t, else compare the
+// characters), and the code generator calls the runtime's native
+// routine for op_Equality.
+func (r *reader) stringCall(callee *il.Method) bool {
+	switch callee.BuiltinKind {
+	case il.StringGetLength:
+		s := r.pop()
+		r.nullCheck(s)
+		n := r.value(ir.OpArrLen, ir.I64, ir.Aux{}, s)
+		r.push(r.value(ir.OpConv, ir.I32, ir.Aux{Type: il.Int32}, n))
+	case il.StringGetChars:
+		idx := r.toI64(r.coerce(r.pop(), il.Int32))
+		s := r.pop()
+		r.nullCheck(s)
+		n := r.value(ir.OpArrLen, ir.I64, ir.Aux{}, s)
+		r.check(r.cmp(ir.GeUn, idx, n), "System.IndexOutOfRangeException")
+		r.push(r.value(ir.OpLdElem, ir.I32, ir.Aux{Type: il.Char}, s, idx))
+	case il.StringEqualsString:
+		eq := r.mod.BuiltinMethod(il.StringOpEquality)
+		if eq == nil {
+			return false
+		}
+		t := r.pop()
+		s := r.pop()
+		r.nullCheck(s)
+		dst := r.f.NewValue(ir.I32)
+		r.emit(ir.OpCall, 0, dst, []ir.Value{s, t}, ir.Aux{Method: eq})
+		r.push(dst)
+	default:
+		return false
+	}
+	return true
 }
