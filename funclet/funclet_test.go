@@ -68,25 +68,7 @@ OUT:
 // and a catch: the main body first, a try contiguous, every check followed
 // by its continuation, cold blocks after the hot ones of their region.
 func TestLayout(t *testing.T) {
-	mod, err := il.Load("t.il", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f *ir.Func
-	for _, m := range mod.AllMethods() {
-		if m.Abstract {
-			continue // no body
-		}
-		if m.Name == "f" {
-			if f, err = reader.Import(mod, m); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	lay, err := funclet.Build(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, lay := layoutOf(t, src)
 	if len(lay.Funcs) != 2 || lay.Funcs[0].Kind != abi.Main || lay.Funcs[1].Kind != abi.CatchFunclet {
 		t.Fatalf("funclets: got %d, want the main body and one catch", len(lay.Funcs))
 	}
@@ -160,22 +142,7 @@ func TestCallFinallyContinuation(t *testing.T) {
   }
 }
 `
-	mod, err := il.Load("t.il", []byte(loop))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f *ir.Func
-	for _, m := range mod.AllMethods() {
-		if m.Name == "f" {
-			if f, err = reader.Import(mod, m); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	lay, err := funclet.Build(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, lay := layoutOf(t, loop)
 	calls := 0
 	for _, fn := range lay.Funcs {
 		for i, b := range fn.Blocks {
@@ -191,4 +158,29 @@ func TestCallFinallyContinuation(t *testing.T) {
 	if calls == 0 {
 		t.Fatal("no callfinally in the layout (the test no longer exercises it)")
 	}
+}
+
+// layoutOf imports method f of the program src and lays it out.
+func layoutOf(t *testing.T, src string) (*ir.Func, *funclet.Layout) {
+	t.Helper()
+	mod, err := il.Load("t.il", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f *ir.Func
+	for _, m := range mod.AllMethods() {
+		if m.Name == "f" && !m.Abstract {
+			if f, err = reader.Import(mod, m); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if f == nil {
+		t.Fatal("no method f")
+	}
+	lay, err := funclet.Build(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, lay
 }
