@@ -170,7 +170,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	engine := fs.String("engine", miniil.DefaultEngine.String(), "execution engine: jit (native code) or interp (reference interpreter)")
 	timeout := fs.Duration("timeout", 0, "stop the program after this long, exit code 124 (0: no limit)")
 	maxHeap := byteSize(miniil.DefaultMaxHeap)
-	jitStats := fs.Bool("jit-stats", false, "print the JIT's statistics on stderr when the run ends: methods, bytes, time per compile phase")
+	jitStats := fs.Bool("jit-stats", false, "print the JIT's statistics on stderr when the run ends: methods, bytes, time per compile phase, and the exits from native code by kind")
 	validate := fs.Bool("validate", false, "check the JIT's work after every compile phase (slower; for debugging miniil)")
 	verifyGC := fs.Bool("verify-gc", false, "check the JIT's GC information at every exit of native code, walking the managed frames (much slower; for debugging miniil)")
 	perfMap := fs.Bool("perfmap", false, "write /tmp/perf-PID.map naming the JIT's code, for perf report")
