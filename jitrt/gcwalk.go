@@ -298,8 +298,13 @@ func (w *gcWalker) walk(pc, sp, bp uintptr, next int) error {
 		}
 		if uintptr(ret) != rt.funcletReturn {
 			// Called by its parent (callfinally), which continues after the
-			// call, in the same invocation (RBP).
-			pc, sp, dispatch = uintptr(ret), sp+size+16, false
+			// call, in the same invocation (RBP): unless the funclet's frame
+			// will not continue either (an exception left it for a handler
+			// outside it) and no catch inside the funclet can resume it.
+			// Then the parent's registers at the call may be nowhere the
+			// walk knows (it came through a dispatch), and need not be.
+			pc, sp = uintptr(ret), sp+size+16
+			dispatch = dispatch && !r.catchesIn(int(s.Funclet))
 			continue
 		}
 		i := rt.invokerOf(sp, len(rt.trackers))
@@ -374,4 +379,15 @@ func (w *gcWalker) untracked(r *codeRange, bp uintptr) error {
 		}
 	}
 	return nil
+}
+
+// catchesIn reports whether a catch (or filter) handler of r has its try
+// in funclet k: an exception caught there resumes inside the funclet.
+func (r *codeRange) catchesIn(k int) bool {
+	for _, c := range r.clauses {
+		if c.TryFunclet == k && (c.Kind == il.EHCatch || c.Kind == il.EHFilter) {
+			return true
+		}
+	}
+	return false
 }
