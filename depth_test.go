@@ -359,6 +359,92 @@ R:
   call int32 throwAt(int32)
   ret
 }
+// leaf1 and leaf2 are small enough for the JIT to inline (leaf2 with
+// leaf1 inlined in it): an inlined call counts as a call all the same.
+.method public static int32 leaf1(int32 x) cil managed {
+  .maxstack 2
+  ldarg.0
+  ldc.i4.1
+  add
+  ret
+}
+.method public static int32 leaf2(int32 x) cil managed {
+  .maxstack 2
+  ldarg.0
+  call int32 leaf1(int32)
+  ldc.i4.1
+  sub
+  ret
+}
+// viaInline, viaInline2 and viaInlineFinally recurse n deep and call
+// leaf1 or leaf2 at every level, the deepest included (viaInlineFinally
+// there from a finally), several times in a loop.
+.method public static int32 viaInline(int32 n) cil managed {
+  .maxstack 3
+  .locals init (int32 i, int32 s)
+  ldarg.0
+  brtrue.s R
+L:
+  ldloc s
+  ldloc i
+  call int32 leaf1(int32)
+  add
+  stloc s
+  ldloc i
+  ldc.i4.1
+  add
+  dup
+  stloc i
+  ldc.i4.3
+  blt.s L
+  ldloc s
+  ret
+R:
+  ldarg.0
+  ldc.i4.1
+  sub
+  call int32 viaInline(int32)
+  call int32 leaf1(int32)
+  ret
+}
+.method public static int32 viaInline2(int32 n) cil managed {
+  .maxstack 2
+  ldarg.0
+  brtrue.s R
+  ldc.i4.0
+  call int32 leaf2(int32)
+  ret
+R:
+  ldarg.0
+  ldc.i4.1
+  sub
+  call int32 viaInline2(int32)
+  call int32 leaf2(int32)
+  ret
+}
+.method public static int32 viaInlineFinally(int32 n) cil managed {
+  .maxstack 2
+  .locals init (int32 r)
+  ldarg.0
+  brtrue.s R
+  .try {
+    leave.s D
+  } finally {
+    ldc.i4.0
+    call int32 leaf1(int32)
+    stloc r
+    endfinally
+  }
+D:
+  ldloc r
+  ret
+R:
+  ldarg.0
+  ldc.i4.1
+  sub
+  call int32 viaInlineFinally(int32)
+  ret
+}
 .method public static void main() cil managed {
   .entrypoint
   .maxstack 1
@@ -380,6 +466,7 @@ func TestCallDepth(t *testing.T) {
 		extra  int // frames beyond n+1 at the deepest point
 	}{
 		{"plain", 0}, {"big", 0}, {"viaFinally", 0}, {"viaCatch", 0}, {"viaFilter", 0}, {"viaToString", 1}, {"mixed", 1},
+		{"viaInline", 1}, {"viaInline2", 2}, {"viaInlineFinally", 1},
 	}
 	for _, limit := range []int{1000, 20000} {
 		for _, s := range shapes {

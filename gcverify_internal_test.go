@@ -19,7 +19,8 @@ import (
 
 // runVerified runs mod's entry point on the JIT with the GC information
 // verifier on, compiling with mutate applied to each compiled method
-// (nil: none), and returns the output, the exit code, the error and the
+// (nil: none; with mutate, calls are not inlined: the mutations are of
+// call sites), and returns the output, the exit code, the error and the
 // verifier's counts.
 func runVerified(t *testing.T, mod *il.Module, mutate func(st *jit.Method)) (string, int, error, jitrt.GCVerifyStats) {
 	t.Helper()
@@ -27,7 +28,7 @@ func runVerified(t *testing.T, mod *il.Module, mutate func(st *jit.Method)) (str
 	var c *jit.Compiler
 	compile := func(rt *jitrt.Runtime, m *il.Method) (*abi.Method, error) {
 		if c == nil {
-			c = jit.New(jit.Config{Env: rt, Initialized: rt.Initialized, Validate: true})
+			c = jit.New(jit.Config{Env: rt, Initialized: rt.Initialized, Validate: true, NoInline: mutate != nil})
 		}
 		st, err := c.Compile(mod, m, "")
 		if err != nil {

@@ -137,6 +137,9 @@ type Config struct {
 	// fills and when the run ends, however it ends. Lines are flushed
 	// anyway when Stdout is an *os.File open on a terminal.
 	FlushLines bool
+	// NoInline turns the JIT's inliner off: every call stays a call (for
+	// comparisons and debugging; the program's behavior is the same).
+	NoInline bool
 	// Validate makes the JIT check its own work after every phase of
 	// every method it compiles (the IR, the layout, the register
 	// allocation, the EH clause table), failing the run with an

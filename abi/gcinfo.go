@@ -174,6 +174,7 @@ const (
 type Safepoint struct {
 	Offset   int32 // the return address: an offset in the method's code
 	ILOffset int32 // the IL offset of the instruction (-1: none)
+	Inline   int32 // the inlined call of that instruction (Site.Inline)
 	Funclet  int32 // the funclet (index in Method.Funclets) whose frame makes the call
 	Flags    SafepointFlags
 	// Live and NLive select the live locations in GCInfo.Locs.

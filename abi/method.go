@@ -23,6 +23,19 @@ type Method struct {
 	// GC is the GC information: the references and interior pointers
 	// live at every call, exit and out-of-line call (see GCInfo).
 	GC GCInfo
+	// Inlines are the calls whose callees' code was inlined, parents
+	// first (see Site.Inline).
+	Inlines []InlineSite
+}
+
+// InlineDepth returns the number of inlined calls code of inlined call k
+// (a Site.Inline) is nested in: 0 for the method's own code.
+func (m *Method) InlineDepth(k int32) int {
+	d := 0
+	for ; k > 0; k = m.Inlines[k-1].Parent {
+		d++
+	}
+	return d
 }
 
 // Site maps the return address of a call or exit (an offset in the
@@ -30,6 +43,20 @@ type Method struct {
 type Site struct {
 	Offset   int
 	ILOffset int
+	// Inline is the inlined call whose code made the call or exit: 0 for
+	// the method's own code, k for Method.Inlines[k-1] (ILOffset is then
+	// an offset of that call's method).
+	Inline int32
+}
+
+// InlineSite is a call whose callee's code the compiler inlined: the
+// callee, and the call's place, in the method's own code (Parent 0) or
+// in the code of another inlined call (Inlines[Parent-1]). Stack traces
+// show the callee as a frame of its own.
+type InlineSite struct {
+	Method   *il.Method
+	Parent   int32
+	ILOffset int // the call's IL offset in the parent's method
 }
 
 // CellRef is a `CALL [RIP+disp32]` to a call cell whose 4-byte

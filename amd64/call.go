@@ -213,7 +213,7 @@ func (g *gen) site(ilOffset int, flags abi.SafepointFlags) {
 	if in == nil || !hasSafepoint(in) {
 		panic(fmt.Sprintf("a call or exit in the code of %v, which has no safepoint", in))
 	}
-	g.sites = append(g.sites, siteMark{mark: g.a.Mark(), ilOffset: int32(ilOffset), funclet: int32(g.curFunclet), flags: flags,
+	g.sites = append(g.sites, siteMark{mark: g.a.Mark(), ilOffset: int32(ilOffset), inline: in.Inline, funclet: int32(g.curFunclet), flags: flags,
 		vals: g.curAfter[g.curIndex]})
 }
 

@@ -203,6 +203,7 @@ type (
 	siteMark struct {
 		mark     MarkID
 		ilOffset int32
+		inline   int32
 		funclet  int32
 		flags    abi.SafepointFlags
 		vals     vlist // the tracked values live across the call
@@ -308,7 +309,10 @@ func (g *gen) result(blob *Blob, m codeMarks) *Code {
 	}
 	code.Sites = make([]abi.Site, 0, len(g.sites))
 	for _, s := range g.sites {
-		code.Sites = append(code.Sites, abi.Site{Offset: blob.Marks[s.mark], ILOffset: int(s.ilOffset)})
+		code.Sites = append(code.Sites, abi.Site{Offset: blob.Marks[s.mark], ILOffset: int(s.ilOffset), Inline: s.inline})
+	}
+	for _, s := range f.Inlines {
+		code.Inlines = append(code.Inlines, abi.InlineSite{Method: s.Method, Parent: s.Parent, ILOffset: s.ILOffset})
 	}
 	code.GC = g.gcInfo(blob)
 	for _, mk := range m.blocks {
@@ -434,6 +438,8 @@ func (g *gen) instr(in *ir.Instr) {
 		g.call(in)
 	case ir.OpCatchArg:
 		g.catchArg(in)
+	case ir.OpDepthCheck:
+		g.depthCheck(in)
 	default:
 		panic(fmt.Sprintf("unknown instruction %s", in.Op))
 	}

@@ -198,6 +198,18 @@ func (g *gen) stackCheck(v Reg, limit int32, sp safepoint) {
 	g.outOfLine(JCS, abi.CtxOverflowStub, check, sp)
 }
 
+// depthCheck emits an inlined call's call-depth check (ir.OpDepthCheck):
+// the stack check a prolog makes, of the RSP the inlined frames would
+// have had (16 bytes each, the least a frame takes: see jitrt's call
+// depth), against the soft limit. The runtime tells it from a prolog's
+// check by its safepoint, which is in inlined code.
+func (g *gen) depthCheck(in *ir.Instr) {
+	g.avail = ir.NoValue // RAX is overwritten
+	g.a.I(LEAQ, Mem(RSP, int32(-16*in.Aux.Int)), R(RAX))
+	g.stackCheck(RAX, abi.CtxStackLimit, safepoint{ilOffset: in.ILOffset, inline: in.Inline, funclet: g.curFunclet,
+		vals: g.gc.list(g.curAfter[g.curIndex]), rax: ir.NoValue})
+}
+
 // poll exits to Go when the runtime asks for it (CtxPoll at or below
 // zero, see abi.PollInterval), before block b's terminator. It only
 // reads memory, so polls add no dependency chain between calls or loop
@@ -247,9 +259,12 @@ func (g *gen) emitCold() MarkID {
 		g.a.I(CALL, Mem(R15, c.stub))
 		c.sp.mark = g.a.Mark()
 		g.safepoints = append(g.safepoints, c.sp)
-		if c.stub == abi.CtxPollStub {
+		switch {
+		case c.stub == abi.CtxPollStub:
 			g.note("poll")
-		} else {
+		case c.sp.inline > 0:
+			g.note("stack overflow (call depth of an inlined call)")
+		default:
 			g.note("stack overflow")
 		}
 		g.a.Jump(JMP, c.back)

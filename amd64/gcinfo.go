@@ -84,11 +84,12 @@ func (gc *gcPlan) list(l vlist) []ir.Value { return gc.pool[l.start : l.start+l.
 // hasSafepoint reports whether the code of in may make calls or exits,
 // which are safepoints (the code of others makes none, polls apart):
 // calls, allocations, type tests, throws, calls of finally funclets,
-// and the float remainder and float-to-uint64 conversion helpers.
+// the float remainder and float-to-uint64 conversion helpers, and the
+// out-of-line call of an inlined call's depth check.
 func hasSafepoint(in *ir.Instr) bool {
 	switch in.Op {
 	case ir.OpCall, ir.OpCallVirt, ir.OpAlloc, ir.OpNewArr, ir.OpBox, ir.OpCanStore,
-		ir.OpThrow, ir.OpRethrow, ir.OpThrowHelper, ir.OpCallFinally:
+		ir.OpThrow, ir.OpRethrow, ir.OpThrowHelper, ir.OpCallFinally, ir.OpDepthCheck:
 		return true
 	case ir.OpIsInst, ir.OpTypeIs:
 		return typeTestExits(in)
@@ -374,6 +375,7 @@ func gcReg(r Reg) int {
 type safepoint struct {
 	mark     MarkID
 	ilOffset int
+	inline   int32 // the inlined call the safepoint's code belongs to (ir.Instr.Inline)
 	funclet  int
 	flags    abi.SafepointFlags
 	vals     []ir.Value
@@ -398,7 +400,7 @@ func (g *gen) gcLoc(v ir.Value) abi.GCLoc {
 // terminator: the tracked values live there, and RAX when it holds a GC
 // value the terminator reads.
 func (g *gen) pollSafepoint(b *ir.Block) safepoint {
-	sp := safepoint{ilOffset: b.Term.ILOffset, funclet: g.curFunclet, vals: g.gc.list(g.curPoll), rax: ir.NoValue}
+	sp := safepoint{ilOffset: b.Term.ILOffset, inline: b.Term.Inline, funclet: g.curFunclet, vals: g.gc.list(g.curPoll), rax: ir.NoValue}
 	if slices.Contains(sp.vals, g.avail) {
 		sp.rax = g.avail
 	}
@@ -497,12 +499,12 @@ func (g *gen) gcInfo(blob *Blob) abi.GCInfo {
 	}
 	for i := range g.sites {
 		s := &g.sites[i]
-		add(abi.Safepoint{Offset: int32(blob.Marks[s.mark]), ILOffset: s.ilOffset, Funclet: s.funclet, Flags: s.flags},
+		add(abi.Safepoint{Offset: int32(blob.Marks[s.mark]), ILOffset: s.ilOffset, Inline: s.inline, Funclet: s.funclet, Flags: s.flags},
 			&safepoint{vals: g.gc.list(s.vals), rax: ir.NoValue})
 	}
 	for i := range g.safepoints {
 		s := &g.safepoints[i]
-		add(abi.Safepoint{Offset: int32(blob.Marks[s.mark]), ILOffset: int32(s.ilOffset), Funclet: int32(s.funclet), Flags: s.flags}, s)
+		add(abi.Safepoint{Offset: int32(blob.Marks[s.mark]), ILOffset: int32(s.ilOffset), Inline: s.inline, Funclet: int32(s.funclet), Flags: s.flags}, s)
 	}
 	sort.SliceStable(gi.Safepoints, func(i, j int) bool { return gi.Safepoints[i].Offset < gi.Safepoints[j].Offset })
 	for _, v := range g.gc.untracked {

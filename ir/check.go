@@ -10,6 +10,9 @@ import (
 // method, the block and the instruction. It runs after every phase when
 // validation is on; it takes time linear in f's code, blocks and regions.
 //
+// Inlined calls: each names a method with a body and a parent listed
+// before it; every instruction's Inline names one of them (or none).
+//
 // Structure: the blocks are numbered by position; every block ends in
 // its only terminator, with as many successors as the operation takes,
 // all of them blocks of f; each block's predecessor list holds the
@@ -171,6 +174,14 @@ func (c *checker) blocks() error {
 			return c.errorf("zeroed frame block %d of %d", s, len(f.Slots))
 		}
 	}
+	for i, s := range f.Inlines {
+		switch {
+		case s.Method == nil || s.Method.Builtin || s.Method.Abstract:
+			return c.errorf("inlined call %d has no method with a body", i+1)
+		case s.Parent < 0 || int(s.Parent) > i:
+			return c.errorf("inlined call %d in inlined code %d, not an earlier one", i+1, s.Parent)
+		}
+	}
 	for i, b := range f.Blocks {
 		if b == nil {
 			return c.errorf("block %d is nil", i)
@@ -249,6 +260,9 @@ func (c *checker) blocks() error {
 func (c *checker) instr(b *Block, in *Instr) error {
 	if !c.valuesOK(in) {
 		return c.instrErr(b, in, "uses a register that is not a value of the function")
+	}
+	if in.Inline < 0 || int(in.Inline) > len(c.f.Inlines) {
+		return c.instrErr(b, in, "inlined code %d of %d", in.Inline, len(c.f.Inlines))
 	}
 	if err := checkShape(c.f, in); err != nil {
 		return c.instrErr(b, in, "%v", err)

@@ -180,6 +180,13 @@ const (
 	// receives (its first instruction).
 	OpCatchArg
 
+	// OpDepthCheck is the call-depth check of an inlined call, at the
+	// start of its body: a call Aux.Int deep in inlined calls counts as
+	// that many frames more than the method's own (see jitrt's call
+	// depth), so its check exits to the runtime when the stack is deep
+	// enough that the limit could be passed.
+	OpDepthCheck
+
 	// Terminators.
 	OpJump   // goto Succs[0]
 	OpIf     // if Args[0] != 0 goto Succs[0] else Succs[1]
@@ -212,7 +219,7 @@ var opNames = [numOps]string{
 	OpSlotAddr: "slotaddr", OpStaticAddr: "staticaddr", OpLea: "lea", OpElemAddr: "elemaddr",
 	OpFieldAddr: "fieldaddr", OpBoxData: "boxdata",
 	OpLoad: "load", OpStore: "store", OpCopyBlk: "copyblk", OpZeroBlk: "zeroblk",
-	OpCall: "call", OpCallVirt: "callvirt", OpCatchArg: "catcharg",
+	OpCall: "call", OpCallVirt: "callvirt", OpCatchArg: "catcharg", OpDepthCheck: "depthcheck",
 	OpCallFinally: "callfinally", OpCatchRet: "catchret", OpEndFinally: "endfinally", OpEndFilter: "endfilter", OpRethrow: "rethrow",
 	OpJump: "jump", OpIf: "if", OpSwitch: "switch", OpRet: "ret", OpThrow: "throw", OpThrowHelper: "throwhelper",
 }
@@ -272,6 +279,10 @@ type Instr struct {
 	Args     []Value
 	Aux      Aux
 	ILOffset int // IL offset of the instruction this came from
+	// Inline is the inlined call the instruction belongs to: 0 for the
+	// method's own code, k for Func.Inlines[k-1], whose method ILOffset
+	// is an offset of.
+	Inline int32
 }
 
 // Block is a basic block: instructions, then one terminator.
@@ -427,6 +438,38 @@ type Func struct {
 	Slots []*il.Type
 	// ZeroSlots are the blocks the prolog zeroes (the locals').
 	ZeroSlots []int
+	// Inlines lists the calls whose callee's code was inlined: an
+	// instruction with Inline k came from the method of Inlines[k-1].
+	Inlines []InlineSite
+}
+
+// InlineSite is a call whose callee's body the inliner copied into the
+// function: the callee, and where the call was, in the method's own code
+// (Parent 0) or in the body of another inlined call (Inlines[Parent-1]).
+// Stack traces show the inlined method as a frame of its own.
+type InlineSite struct {
+	Method   *il.Method
+	Parent   int32
+	ILOffset int // the call's IL offset, in the parent's method
+}
+
+// InlineDepth returns the number of inlined calls instruction context k
+// (an Instr.Inline) is nested in: 0 for the method's own code.
+func (f *Func) InlineDepth(k int32) int {
+	d := 0
+	for ; k > 0; k = f.Inlines[k-1].Parent {
+		d++
+	}
+	return d
+}
+
+// InlineMethod returns the method whose code instruction context k (an
+// Instr.Inline) is: f.Method for 0.
+func (f *Func) InlineMethod(k int32) *il.Method {
+	if k == 0 {
+		return f.Method
+	}
+	return f.Inlines[k-1].Method
 }
 
 // RetBuf returns the argument holding the address where a method

@@ -255,6 +255,8 @@ var opTable = [numOps]opInfo{
 
 	OpCatchArg: {kind: ref, dst: always, dstKind: ref},
 
+	OpDepthCheck: {kind: kindRule{set: noKind}, rule: checkDepth},
+
 	OpJump:        terminator(1),
 	OpIf:          {kind: kindRule{set: noKind}, args: rules(kindRule{set: ints | kindsOf(Ref, Ptr)}), term: true, succs: 2},
 	OpSwitch:      {kind: kindRule{set: noKind}, args: rules(kindRule{set: ints}), term: true, succs: manySuccs},
@@ -330,6 +332,15 @@ func checkSlot(f *Func, in *Instr) error {
 func memType(f *Func, in *Instr) error {
 	if in.Aux.Type.Kind == il.KValue || in.Aux.Type.Kind == il.KByRef || in.Aux.Type.Kind == il.KVoid {
 		return fmt.Errorf("%s of %s", in.Op, in.Aux.Type)
+	}
+	return nil
+}
+
+// checkDepth checks that a depth check names the depth of an inlined
+// call that exists.
+func checkDepth(f *Func, in *Instr) error {
+	if in.Aux.Int < 1 || in.Inline < 1 || in.Aux.Int != int64(f.InlineDepth(in.Inline)) {
+		return fmt.Errorf("depth check of depth %d in inlined code %d", in.Aux.Int, in.Inline)
 	}
 	return nil
 }

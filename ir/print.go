@@ -48,6 +48,13 @@ func Fprint(w io.Writer, f *Func) error {
 		}
 		fmt.Fprintf(&b, "  block %d: %d words (%s), %s\n", i, f.SlotWords(i), t, what)
 	}
+	for i, s := range f.Inlines {
+		at := "the method"
+		if s.Parent > 0 {
+			at = fmt.Sprintf("inline %d", s.Parent)
+		}
+		fmt.Fprintf(&b, "  inline %d: %s, called at IL_%04x of %s\n", i+1, s.Method.FullName(), s.ILOffset, at)
+	}
 	for _, blk := range f.Blocks {
 		fmt.Fprintf(&b, "b%d:", blk.ID)
 		if blk.ILOffset >= 0 {
@@ -138,6 +145,8 @@ func (f *Func) Format(in *Instr, blk *Block) string {
 		arg(fmt.Sprintf("clause %d", in.Aux.Int))
 	case OpSlotAddr:
 		arg(fmt.Sprintf("block %d", in.Aux.Int))
+	case OpDepthCheck:
+		arg(fmt.Sprintf("depth %d", in.Aux.Int))
 	}
 	for _, a := range in.Args {
 		arg(a.String())
@@ -166,6 +175,9 @@ func (f *Func) Format(in *Instr, blk *Block) string {
 	}
 	if in.ILOffset >= 0 {
 		fmt.Fprintf(&b, "  ; IL_%04x", in.ILOffset)
+	}
+	if in.Inline > 0 {
+		fmt.Fprintf(&b, " (inline %d)", in.Inline)
 	}
 	return b.String()
 }

@@ -9,6 +9,7 @@
 // The phases, in order, and what each hands to the next:
 //
 //	import       reader.Import: IL to IR (*ir.Func), explicit checks, EH regions
+//	inline       opt.Inline: calls of small methods replaced by their bodies
 //	nullchecks   opt.NullChecks: redundant null checks removed
 //	unreachable  opt.Unreachable: blocks no path reaches (such as the throw
 //	             blocks of removed null checks) are dropped
@@ -70,6 +71,7 @@ type Phase struct {
 // Phase names.
 const (
 	Import      = "import"
+	Inline      = "inline"
 	NullChecks  = "nullchecks"
 	Unreachable = "unreachable"
 	Layout      = "layout"
@@ -84,6 +86,15 @@ var phases = []Phase{
 		run: func(c *Compiler, m *Method) (err error) {
 			m.Func, err = reader.ImportWith(m.Module, m.IL, reader.Options{Initialized: c.cfg.Initialized})
 			return err
+		}},
+	{Name: Inline, Doc: "replace calls of small methods by a copy of their code", IR: true,
+		run: func(c *Compiler, m *Method) error {
+			if !c.cfg.NoInline {
+				opt.Inline(m.Func, func(callee *il.Method) (*ir.Func, error) {
+					return reader.ImportWith(m.Module, callee, reader.Options{Initialized: c.cfg.Initialized})
+				})
+			}
+			return nil
 		}},
 	{Name: NullChecks, Doc: "remove null checks of values known to be non-null", IR: true,
 		run: func(c *Compiler, m *Method) error { opt.NullChecks(m.Func); return nil }},
@@ -156,6 +167,8 @@ type Config struct {
 	After map[string]io.Writer
 	// Stats, when set, accumulates time and counts per phase.
 	Stats *Stats
+	// NoInline turns the inliner off (phase inline then does nothing).
+	NoInline bool
 	// Initialized reports whether a type initializer has run: its sites
 	// need no check in the methods compiled from then on (nil: none has,
 	// as in a dump).

@@ -55,9 +55,9 @@ func FprintCode(w io.Writer, m *Method) error {
 	for k, fc := range code.Funclets {
 		funclets[fc.Start] = k
 	}
-	sites := map[int]int{}
+	sites := map[int]abi.Site{}
 	for _, s := range code.Sites {
-		sites[s.Offset] = s.ILOffset
+		sites[s.Offset] = s
 	}
 	notes := map[int]string{}
 	for _, n := range code.Notes {
@@ -101,8 +101,8 @@ func FprintCode(w io.Writer, m *Method) error {
 				}
 			}
 		}
-		if il, ok := sites[ret]; ok && il >= 0 {
-			comments = append(comments, fmt.Sprintf("IL_%04x", il))
+		if s, ok := sites[ret]; ok && s.ILOffset >= 0 {
+			comments = append(comments, fmt.Sprintf("IL_%04x%s", s.ILOffset, inlineNote(&code.Method, s.Inline)))
 		}
 		if len(comments) > 0 {
 			fmt.Fprintf(w, "    ; %s", strings.Join(comments, ", "))
@@ -275,6 +275,15 @@ func FprintGC(w io.Writer, m *Method) {
 		case s.Flags&abi.SPCall != 0:
 			kind = "call"
 		}
-		fmt.Fprintf(w, "  %04x  %-7s  %-17s  %-6s  %-40s  %s\n", s.Offset, il, fc, kind, notes[int(s.Offset)], abi.FormatLocs(gi.LiveAt(s)))
+		fmt.Fprintf(w, "  %04x  %-7s  %-17s  %-6s  %-40s  %s\n", s.Offset, il, fc, kind, notes[int(s.Offset)]+inlineNote(&code.Method, s.Inline), abi.FormatLocs(gi.LiveAt(s)))
 	}
+}
+
+// inlineNote names the inlined call k of m (a Site.Inline) for dumps:
+// " in METHOD (inline k)", or "" for the method's own code.
+func inlineNote(m *abi.Method, k int32) string {
+	if k <= 0 || int(k) > len(m.Inlines) {
+		return ""
+	}
+	return fmt.Sprintf(" in %s (inline %d)", m.Inlines[k-1].Method.FullName(), k)
 }

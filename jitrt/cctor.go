@@ -1,6 +1,9 @@
 package jitrt
 
-import "miniil/il"
+import (
+	"miniil/abi"
+	"miniil/il"
+)
 
 // Static constructors. il.InitTriggered says which sites need their class
 // initialized, and the code generator tests the class's state there
@@ -13,8 +16,19 @@ import "miniil/il"
 
 // innerTrace is the trace of an inner exception (see keepInnerTrace).
 type innerTrace struct {
-	trace  []*il.Method
-	ilOffs []int
+	trace []traceSite
+}
+
+// traceSite is one frame of a stack trace: the method whose code holds
+// the call or throw site and the site's IL offset (-1: unknown); when
+// the site is in code the compiler inlined, the inlined calls (the
+// method's abi.Method.Inlines) and the one it is in, each shown as a
+// frame of its own (see visibleTrace).
+type traceSite struct {
+	method  *il.Method
+	ilOff   int
+	inlines []abi.InlineSite
+	inline  int32
 }
 
 // Initialized reports whether type initializer ti has run to its end (a
@@ -52,21 +66,32 @@ func (rt *Runtime) keepInnerTrace(exc uintptr) {
 			if rt.innerTraces == nil {
 				rt.innerTraces = map[uintptr]innerTrace{}
 			}
-			rt.innerTraces[exc] = innerTrace{append([]*il.Method(nil), t.trace...), append([]int(nil), t.ilOffs...)}
+			rt.innerTraces[exc] = innerTrace{append([]traceSite(nil), t.trace...)}
 			return
 		}
 	}
 }
 
 // visibleTrace returns the names and IL offsets of a trace's frames,
-// without the hidden methods (il.TypeInit.Run).
-func visibleTrace(trace []*il.Method, ilOffs []int) ([]string, []int) {
+// without the hidden methods (il.TypeInit.Run). A site in inlined code
+// stands for a frame of each inlined call around it, innermost first,
+// as the trace would show had the calls been made: the inlined method at
+// the site's IL offset, then each caller at the IL offset of its call.
+func visibleTrace(trace []traceSite) ([]string, []int) {
 	names, offs := make([]string, 0, len(trace)), make([]int, 0, len(trace))
-	for i, m := range trace {
+	add := func(m *il.Method, off int) {
 		if !m.Hidden {
 			names = append(names, m.TraceName())
-			offs = append(offs, ilOffs[i])
+			offs = append(offs, off)
 		}
+	}
+	for _, s := range trace {
+		off := s.ilOff
+		for k := s.inline; k > 0; k = s.inlines[k-1].Parent {
+			add(s.inlines[k-1].Method, off)
+			off = s.inlines[k-1].ILOffset
+		}
+		add(s.method, off)
 	}
 	return names, offs
 }

@@ -88,16 +88,64 @@ func softLimit(v uintptr, max, d int) uintptr {
 
 // stackLimit serves ExitStackLimit: it counts the call chain of the frame
 // whose prolog stopped, and either ends the run or lets it go deeper.
+//
+// The check of an inlined call (ir.OpDepthCheck) stops the same way, in
+// the frame that holds the inlined code: its depth is that frame's plus
+// the calls it is inlined in, and the value it compared is where those
+// frames' RSP would be (16 bytes each). Its frame already exists, so the
+// checkpoint, if any, goes on that frame's own return address: when the
+// frame already has the newest checkpoint (its prolog was counted), the
+// limit just moves down, that checkpoint restoring the older one. In a
+// funclet the limit stays (the main body's later calls, higher on the
+// stack than the funclet, would not be covered by a limit computed from
+// the funclet's RSP): the check is let through once (its RAX is set so
+// that it passes when it runs again), and counts again next time.
 func (rt *Runtime) stackLimit(m *Machine) error {
 	bp := uintptr(m.Reg(abi.CtxRBP))
 	d := rt.callDepth(bp)
+	inlined, inFunclet := rt.inlineDepthAt(m.PC())
+	d += inlined
 	if d > rt.maxDepth {
 		return &StackOverflowError{PC: m.PC(), SP: m.SP()}
 	}
-	rt.checkpoints = append(rt.checkpoints, checkpoint{slot: bp + 8, ret: uintptr(m.ReadStack(bp + 8)), limit: m.StackLimit()})
-	m.WriteStack(bp+8, uint64(rt.checkpointStub))
-	m.SetStackLimit(softLimit(m.StackCheckValue(), rt.maxDepth, d))
+	limit := softLimit(m.StackCheckValue(), rt.maxDepth, d)
+	switch n := len(rt.checkpoints); {
+	case inlined == 0:
+		rt.checkpoints = append(rt.checkpoints, checkpoint{slot: bp + 8, ret: uintptr(m.ReadStack(bp + 8)), limit: m.StackLimit()})
+		m.WriteStack(bp+8, uint64(rt.checkpointStub))
+	case inFunclet:
+		// The check runs again when the code resumes: it compares RAX,
+		// which it computed and nothing else reads, so it passes now.
+		m.SetReg(abi.CtxRAX, ^uint64(0))
+		return nil
+	case n > 0 && rt.checkpoints[n-1].slot == bp+8:
+		// The frame's prolog was counted: its checkpoint restores the
+		// limit from before it.
+	default:
+		rt.checkpoints = append(rt.checkpoints, checkpoint{slot: bp + 8, ret: uintptr(m.ReadStack(bp + 8)), limit: m.StackLimit()})
+		m.WriteStack(bp+8, uint64(rt.checkpointStub))
+	}
+	m.SetStackLimit(limit)
 	return nil
+}
+
+// inlineDepthAt returns, for the return address of a stack check's
+// out-of-line call, the number of inlined calls its code is in (0: a
+// prolog's check) and whether it is in a funclet.
+func (rt *Runtime) inlineDepthAt(pc uintptr) (int, bool) {
+	r := rt.methodAt(pc - 1)
+	if r == nil || len(r.inlines) == 0 {
+		return 0, false
+	}
+	s := r.gc.At(int(pc - r.start))
+	if s == nil || s.Inline == 0 {
+		return 0, false
+	}
+	d := 0
+	for k := s.Inline; k > 0; k = r.inlines[k-1].Parent {
+		d++
+	}
+	return d, s.Funclet != 0
 }
 
 // callDepth returns the number of method frames on the call chain whose

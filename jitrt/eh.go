@@ -51,13 +51,11 @@ type tracker struct {
 	// outerLen is the number of the machine's nested calls when the
 	// dispatch started: frames[i].seg counts outward from there.
 	outerLen int
-	// trace lists the methods for the report of an unhandled exception
-	// (names are made only then), ilOffs the IL offset of each one's call
-	// or throw site (-1: unknown). Frame i is trace[i+traceOff]; frames
-	// below traceSkip are not in the trace (a rethrow's own frame is the
-	// catching frame the old trace ends with).
-	trace     []*il.Method
-	ilOffs    []int
+	// trace lists the frames' call or throw sites for the report of an
+	// unhandled exception (names are made only then). Frame i is
+	// trace[i+traceOff]; frames below traceSkip are not in the trace (a
+	// rethrow's own frame is the catching frame the old trace ends with).
+	trace     []traceSite
 	traceOff  int
 	traceSkip int
 
@@ -144,8 +142,7 @@ func (rt *Runtime) nextFrame(t *tracker) bool {
 		f := frame{pc: w.pc, sp: w.sp, bp: w.bp, code: r, seg: w.seg}
 		f.funclet = r.funcletAt(f.offset())
 		if len(t.frames) >= t.traceSkip {
-			t.trace = append(t.trace, r.method)
-			t.ilOffs = append(t.ilOffs, r.ilOffset(int(f.pc-r.start)))
+			t.trace = append(t.trace, r.traceSite(int(f.pc-r.start)))
 		}
 		t.frames = append(t.frames, f)
 		switch {
@@ -185,14 +182,20 @@ func (rt *Runtime) establisherSeg(f frame) int {
 	return 0
 }
 
-// ilOffset returns the IL offset of the call or exit site whose return
-// address is at code offset ret (-1 if none is recorded).
-func (r *codeRange) ilOffset(ret int) int {
+// traceSite returns the trace frame of the call or exit site whose
+// return address is at code offset ret (IL offset -1 if none is
+// recorded).
+func (r *codeRange) traceSite(ret int) traceSite {
+	ts := traceSite{method: r.method, ilOff: -1}
 	k := sort.Search(len(r.sites), func(i int) bool { return r.sites[i].Offset >= ret })
 	if k < len(r.sites) && r.sites[k].Offset == ret {
-		return r.sites[k].ILOffset
+		s := &r.sites[k]
+		ts.ilOff = s.ILOffset
+		if s.Inline > 0 {
+			ts.inlines, ts.inline = r.inlines, s.Inline
+		}
 	}
-	return -1
+	return ts
 }
 
 // newTracker starts a dispatch of exc thrown at the current exit,
@@ -202,7 +205,7 @@ func (rt *Runtime) newTracker(m *Machine, exc uintptr) *tracker {
 	if n := len(rt.freeTrackers); n > 0 {
 		t = rt.freeTrackers[n-1]
 		rt.freeTrackers = rt.freeTrackers[:n-1]
-		*t = tracker{frames: t.frames[:0], trace: t.trace[:0], ilOffs: t.ilOffs[:0]}
+		*t = tracker{frames: t.frames[:0], trace: t.trace[:0]}
 	} else {
 		t = &tracker{}
 	}
@@ -245,7 +248,6 @@ func (rt *Runtime) rethrow(m *Machine, ilClause int) error {
 		// the rethrow's own frame is the catching one.
 		keep := min(old.hf+old.traceOff+1, len(old.trace))
 		t.trace = append(t.trace, old.trace[:keep]...)
-		t.ilOffs = append(t.ilOffs, old.ilOffs[:keep]...)
 		t.traceSkip, t.traceOff = 1, keep-1
 		return rt.firstPass(m, t)
 	}
@@ -309,12 +311,12 @@ func (rt *Runtime) noHandler(m *Machine, t *tracker) error {
 			at.Inner = &UnhandledException{}
 			at = at.Inner
 			if it, ok := rt.innerTraces[exc]; ok {
-				at.Trace, at.ILOffsets = visibleTrace(it.trace, it.ilOffs)
+				at.Trace, at.ILOffsets = visibleTrace(it.trace)
 			}
 		}
 	}
 	rt.trackers, rt.freeTrackers = nil, nil
-	u.Trace, u.ILOffsets = visibleTrace(t.trace, t.ilOffs)
+	u.Trace, u.ILOffsets = visibleTrace(t.trace)
 	return u
 }
 

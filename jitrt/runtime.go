@@ -276,6 +276,7 @@ type codeRange struct {
 	start, end uintptr
 	method     *il.Method
 	sites      []abi.Site
+	inlines    []abi.InlineSite // the inlined calls (abi.Method.Inlines)
 	clauses    []abi.EHClause
 	catchRT    []*rtType     // per clause: the catch type's runtime type
 	funclets   []abi.Funclet // sorted by Start
@@ -1295,7 +1296,7 @@ func (rt *Runtime) compile(i int) error {
 		}
 	}
 	rt.perfMap(addr, c, m)
-	r := codeRange{start: addr, end: addr + uintptr(len(c.Code)), method: m, sites: c.Sites, clauses: c.Clauses, funclets: c.Funclets,
+	r := codeRange{start: addr, end: addr + uintptr(len(c.Code)), method: m, sites: c.Sites, inlines: c.Inlines, clauses: c.Clauses, funclets: c.Funclets,
 		gc: &c.GC, catchRT: catchRT, innermost: innermostIndex(c.Clauses)}
 	k := sort.Search(len(rt.codeMap), func(j int) bool { return rt.codeMap[j].start > addr })
 	rt.codeMap = append(rt.codeMap, codeRange{})

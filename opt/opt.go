@@ -108,7 +108,7 @@ func NullChecks(f *ir.Func) int {
 		if out.Has(u.bit(v)) {
 			throw := b.Succs[1]
 			throw.Preds = without(throw.Preds, b)
-			b.Term = &ir.Instr{Op: ir.OpJump, Dst: ir.NoValue, Dst2: ir.NoValue, ILOffset: b.Term.ILOffset}
+			b.Term = &ir.Instr{Op: ir.OpJump, Dst: ir.NoValue, Dst2: ir.NoValue, ILOffset: b.Term.ILOffset, Inline: b.Term.Inline}
 			b.Succs = b.Succs[:1]
 			removed++
 		}

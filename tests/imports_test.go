@@ -20,7 +20,7 @@ var allowedImports = map[string][]string{
 	"abi":               {"il"},
 	"ir":                {"il"},
 	"reader":            {"il", "ir"},
-	"opt":               {"ir"},
+	"opt":               {"il", "ir"},
 	"funclet":           {"abi", "ir"},
 	"amd64":             {"abi", "funclet", "il", "ir"},
 	"ehclauses":         {"abi", "amd64", "il", "ir"},

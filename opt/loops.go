@@ -1,0 +1,308 @@
+package opt
+
+import (
+	"slices"
+
+	"miniil/ir"
+)
+
+// Loop is a natural loop: a header block that dominates every block of
+// the loop, and the blocks from which a path back to the header stays in
+// the loop (the bodies of the back edges to the header, merged).
+type Loop struct {
+	Header *ir.Block
+	// Blocks are the loop's blocks, the header among them, in f.Blocks
+	// order.
+	Blocks []*ir.Block
+	Parent *Loop // the innermost loop containing this one (nil: none)
+	Depth  int   // 1 for an outermost loop
+}
+
+// Loops is the loop nest of a function, as FindLoops computes it.
+type Loops struct {
+	// All lists the loops, each after the loops containing it.
+	All []*Loop
+	// of is the innermost loop of each block, by block ID.
+	of []*Loop
+	// dom is the dominator tree.
+	dom *Dominators
+}
+
+// Of returns the innermost loop containing b (nil: none).
+func (l *Loops) Of(b *ir.Block) *Loop {
+	if b.ID < len(l.of) {
+		return l.of[b.ID]
+	}
+	return nil
+}
+
+// Depth returns the number of loops containing b.
+func (l *Loops) Depth(b *ir.Block) int {
+	if lp := l.Of(b); lp != nil {
+		return lp.Depth
+	}
+	return 0
+}
+
+// Dom returns the dominator tree the loops were found with.
+func (l *Loops) Dom() *Dominators { return l.dom }
+
+// Contains reports whether block b is in loop lp.
+func (lp *Loop) Contains(l *Loops, b *ir.Block) bool {
+	for x := l.Of(b); x != nil; x = x.Parent {
+		if x == lp {
+			return true
+		}
+	}
+	return false
+}
+
+// FindLoops finds the natural loops of f. Block IDs must be positions
+// (as every phase leaves them). A cycle that is no natural loop (an
+// irreducible one, which IL's branches can make) is not reported; the
+// passes that use loops then leave its blocks alone.
+func FindLoops(f *ir.Func) *Loops {
+	dom := Dominate(f)
+	l := &Loops{of: make([]*Loop, len(f.Blocks)), dom: dom}
+	byHeader := map[*ir.Block]*Loop{}
+	var headers []*ir.Block
+	for _, b := range f.Blocks {
+		for _, h := range b.Succs {
+			if !dom.Dominates(h, b) {
+				continue
+			}
+			lp := byHeader[h]
+			if lp == nil {
+				lp = &Loop{Header: h}
+				byHeader[h] = lp
+				headers = append(headers, h)
+			}
+			lp.Blocks = append(lp.Blocks, b) // a latch, for now
+		}
+	}
+	if len(headers) == 0 {
+		return l
+	}
+	// Each loop's body: the header, and every block that reaches a latch
+	// without passing through the header.
+	in := make([]bool, len(f.Blocks))
+	var work []*ir.Block
+	for _, h := range headers {
+		lp := byHeader[h]
+		latches := lp.Blocks
+		lp.Blocks = []*ir.Block{h}
+		in[h.ID] = true
+		work = work[:0]
+		for _, b := range latches {
+			if !in[b.ID] {
+				in[b.ID] = true
+				lp.Blocks = append(lp.Blocks, b)
+				work = append(work, b)
+			}
+		}
+		for len(work) > 0 {
+			b := work[len(work)-1]
+			work = work[:len(work)-1]
+			for _, p := range b.Preds {
+				if !in[p.ID] && dom.Reachable(p) {
+					in[p.ID] = true
+					lp.Blocks = append(lp.Blocks, p)
+					work = append(work, p)
+				}
+			}
+		}
+		for _, b := range lp.Blocks {
+			in[b.ID] = false
+		}
+		slices.SortFunc(lp.Blocks, func(a, b *ir.Block) int { return a.ID - b.ID })
+		l.All = append(l.All, lp)
+	}
+	// Natural loops with different headers are nested or disjoint: the
+	// larger ones first, each inner one finds its parent as the innermost
+	// loop its header was in so far.
+	slices.SortStableFunc(l.All, func(a, b *Loop) int { return len(b.Blocks) - len(a.Blocks) })
+	for _, lp := range l.All {
+		lp.Parent = l.of[lp.Header.ID]
+		lp.Depth = 1
+		if lp.Parent != nil {
+			lp.Depth = lp.Parent.Depth + 1
+		}
+		for _, b := range lp.Blocks {
+			l.of[b.ID] = lp
+		}
+	}
+	return l
+}
+
+// Dominators is the dominator tree of a function's blocks. The entry
+// block and every handler's entry block (which the runtime enters) are
+// roots, children of a virtual root that dominates everything.
+type Dominators struct {
+	idom  []int // immediate dominator of each block by ID; -1: a root; -2: unreachable
+	order []int // position of each block in reverse postorder (-1: unreachable)
+	// pre and post number the dominator tree, so that dominance is a
+	// comparison.
+	pre, post []int
+}
+
+// Dominate computes the dominator tree of f (Cooper, Harvey and
+// Kennedy's iteration over the reverse postorder). Block IDs must be
+// positions.
+func Dominate(f *ir.Func) *Dominators {
+	n := len(f.Blocks)
+	roots := []*ir.Block{f.Blocks[0]}
+	for _, r := range f.Regions {
+		if r.IsHandler() && r.Entry != nil {
+			roots = append(roots, r.Entry)
+		}
+	}
+	rpo := postorder(f, roots)
+	slices.Reverse(rpo)
+	d := &Dominators{idom: make([]int, n), order: make([]int, n)}
+	for i := range d.idom {
+		d.idom[i], d.order[i] = -2, -1
+	}
+	for i, b := range rpo {
+		d.order[b] = i
+	}
+	isRoot := make([]bool, n)
+	for _, r := range roots {
+		isRoot[r.ID] = true
+		d.idom[r.ID] = -1
+	}
+	// intersect climbs from two blocks to their nearest common dominator
+	// (-1: only the virtual root).
+	intersect := func(a, b int) int {
+		for a != b {
+			if a < 0 || b < 0 {
+				return -1
+			}
+			for d.order[a] > d.order[b] {
+				if a = d.idom[a]; a < 0 {
+					return -1
+				}
+			}
+			for d.order[b] > d.order[a] {
+				if b = d.idom[b]; b < 0 {
+					return -1
+				}
+			}
+		}
+		return a
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, b := range rpo {
+			if isRoot[b] {
+				continue
+			}
+			nd := -2
+			for _, p := range f.Blocks[b].Preds {
+				switch {
+				case d.order[p.ID] < 0 || d.idom[p.ID] == -2:
+					// Unreachable, or not reached yet.
+				case nd == -2:
+					nd = p.ID
+				default:
+					nd = intersect(nd, p.ID)
+				}
+			}
+			if nd != d.idom[b] {
+				d.idom[b], changed = nd, true
+			}
+		}
+	}
+	// Number the tree: children lists, then an iterative walk.
+	first, next := make([]int, n), make([]int, n)
+	for i := range first {
+		first[i], next[i] = -1, -1
+	}
+	for i := n - 1; i >= 0; i-- {
+		if p := d.idom[i]; p >= 0 {
+			next[i], first[p] = first[p], i
+		}
+	}
+	d.pre, d.post = make([]int, n), make([]int, n)
+	clk := 0
+	type item struct{ b, child int }
+	var stack []item
+	for _, r := range rpo {
+		if d.idom[r] != -1 {
+			continue // not a tree's root (a root, or a block whose
+			// dominators are only the virtual root: a catch's continuation)
+		}
+		stack = append(stack[:0], item{r, first[r]})
+		d.pre[r] = clk
+		clk++
+		for len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			if c := top.child; c >= 0 {
+				top.child = next[c]
+				d.pre[c] = clk
+				clk++
+				stack = append(stack, item{c, first[c]})
+				continue
+			}
+			d.post[top.b] = clk
+			clk++
+			stack = stack[:len(stack)-1]
+		}
+	}
+	return d
+}
+
+// Reachable reports whether b is reached from the entry or a handler.
+func (d *Dominators) Reachable(b *ir.Block) bool { return d.order[b.ID] >= 0 }
+
+// Idom returns the immediate dominator of b, or nil for a root or an
+// unreachable block.
+func (d *Dominators) Idom(f *ir.Func, b *ir.Block) *ir.Block {
+	if i := d.idom[b.ID]; i >= 0 {
+		return f.Blocks[i]
+	}
+	return nil
+}
+
+// Dominates reports whether every path from a root to b passes a (a
+// block dominates itself). Unreachable blocks dominate and are dominated
+// by nothing.
+func (d *Dominators) Dominates(a, b *ir.Block) bool {
+	if !d.Reachable(a) || !d.Reachable(b) {
+		return false
+	}
+	return d.pre[a.ID] <= d.pre[b.ID] && d.post[b.ID] <= d.post[a.ID]
+}
+
+// postorder returns the blocks reachable from roots in postorder (block
+// IDs), with an explicit stack: block chains can be long.
+func postorder(f *ir.Func, roots []*ir.Block) []int {
+	seen := make([]bool, len(f.Blocks))
+	out := make([]int, 0, len(f.Blocks))
+	type item struct {
+		b    *ir.Block
+		next int
+	}
+	var stack []item
+	for _, r := range roots {
+		if seen[r.ID] {
+			continue
+		}
+		seen[r.ID] = true
+		stack = append(stack, item{r, 0})
+		for len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			if top.next < len(top.b.Succs) {
+				s := top.b.Succs[top.next]
+				top.next++
+				if !seen[s.ID] {
+					seen[s.ID] = true
+					stack = append(stack, item{s, 0})
+				}
+				continue
+			}
+			out = append(out, top.b.ID)
+			stack = stack[:len(stack)-1]
+		}
+	}
+	return out
+}
