@@ -444,10 +444,10 @@ func codeReserve(mod *il.Module) int {
 		n += roundUp(size, pageSize)
 	}
 	n += roundUp(8*len(methods), pageSize) + roundUp(prestubSize*len(methods), pageSize)
-	// The shared stubs, the funclet return and checkpoint stubs and one
-	// exit stub per virtual base library method, a page each; a staging
-	// chunk.
-	stubs := 3
+	// The shared stubs, the StringBuilder routines, the funclet return
+	// and checkpoint stubs and one exit stub per virtual base library
+	// method, a page each; a staging chunk.
+	stubs := 4
 	for _, name := range il.BaseLibraryClasses() {
 		if c := mod.Class(name); c != nil {
 			stubs += len(c.Methods)
