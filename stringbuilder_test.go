@@ -1,6 +1,7 @@
 package miniil_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"slices"
@@ -71,6 +72,74 @@ const sbHeapProgram = `
     br.s L
   } catch [mscorlib]System.OutOfMemoryException {
     pop
+    leave.s Done
+  }
+Done:
+  ldloc n
+  ret
+}
+
+// Pieces appends a string, an int32 of 1 to 11 units and a char per
+// round to one builder, whose buffer grows now and then, until
+// OutOfMemoryException; every 4th round keeps a ToString (a string the
+// JIT allocates natively while it fits the nursery), and every 8th makes
+// a new builder of capacity 1 to 40 (a buffer allocated natively) kept
+// with it. It prints the length reached and returns the rounds done.
+.method public static int32 Pieces() cil managed
+{
+  .maxstack 4
+  .locals init (class [mscorlib]System.Text.StringBuilder sb, int32 n, object keep)
+  .try {
+    newobj instance void [mscorlib]System.Text.StringBuilder::.ctor()
+    stloc sb
+  L:
+    ldloc sb
+    ldstr "piece"
+    callvirt instance class [mscorlib]System.Text.StringBuilder [mscorlib]System.Text.StringBuilder::Append(string)
+    ldloc n
+    ldc.i4 -7919
+    mul
+    ldloc n
+    ldc.i4.s 31
+    and
+    shl
+    callvirt instance class [mscorlib]System.Text.StringBuilder [mscorlib]System.Text.StringBuilder::Append(int32)
+    ldc.i4.s 59
+    callvirt instance class [mscorlib]System.Text.StringBuilder [mscorlib]System.Text.StringBuilder::Append(char)
+    pop
+    ldloc n
+    ldc.i4.3
+    and
+    brtrue.s Next
+    ldloc sb
+    callvirt instance string [mscorlib]System.Object::ToString()
+    ldloc keep
+    newobj instance void Cell::.ctor(object, object)
+    stloc keep
+    ldloc n
+    ldc.i4.7
+    and
+    brtrue.s Next
+    ldloc n
+    ldc.i4.s 40
+    rem
+    ldc.i4.1
+    add
+    newobj instance void [mscorlib]System.Text.StringBuilder::.ctor(int32)
+    ldloc keep
+    newobj instance void Cell::.ctor(object, object)
+    stloc keep
+  Next:
+    ldloc n
+    ldc.i4.1
+    add
+    stloc n
+    br L
+  } catch [mscorlib]System.OutOfMemoryException {
+    pop
+    ldloc sb
+    callvirt instance int32 [mscorlib]System.Text.StringBuilder::get_Length()
+    call void [mscorlib]System.Console::WriteLine(int32)
     leave.s Done
   }
 Done:
@@ -200,6 +269,41 @@ func TestStringBuilderHeap(t *testing.T) {
 	}
 	if len(steps) < 10 {
 		t.Errorf("Mixed ran out at only %d different steps", len(steps))
+	}
+}
+
+// TestStringBuilderNativeHeap runs out of heap with the appends, the
+// constructors and the ToStrings the JIT serves natively (growing the
+// buffer through its exit): both engines must run out at the same round
+// with the same length, for heap limits from 256 bytes to 12 KiB,
+// and the JIT must again under GC stress in a 16 KiB nursery (every
+// allocation then exits).
+func TestStringBuilderNativeHeap(t *testing.T) {
+	if !jitCollects {
+		t.Skip("the JIT does not collect")
+	}
+	p, err := miniil.Load("sbheap.il", []byte(sbHeapProgram))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rounds := map[any]bool{}
+	for heap := int64(256); heap <= 12<<10; heap += 16 {
+		res, out, err := runBoth(t, p, heap, "Pieces")
+		if err != nil {
+			t.Fatalf("Pieces with a heap limit of %d: %v, %v", heap, res, err)
+		}
+		rounds[res] = true
+		if heap%(1<<10) != 0 {
+			continue
+		}
+		var stressed bytes.Buffer
+		got, err := p.Call(t.Context(), miniil.Config{Engine: miniil.JIT, Stdout: &stressed, MaxHeap: heap, GCStress: 1, NurseryBytes: 16 << 10}, "Pieces")
+		if err != nil || got != res || stressed.String() != out {
+			t.Errorf("Pieces with a heap limit of %d under GC stress = %v, %v, %q; want %v, %q", heap, got, err, stressed.String(), res, out)
+		}
+	}
+	if len(rounds) < 15 {
+		t.Errorf("Pieces ran out at only %d different rounds", len(rounds))
 	}
 }
 

@@ -143,12 +143,46 @@ const (
 	// CtxCards is the address of the card table (see CtxYoungLo).
 	CtxCards = 0x1a0
 
-	// CtxSpare9 .. CtxSpare13 are more free slots (32-bit displacements).
+	// CtxSpare9 .. CtxSpare12 are more free slots (32-bit displacements).
 	CtxSpare9  = 0x1a8
 	CtxSpare10 = 0x1b0
 	CtxSpare11 = 0x1b8
 	CtxSpare12 = 0x1c0
-	CtxSpare13 = 0x1c8
+
+	// CtxSbCtor is the address of the StringBuilder constructor routine,
+	// called by native code for StringBuilder::.ctor() and .ctor(int32):
+	// RDI is the builder (may be null), ESI the capacity (0 for the
+	// default), RDX the method table of char[]. It bump-allocates the
+	// buffer at CtxHeapTop below CtxHeapLimit (smaller than
+	// StrConcatMaxBytes), stores it with the card-marking barrier and
+	// clears the length, and returns RAX non-zero; it returns 0, with RDI
+	// and RSI unchanged, when the base library method must run instead (a
+	// null builder, a negative capacity, a buffer that is too large or
+	// does not fit). The routines of CtxSbCtor to CtxSbToString clobber
+	// only RAX, RCX, RDX, RSI, RDI, R8 and R9, never exit and are no
+	// safepoints.
+	CtxSbCtor = 0x1c8
+	// CtxSbAppendString is the address of the StringBuilder.Append(string)
+	// routine: RDI is the builder, RSI the string. It copies the string's
+	// units into the buffer when they fit (nothing for a null or empty
+	// string) and returns the builder in RAX; 0, with RDI and RSI
+	// unchanged, for a null builder or units that do not fit (the buffer
+	// must grow).
+	CtxSbAppendString = 0x1e0
+	// CtxSbAppendChar is the address of the StringBuilder.Append(char)
+	// routine: RDI is the builder, SI the unit. As CtxSbAppendString.
+	CtxSbAppendChar = 0x1e8
+	// CtxSbAppendInt is the address of the routine that appends a signed
+	// 64-bit integer in decimal (Append(int32) and Append(uint32) once
+	// the call site has extended ESI to RSI, Append(int64)): RDI is the
+	// builder, RSI the value. As CtxSbAppendString.
+	CtxSbAppendInt = 0x1f0
+	// CtxSbToString is the address of the StringBuilder.ToString routine:
+	// RDI is the builder, RDX the method table of System.String. It
+	// bump-allocates the string as CtxStrConcat does and returns it in
+	// RAX; 0, with RDI unchanged, for a null or empty builder (String.Empty)
+	// or a string that is not below StrConcatMaxBytes or does not fit.
+	CtxSbToString = 0x1f8
 
 	// CtxStrConcat is the address of the string concatenation routine,
 	// called by native code for String::Concat(string, string): RDI and
@@ -280,6 +314,14 @@ const (
 	StrLen    = 8  // string length in UTF-16 units (int64)
 	StrData   = 16 // first UTF-16 unit
 	BoxValue  = 8  // the boxed value
+)
+
+// System.Text.StringBuilder's layout (il/stringbuilder.go): an object of
+// two hidden fields, its buffer (a char[] whose length is the capacity)
+// and the number of units in use (int64).
+const (
+	SbChars  = ObjFields     // il.StringBuilderCharsField
+	SbLength = ObjFields + 8 // il.StringBuilderLengthField
 )
 
 // StrConcatMaxBytes bounds the strings the concatenation routine

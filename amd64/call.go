@@ -173,6 +173,9 @@ func (g *gen) callGeneric(in *ir.Instr) {
 		g.exit(abi.HelperBuiltin, uint64(callee.BuiltinKind), true, in.ILOffset)
 		g.note("call " + callee.BuiltinKind.String() + " (base library)")
 		a.Bind(done)
+	case sbNative(callee.BuiltinKind):
+		// StringBuilder's frequent members (sbcall.go).
+		g.stringBuilderCall(in)
 	case callee.Builtin:
 		g.exit(abi.HelperBuiltin, uint64(callee.BuiltinKind), true, in.ILOffset)
 		g.note("call " + callee.BuiltinKind.String() + " (base library)")

@@ -56,6 +56,7 @@ type CodeHeap struct {
 	exitStub, pollStub, overflowStub, returnStub uintptr
 	strEquals, strConcat, strConcatEnd           uintptr
 	stubMarks                                    [numSharedStubs]amd64.MarkID
+	sb                                           sbRoutines // sbnative.go
 
 	// asm assembles stubs (the code generator's assembler); asmMu guards
 	// it.
@@ -135,7 +136,7 @@ func (h *CodeHeap) installStubs() error {
 	h.strEquals = base + uintptr(b.Marks[h.stubMarks[4]])
 	h.strConcat = base + uintptr(b.Marks[h.stubMarks[5]])
 	h.strConcatEnd = base + uintptr(b.Marks[h.stubMarks[6]])
-	return nil
+	return h.installSBRoutines()
 }
 
 // ExitStub returns the address of the exit stub (also in CtxExitStub).

@@ -445,10 +445,10 @@ func codeReserve(mod *il.Module) int {
 		n += roundUp(size, pageSize)
 	}
 	n += roundUp(8*len(methods), pageSize) + roundUp(prestubSize*len(methods), pageSize)
-	// The shared stubs, the funclet return and checkpoint stubs and one
-	// exit stub per virtual base library method, a page each; a staging
-	// chunk.
-	stubs := 3
+	// The shared stubs, the StringBuilder routines, the funclet return
+	// and checkpoint stubs and one exit stub per virtual base library
+	// method, a page each; a staging chunk.
+	stubs := 4
 	for _, name := range il.BaseLibraryClasses() {
 		if c := mod.Class(name); c != nil {
 			stubs += len(c.Methods)
@@ -530,6 +530,7 @@ func (rt *Runtime) init() error {
 	if rt.mach, err = NewMachine(MachineConfig{Heap: rt.code, StackBytes: opts.StackBytes}); err != nil {
 		return err
 	}
+	rt.code.setSBRoutines(rt.mach)
 	if rt.gc, err = newGCHeap(rt, opts.HeapBytes, opts.NurseryBytes, opts.GCStress); err != nil {
 		return err
 	}
@@ -591,6 +592,9 @@ func (rt *Runtime) init() error {
 			{h.strEquals, h.strConcat, "string equality"}, {h.strConcat, h.strConcatEnd, "string concatenation"},
 			{rt.cells.Prestub(0), rt.cells.Prestub(0) + uintptr(prestubSize*rt.cells.Len()), "prestubs"},
 			{rt.funcletReturn, rt.funcletReturn + 16, "funclet return stub"}, {rt.checkpointStub, rt.checkpointStub + 16, "checkpoint stub"}} {
+			fmt.Fprintf(w, "%x %x miniil %s\n", st.addr, st.end-st.addr, st.name)
+		}
+		for _, st := range h.sbRoutineRanges() {
 			fmt.Fprintf(w, "%x %x miniil %s\n", st.addr, st.end-st.addr, st.name)
 		}
 	}
@@ -731,6 +735,7 @@ func (rt *Runtime) entryPoint(m *il.Method) (uintptr, error) {
 		return s, nil
 	}
 	addr, err := rt.code.InstallStub(func(a *amd64.Assembler) {
+		rt.emitStubFastPath(a, m.BuiltinKind) // sbnative.go
 		emitExitStub(a, abi.ExitStubBuiltin, int64(m.BuiltinKind), true, amd64.RET)
 	})
 	if err != nil {

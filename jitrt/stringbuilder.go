@@ -13,8 +13,8 @@ import (
 // points to its buffer, a char[] whose length is the capacity; field 1
 // is the number of units in use.
 const (
-	sbChars  = abi.ObjFields     // il.StringBuilderCharsField
-	sbLength = abi.ObjFields + 8 // il.StringBuilderLengthField, right after it
+	sbChars  = abi.SbChars  // il.StringBuilderCharsField
+	sbLength = abi.SbLength // il.StringBuilderLengthField, right after it
 )
 
 // sbBuiltin runs the methods of System.Text.StringBuilder for a
