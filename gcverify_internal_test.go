@@ -28,7 +28,11 @@ func runVerified(t *testing.T, mod *il.Module, mutate func(st *jit.Method)) (str
 	var c *jit.Compiler
 	compile := func(rt *jitrt.Runtime, m *il.Method) (*abi.Method, error) {
 		if c == nil {
-			c = jit.New(jit.Config{Env: rt, Initialized: rt.Initialized, Validate: true, NoInline: mutate != nil})
+			cfg := jit.Config{Env: rt, Initialized: rt.Initialized, Validate: true}
+			if mutate != nil {
+				cfg.Skip = map[string]bool{jit.Inline: true}
+			}
+			c = jit.New(cfg)
 		}
 		st, err := c.Compile(mod, m, "")
 		if err != nil {

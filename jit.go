@@ -34,7 +34,11 @@ func compileMethod(mod *il.Module, cfg jit.Config) jitrt.CompileFunc {
 
 // jitConfig is the compile driver's configuration for a run.
 func jitConfig(cfg Config) jit.Config {
-	return jit.Config{Validate: cfg.Validate || testing.Testing(), Stats: cfg.jitStats, NoInline: cfg.NoInline}
+	jc := jit.Config{Validate: cfg.Validate || testing.Testing(), Stats: cfg.jitStats}
+	if cfg.NoInline {
+		jc.Skip = map[string]bool{jit.Inline: true}
+	}
+	return jc
 }
 
 // runJIT runs the program's entry point on the JIT.

@@ -208,6 +208,9 @@ func planGC(f *ir.Func, lay *funclet.Layout, p *plan, mainLive []blockLive, home
 			}
 		}
 	}
+	for _, v := range f.Untracked {
+		shared.Add(v) // shared before the passes that removed why (opt.MarkUntracked)
+	}
 	gc.shared = shared
 	for v := range nv {
 		if !shared.Has(ir.Value(v)) || transient[ir.Value(v)] {

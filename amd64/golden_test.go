@@ -27,9 +27,10 @@ var update = flag.Bool("update", false, "rewrite the golden disassembly in testd
 // funclet prologs with the PSPSym and their epilogs, a catch returning
 // its continuation, callfinally, loop polls and stack checks with their
 // out-of-line calls, calls through cells, virtual calls and base library
-// exits; the programs named inline* with the inliner on (an inlined
-// body and its call-depth check), the others without it, so that their
-// calls stay calls. -update rewrites the goldens; review the diff.
+// exits; the programs named opt_* with the passes that copy code on (an
+// inlined body and its call-depth check, a cloned finally and variables
+// written through), the others without them, so that their calls stay
+// calls. -update rewrites the goldens; review the diff.
 func TestGolden(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*.il"))
 	if err != nil || len(files) == 0 {
@@ -52,7 +53,10 @@ func TestGolden(t *testing.T) {
 					continue
 				}
 				env := jit.NewDumpEnv()
-				cfg := jit.Config{Env: env, Validate: true, NoInline: !strings.HasPrefix(name, "inline")}
+				cfg := jit.Config{Env: env, Validate: true}
+				if !strings.HasPrefix(name, "opt_") {
+					cfg.Skip = map[string]bool{jit.Inline: true, jit.Clone: true, jit.WriteThru: true}
+				}
 				st, err := jit.New(cfg).Compile(mod, m, "")
 				if err != nil {
 					t.Fatal(err)

@@ -56,6 +56,15 @@ func (g *gen) copyValue(in *ir.Instr) {
 		g.loadTo(in.Args[0], g.homes[in.Dst])
 		return
 	}
+	if g.homes[in.Dst] == NoReg && !g.cur.elide[in.Dst] && g.frame.slots[in.Dst] == 0 {
+		return // a dead copy (WriteThru loads every copy where a catch resumes)
+	}
+	if src := in.Args[0]; g.inHome(src) && !g.cur.elide[in.Dst] {
+		// From the source's register straight to the slot (a variable's
+		// copy written through to the slot its handlers read).
+		g.store(g.homes[src], in.Dst)
+		return
+	}
 	if g.f.Kinds[in.Dst].IsFloat() {
 		g.load(in.Args[0], X0)
 		g.store(X0, in.Dst)

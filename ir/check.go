@@ -169,6 +169,11 @@ func (c *checker) blocks() error {
 			return c.errorf("frame block %d holds no value type, primitive or reference (%v)", i, t)
 		}
 	}
+	for i, v := range f.Untracked {
+		if v < 0 || int(v) >= len(f.Kinds) || !f.Kinds[v].IsGC() || i > 0 && f.Untracked[i-1] >= v {
+			return c.errorf("untracked value %s: not a GC value, or out of order", v)
+		}
+	}
 	for _, s := range f.ZeroSlots {
 		if s < 0 || s >= len(f.Slots) {
 			return c.errorf("zeroed frame block %d of %d", s, len(f.Slots))

@@ -441,6 +441,13 @@ type Func struct {
 	// Inlines lists the calls whose callee's code was inlined: an
 	// instruction with Inline k came from the method of Inlines[k-1].
 	Inlines []InlineSite
+	// Untracked lists GC values (in increasing order) that the GC
+	// information reports at every safepoint whatever their liveness
+	// (CoreCLR's untracked), besides those the code generator finds
+	// shared with funclets: opt.MarkUntracked records them before the
+	// passes that remove what made them so (a call of a finally, a
+	// handler's use), so the collector sees what it did before.
+	Untracked []Value
 }
 
 // InlineSite is a call whose callee's body the inliner copied into the

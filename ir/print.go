@@ -48,6 +48,13 @@ func Fprint(w io.Writer, f *Func) error {
 		}
 		fmt.Fprintf(&b, "  block %d: %d words (%s), %s\n", i, f.SlotWords(i), t, what)
 	}
+	if len(f.Untracked) > 0 {
+		fmt.Fprintf(&b, "  untracked:")
+		for _, v := range f.Untracked {
+			fmt.Fprintf(&b, " %s", v)
+		}
+		b.WriteByte('\n')
+	}
 	for i, s := range f.Inlines {
 		at := "the method"
 		if s.Parent > 0 {

@@ -10,9 +10,14 @@
 //
 //	import       reader.Import: IL to IR (*ir.Func), explicit checks, EH regions
 //	inline       opt.Inline: calls of small methods replaced by their bodies
+//	untracked    opt.MarkUntracked: the GC values shared with handlers, which
+//	             the GC information keeps untracked whatever later passes do
+//	clonefinally opt.CloneFinally: the normal path runs a copy of each finally
 //	nullchecks   opt.NullChecks: redundant null checks removed
 //	unreachable  opt.Unreachable: blocks no path reaches (such as the throw
 //	             blocks of removed null checks) are dropped
+//	writethru    opt.WriteThru: variables shared with handlers get a register
+//	             copy in the main body, written through to their slot
 //	layout       funclet.Build: main body and funclets, block order (*funclet.Layout)
 //	regalloc     amd64.Allocate: peephole plan and register homes (*amd64.Alloc)
 //	emit         amd64.Emit: machine code, sites, funclet ranges, GC information (*amd64.Code)
@@ -62,16 +67,21 @@ type Phase struct {
 	Doc  string
 	// IR is true for phases that work on the IR alone (ir.Check runs
 	// after them under validation).
-	IR    bool
-	run   func(c *Compiler, m *Method) error
-	check func(m *Method) error
-	print func(w io.Writer, m *Method) error
+	IR bool
+	// Optional phases only optimize: Config.Skip may leave them out.
+	Optional bool
+	run      func(c *Compiler, m *Method) error
+	check    func(m *Method) error
+	print    func(w io.Writer, m *Method) error
 }
 
 // Phase names.
 const (
 	Import      = "import"
 	Inline      = "inline"
+	Untracked   = "untracked"
+	Clone       = "clonefinally"
+	WriteThru   = "writethru"
 	NullChecks  = "nullchecks"
 	Unreachable = "unreachable"
 	Layout      = "layout"
@@ -87,19 +97,23 @@ var phases = []Phase{
 			m.Func, err = reader.ImportWith(m.Module, m.IL, reader.Options{Initialized: c.cfg.Initialized})
 			return err
 		}},
-	{Name: Inline, Doc: "replace calls of small methods by a copy of their code", IR: true,
+	{Name: Inline, Optional: true, Doc: "replace calls of small methods by a copy of their code", IR: true,
 		run: func(c *Compiler, m *Method) error {
-			if !c.cfg.NoInline {
-				opt.Inline(m.Func, func(callee *il.Method) (*ir.Func, error) {
-					return reader.ImportWith(m.Module, callee, reader.Options{Initialized: c.cfg.Initialized})
-				})
-			}
+			opt.Inline(m.Func, func(callee *il.Method) (*ir.Func, error) {
+				return reader.ImportWith(m.Module, callee, reader.Options{Initialized: c.cfg.Initialized})
+			})
 			return nil
 		}},
-	{Name: NullChecks, Doc: "remove null checks of values known to be non-null", IR: true,
+	{Name: Untracked, Doc: "record the GC values shared with handlers, which later passes keep untracked", IR: true,
+		run: func(c *Compiler, m *Method) error { opt.MarkUntracked(m.Func); return nil }},
+	{Name: Clone, Optional: true, Doc: "run a copy of each finally on the normal path instead of calling it", IR: true,
+		run: func(c *Compiler, m *Method) error { opt.CloneFinally(m.Func); return nil }},
+	{Name: NullChecks, Optional: true, Doc: "remove null checks of values known to be non-null", IR: true,
 		run: func(c *Compiler, m *Method) error { opt.NullChecks(m.Func); return nil }},
 	{Name: Unreachable, Doc: "drop the blocks that no path from the entry or a handler reaches", IR: true,
 		run: func(c *Compiler, m *Method) error { opt.Unreachable(m.Func); return nil }},
+	{Name: WriteThru, Optional: true, Doc: "variables shared with handlers: a register copy in the main body, written through to the slot", IR: true,
+		run: func(c *Compiler, m *Method) error { opt.WriteThru(m.Func); return nil }},
 	{Name: Layout, Doc: "main body and one funclet per handler, block order",
 		run: func(c *Compiler, m *Method) (err error) {
 			m.Layout, err = funclet.Build(m.Func)
@@ -167,8 +181,10 @@ type Config struct {
 	After map[string]io.Writer
 	// Stats, when set, accumulates time and counts per phase.
 	Stats *Stats
-	// NoInline turns the inliner off (phase inline then does nothing).
-	NoInline bool
+	// Skip names optimizing phases to leave out (Optional ones: the
+	// method is correct without them), for comparisons and for tests
+	// that relate the code to the IL.
+	Skip map[string]bool
 	// Initialized reports whether a type initializer has run: its sites
 	// need no check in the methods compiled from then on (nil: none has,
 	// as in a dump).
@@ -187,6 +203,11 @@ func New(cfg Config) *Compiler {
 	for name := range cfg.After {
 		if PhaseIndex(name) < 0 {
 			panic("jit: no phase named " + name)
+		}
+	}
+	for name := range cfg.Skip {
+		if i := PhaseIndex(name); i < 0 || !phases[i].Optional {
+			panic("jit: no optional phase named " + name)
 		}
 	}
 	return &Compiler{cfg: cfg, asm: amd64.NewAssembler()}
@@ -225,7 +246,9 @@ func (c *Compiler) runPhase(p Phase, m *Method) (err error) {
 		}
 	}()
 	start := time.Now()
-	err = p.run(c, m)
+	if !c.cfg.Skip[p.Name] {
+		err = p.run(c, m)
+	}
 	if s := c.cfg.Stats; s != nil {
 		s.add(p.Name, time.Since(start))
 	}

@@ -147,25 +147,9 @@ func (in *inliner) run(f *ir.Func, depth int) int {
 	if n == 0 {
 		return 0
 	}
-	// The new order: each block followed by what was placed after it
-	// (depth first: a continuation may have been split again), the cold
-	// copies last.
-	var order []*ir.Block
-	var stack []*ir.Block
-	for i := len(f.Blocks) - 1; i >= 0; i-- {
-		stack = append(stack, f.Blocks[i])
-	}
-	for len(stack) > 0 {
-		b := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		order = append(order, b)
-		next := after[b]
-		for i := len(next) - 1; i >= 0; i-- {
-			stack = append(stack, next[i])
-		}
-	}
-	f.Blocks = append(order, cold...)
-	Renumber(f)
+	// Each block followed by what was placed after it (a continuation
+	// may have been split again), the cold copies last.
+	placeAfter(f, after, cold)
 	return n
 }
 
