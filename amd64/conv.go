@@ -19,46 +19,54 @@ func (g *gen) convert(in *ir.Instr) {
 	src, t := in.Args[0], in.Aux.Type
 	sk := g.f.Kinds[src]
 	un := in.Aux.Unsigned
+	// Integer results are computed in the result's register when it has
+	// one, else in RAX and stored to the slot.
+	r := RAX
+	if h := g.homes[in.Dst]; g.inHome(in.Dst) && h.IsGPR() {
+		r = h
+	}
 	switch t.Kind {
 	case il.KI1, il.KU1, il.KI2, il.KU2, il.KBool, il.KChar, il.KI4, il.KU4:
 		switch sk {
 		case ir.I32, ir.I64:
-			a.I(MOVL, g.argSlot(in, src), R(RAX))
+			a.I(MOVL, g.argSlot(in, src), R(r))
 		case ir.F32:
 			if t.Kind == il.KU4 {
-				a.I(CVTTSS2SQ, g.argSlot(in, src), R(RAX))
+				a.I(CVTTSS2SQ, g.argSlot(in, src), R(r))
 			} else {
-				a.I(CVTTSS2SL, g.argSlot(in, src), R(RAX))
+				a.I(CVTTSS2SL, g.argSlot(in, src), R(r))
 			}
 		case ir.F64:
 			if t.Kind == il.KU4 {
-				a.I(CVTTSD2SQ, g.argSlot(in, src), R(RAX))
+				a.I(CVTTSD2SQ, g.argSlot(in, src), R(r))
 			} else {
-				a.I(CVTTSD2SL, g.argSlot(in, src), R(RAX))
+				a.I(CVTTSD2SL, g.argSlot(in, src), R(r))
 			}
 		}
 		switch t.Kind {
 		case il.KI1:
-			a.I(MOVBLSX, R(RAX), R(RAX))
+			a.I(MOVBLSX, R(r), R(r))
 		case il.KU1, il.KBool:
-			a.I(MOVBLZX, R(RAX), R(RAX))
+			a.I(MOVBLZX, R(r), R(r))
 		case il.KI2:
-			a.I(MOVWLSX, R(RAX), R(RAX))
+			a.I(MOVWLSX, R(r), R(r))
 		case il.KU2, il.KChar:
-			a.I(MOVWLZX, R(RAX), R(RAX))
+			a.I(MOVWLZX, R(r), R(r))
 		}
-		a.I(MOVL, R(RAX), g.slot(in.Dst))
+		if r == RAX {
+			a.I(MOVL, R(RAX), g.slot(in.Dst))
+		}
 	case il.KI8, il.KI, il.KU8, il.KU:
 		unsignedTarget := t.Kind == il.KU8 || t.Kind == il.KU
 		switch sk {
 		case ir.I32:
 			if un || unsignedTarget {
-				a.I(MOVL, g.argSlot(in, src), R(RAX)) // zero-extends
+				a.I(MOVL, g.argSlot(in, src), R(r)) // zero-extends
 			} else {
-				a.I(MOVLQSX, g.argSlot(in, src), R(RAX))
+				a.I(MOVLQSX, g.argSlot(in, src), R(r))
 			}
 		case ir.I64:
-			a.I(MOVQ, g.argSlot(in, src), R(RAX))
+			a.I(MOVQ, g.argSlot(in, src), R(r))
 		case ir.F32, ir.F64:
 			if sk == ir.F32 {
 				a.I(CVTSS2SD, g.argSlot(in, src), R(X0))
@@ -67,11 +75,16 @@ func (g *gen) convert(in *ir.Instr) {
 			}
 			if unsignedTarget {
 				g.exit(abi.HelperF2U8, 0, false, in.ILOffset)
+				if r != RAX {
+					a.I(MOVQ, R(RAX), R(r))
+				}
 			} else {
-				a.I(CVTTSD2SQ, R(X0), R(RAX))
+				a.I(CVTTSD2SQ, R(X0), R(r))
 			}
 		}
-		a.I(MOVQ, R(RAX), g.slot(in.Dst))
+		if r == RAX {
+			a.I(MOVQ, R(RAX), g.slot(in.Dst))
+		}
 	case il.KR4:
 		switch sk {
 		case ir.I32:

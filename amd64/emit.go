@@ -497,6 +497,17 @@ func (g *gen) term(b *ir.Block) {
 // branchCond emits the compare of OpIf t and returns the jump to take to
 // its "then" successor: the fused compare's own condition, or not-zero
 // after testing the condition value.
+// cmpOperand returns the operand a fused compare reads for its second
+// operand y: an array length the plan contained in the compare
+// (blockPlan.lenOf) is read from the array's header, the array loaded
+// into RCX when it has no register.
+func (g *gen) cmpOperand(y ir.Value) Operand {
+	if y != g.cur.lenOf.length {
+		return g.src(y)
+	}
+	return Mem(g.reg(g.cur.lenOf.array, RCX), abi.ArrLen)
+}
+
 func (g *gen) branchCond(t *ir.Instr) Op {
 	a, c := g.a, g.cur.fused
 	if c == nil {
@@ -513,21 +524,22 @@ func (g *gen) branchCond(t *ir.Instr) Op {
 	if g.f.Kinds[x] == ir.I32 {
 		cmp = CMPL
 	}
+	ys := g.cmpOperand(y)
 	_, yConst := g.plan.consts[y]
 	_, xConst := g.plan.consts[x]
 	r, inReg := g.argRegs[x]
 	switch {
 	case g.avail == x:
-		a.I(cmp, R(RAX), g.src(y))
+		a.I(cmp, R(RAX), ys)
 	case inReg:
-		a.I(cmp, R(r), g.src(y))
+		a.I(cmp, R(r), ys)
 	case g.inHome(x):
-		a.I(cmp, R(g.homes[x]), g.src(y))
+		a.I(cmp, R(g.homes[x]), ys)
 	case yConst && !xConst:
-		a.I(cmp, g.src(x), g.src(y)) // x is neither a constant nor in a register: its slot
+		a.I(cmp, g.src(x), ys) // x is neither a constant nor in a register: its slot
 	default:
 		g.load(x, RAX)
-		a.I(cmp, R(RAX), g.src(y))
+		a.I(cmp, R(RAX), ys)
 	}
 	return intJumps[c.Aux.Cond]
 }

@@ -252,6 +252,9 @@ func (g *gen) newArr(in *ir.Instr) {
 
 // arrLen emits OpArrLen.
 func (g *gen) arrLen(in *ir.Instr) {
+	if in.Dst == g.cur.lenOf.length {
+		return // the bounds check's compare reads it (blockPlan.lenOf)
+	}
 	base := g.reg(in.Args[0], RCX)
 	g.loadMem(Mem(base, abi.ArrLen), in.Dst)
 }

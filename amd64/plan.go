@@ -60,6 +60,11 @@ type blockPlan struct {
 	// call) passes in a register to that register: they may be computed
 	// there directly (binary does when the operands allow it).
 	into map[ir.Value]Reg
+	// lenOf is, for an array length that only feeds the fused compare
+	// right after it (a bounds check), the array: the compare reads the
+	// length from the array's header itself (CMP idx, [arr+ArrLen]), and
+	// the length needs no location. ir.NoValue: none.
+	lenOf struct{ length, array ir.Value }
 }
 
 // Alloc is the plan for emitting a laid-out function: the peephole plan
@@ -192,6 +197,9 @@ func (p *plan) transient() map[ir.Value]bool {
 		for v := range bp.elide {
 			t[v] = true
 		}
+		if bp.lenOf.length != ir.NoValue {
+			t[bp.lenOf.length] = true
+		}
 	}
 	return t
 }
@@ -293,6 +301,7 @@ var (
 // through load while RAX still holds it).
 func (p *plan) planBlock(f *ir.Func, b *ir.Block) blockPlan {
 	bp := blockPlan{fused: p.fusable(b), elide: map[ir.Value]bool{}, into: map[ir.Value]Reg{}}
+	bp.lenOf.length, bp.lenOf.array = ir.NoValue, ir.NoValue
 	for i, in := range b.Instrs {
 		d := in.Dst
 		if d == ir.NoValue || in.Dst2 != ir.NoValue || !raxProducers[in.Op] || int(d) < f.NumArgs+f.NumLocals ||
@@ -324,6 +333,14 @@ func (p *plan) planBlock(f *ir.Func, b *ir.Block) blockPlan {
 					}
 				}
 			}
+		}
+	}
+	// Not before a poll: the array would have to be reported live there.
+	if c := bp.fused; c != nil && len(b.Instrs) >= 2 && !polls(b) {
+		l := b.Instrs[len(b.Instrs)-2]
+		if l.Op == ir.OpArrLen && c.Args[1] == l.Dst && c.Args[0] != l.Dst && p.uses[l.Dst] == 1 &&
+			!bp.elide[l.Dst] && !bp.elide[l.Args[0]] {
+			bp.lenOf.length, bp.lenOf.array = l.Dst, l.Args[0]
 		}
 	}
 	return bp

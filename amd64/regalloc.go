@@ -32,13 +32,24 @@ import (
 // uses no callee-saved register (it has no homes), its callees restore
 // those they use, and an exception leaving it never returns to the call.
 //
+// R8 and R9, argument registers of the managed convention, are homes for
+// values that no call comes near: the code generator writes them only to
+// pass arguments (a fifth and sixth integer argument, or a result computed
+// straight into them for the call after it) and the runtime's native
+// routines (string and StringBuilder) clobber them, so a value in R8 or R9
+// lives across no call of any kind, is no call's operand and is not read
+// by the instruction before a call; and in a method whose own arguments
+// arrive in them, they are not homes at all (the entry block may still
+// read the arguments from their registers). Loops without calls, inlined
+// bodies among them, get eight integer homes instead of six.
+//
 // Only the main body's values get homes, and not all of them (DESIGN.md:
 // values live into or out of a handler stay in the frame): funclets reach
 // the method's values through RBP, so a value any funclet mentions keeps
 // its slot; and resuming after a catch restores only RSP and RBP, so a
 // value live at the start of a catch's continuation keeps its slot too.
 var (
-	gprHomes = []Reg{R10, R11, RBX, R12, R13, R14} // caller-saved first
+	gprHomes = []Reg{R8, R9, R10, R11, RBX, R12, R13, R14} // caller-saved first
 	xmmHomes = []Reg{X8, X9, X10, X11, X12, X13, X14, X15}
 	// CalleeSaved lists the callee-saved registers of the managed
 	// convention besides RBP, in save-slot order.
@@ -62,6 +73,7 @@ type interval struct {
 	start, end  int
 	weight      float64
 	crossesCall bool // live across a managed call: callee-saved registers only
+	nearCall    bool // live across, or read by or just before, a call of any kind: not R8 or R9
 }
 
 // allocate returns the home of every value (NoReg for a slot) and the
@@ -95,7 +107,7 @@ func allocate(f *ir.Func, lay *funclet.Layout, skip map[ir.Value]bool) ([]Reg, [
 			}
 		}
 	}
-	ivs, calls, finallyCalls := intervals(f, blocks, live)
+	ivs, calls, finallyCalls, anyCalls := intervals(f, blocks, live)
 	crosses := func(iv *interval, at []int) bool {
 		k := sort.SearchInts(at, iv.start+1)
 		return k < len(at) && at[k] < iv.end
@@ -107,15 +119,41 @@ func allocate(f *ir.Func, lay *funclet.Layout, skip map[ir.Value]bool) ([]Reg, [
 			continue
 		}
 		iv.crossesCall = crosses(iv, calls)
+		// A call reads its operands at its position c: near it are the
+		// intervals with start <= c <= end+2 (the instruction before the
+		// call may compute into an argument register; an interval may start
+		// at a read, when the write is laid out after it).
+		if k := sort.SearchInts(anyCalls, iv.start); k < len(anyCalls) && anyCalls[k] <= iv.end+2 {
+			iv.nearCall = true
+		}
 		if iv.crossesCall && (f.Kinds[iv.v].IsFloat() || iv.weight < minCalleeSavedWeight) {
 			continue
 		}
 		cands = append(cands, iv)
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].start < cands[j].start })
-	scan(f, cands, homes, false, gprHomes)
+	gprs := gprHomes
+	switch intArgs(f) {
+	case 5:
+		gprs = gprHomes[1:] // R8 brings the fifth argument
+	case 6:
+		gprs = gprHomes[2:]
+	}
+	scan(f, cands, homes, false, gprs)
 	scan(f, cands, homes, true, xmmHomes)
 	return homes, live
+}
+
+// intArgs returns how many of f's arguments arrive in integer argument
+// registers (at most 6).
+func intArgs(f *ir.Func) int {
+	n := 0
+	for _, k := range f.Kinds[:f.NumArgs] {
+		if !k.IsFloat() {
+			n++
+		}
+	}
+	return min(n, len(intArgRegs))
 }
 
 // scan is the linear scan of the candidates of one register class.
@@ -137,7 +175,9 @@ func scan(f *ir.Func, cands []*interval, homes []Reg, float bool, regs []Reg) {
 			n++
 		}
 		active = active[:n]
-		fits := func(r Reg) bool { return !iv.crossesCall || isCalleeSaved(r) }
+		fits := func(r Reg) bool {
+			return (!iv.crossesCall || isCalleeSaved(r)) && !(iv.nearCall && (r == R8 || r == R9))
+		}
 		pick := -1
 		for k, r := range free {
 			if fits(r) {
@@ -178,7 +218,7 @@ func scan(f *ir.Func, cands []*interval, homes []Reg, float bool, regs []Reg) {
 // the calls of the others are managed calls). Instruction i of the
 // layout reads its operands at position 2i+2 and writes its results at
 // 2i+3; arguments and locals are written at position 0 (the prolog).
-func intervals(f *ir.Func, blocks []*ir.Block, live []blockLive) (ivs []interval, calls, finallyCalls []int) {
+func intervals(f *ir.Func, blocks []*ir.Block, live []blockLive) (ivs []interval, calls, finallyCalls, anyCalls []int) {
 	nv := len(f.Kinds)
 	ivs = make([]interval, nv)
 	for v := range ivs {
@@ -211,6 +251,9 @@ func intervals(f *ir.Func, blocks []*ir.Block, live []blockLive) (ivs []interval
 					touch(d, pos+1, w)
 				}
 			}
+			if in.Op == ir.OpCall || in.Op == ir.OpCallVirt {
+				anyCalls = append(anyCalls, pos)
+			}
 			switch {
 			case in.Op == ir.OpCallFinally && resumable[int(in.Aux.Int)]:
 				finallyCalls = append(finallyCalls, pos+1)
@@ -229,7 +272,7 @@ func intervals(f *ir.Func, blocks []*ir.Block, live []blockLive) (ivs []interval
 			touch(v, last, 0)
 		}
 	}
-	return ivs, calls, finallyCalls
+	return ivs, calls, finallyCalls, anyCalls
 }
 
 // clobbers reports whether in is a call to managed code, which may change

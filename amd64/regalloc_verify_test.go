@@ -16,9 +16,10 @@ import (
 
 var (
 	// Registers a home may be: never a scratch register of the code
-	// generator (RAX, RCX, RDX, XMM0, XMM1), an argument register, RSP,
-	// RBP or R15 (the context).
-	homeGPRs = []Reg{R10, R11, RBX, R12, R13, R14}
+	// generator (RAX, RCX, RDX, XMM0, XMM1), an argument register but R8
+	// and R9 (for values no call comes near), RSP, RBP or R15 (the
+	// context).
+	homeGPRs = []Reg{R8, R9, R10, R11, RBX, R12, R13, R14}
 	homeXMMs = []Reg{X8, X9, X10, X11, X12, X13, X14, X15}
 	// Registers a managed call preserves.
 	calleeSavedGPRs = []Reg{RBX, R12, R13, R14}
@@ -43,7 +44,9 @@ func managedCall(in *ir.Instr) bool {
 //     callee-saved register or the frame, and one live across the call of
 //     a finally holding a try in the frame;
 //   - values a funclet mentions, and values live into a catch's
-//     continuation, stay in the frame.
+//     continuation, stay in the frame;
+//   - a value in R8 or R9 is live across no call, and read by no call
+//     nor by the instruction right before one.
 func verifyHomes(f *ir.Func, lay *funclet.Layout, homes []Reg, skip map[ir.Value]bool) []string {
 	resumable := resumableFinallys(f)
 	var errs []string
@@ -119,6 +122,8 @@ func verifyHomes(f *ir.Func, lay *funclet.Layout, homes []Reg, skip map[ir.Value
 					framed(v, "is live across "+where)
 				case (managedCall(in) || in.Op == ir.OpCallFinally) && homes[v] != NoReg && !slices.Contains(calleeSavedGPRs, homes[v]):
 					bad("%s: %s is live across the call in a register the call may change", where, name(v))
+				case (in.Op == ir.OpCall || in.Op == ir.OpCallVirt) && (homes[v] == R8 || homes[v] == R9):
+					bad("%s: %s is live across a call, which may load an argument there", where, name(v))
 				}
 			})
 			if in.Dst != ir.NoValue && in.Dst2 != ir.NoValue && homes[in.Dst] != NoReg && homes[in.Dst] == homes[in.Dst2] {
@@ -127,6 +132,14 @@ func verifyHomes(f *ir.Func, lay *funclet.Layout, homes []Reg, skip map[ir.Value
 			for _, d := range defs {
 				if d != ir.NoValue {
 					set.Remove(d)
+				}
+			}
+			call := func(x *ir.Instr) bool { return x.Op == ir.OpCall || x.Op == ir.OpCallVirt }
+			if call(in) || i+1 < len(code) && call(code[i+1]) {
+				for _, a := range in.Args {
+					if homes[a] == R8 || homes[a] == R9 {
+						bad("%s: reads %s at or just before a call", where, name(a))
+					}
 				}
 			}
 			for _, a := range in.Args {

@@ -16,9 +16,10 @@ import (
 var (
 	// checkedIntHomes and checkedFloatHomes are the registers a home may
 	// be: never a scratch register of the code generator (RAX, RCX, RDX,
-	// XMM0, XMM1), an argument register of the managed convention, RSP,
-	// RBP, or R15 (the context).
-	checkedIntHomes   = []Reg{R10, R11, RBX, R12, R13, R14}
+	// XMM0, XMM1), an argument register of the managed convention but R8
+	// and R9 (for values no call comes near), RSP, RBP, or R15 (the
+	// context).
+	checkedIntHomes   = []Reg{R8, R9, R10, R11, RBX, R12, R13, R14}
 	checkedFloatHomes = []Reg{X8, X9, X10, X11, X12, X13, X14, X15}
 	// checkedCalleeSaved are the home registers a managed call preserves.
 	checkedCalleeSaved = []Reg{RBX, R12, R13, R14}
@@ -34,7 +35,7 @@ func notAHome(r Reg) string {
 		return "the stack or frame pointer"
 	case R15:
 		return "the context register"
-	case RDI, RSI, R8, R9, X2, X3, X4, X5, X6, X7:
+	case RDI, RSI, X2, X3, X4, X5, X6, X7:
 		return "an argument register"
 	}
 	return "an unknown register"
@@ -68,7 +69,12 @@ func callsManaged(in *ir.Instr) bool {
 //     result) is in a callee-saved register (RBX, R12-R14) or the frame,
 //     so never a float, and one live across the callfinally of a
 //     finally holding a try is in the frame (a catch in the finally may
-//     resume with the registers of the frames it unwound).
+//     resume with the registers of the frames it unwound);
+//   - a value in R8 or R9 is live across no call of any kind and read by
+//     no call nor by the instruction before one (the code generator loads
+//     arguments there, and computes the instruction before a call into
+//     them), and neither is a home in a method whose arguments arrive
+//     there.
 //
 // Liveness is the usual backward dataflow over the main body's blocks,
 // per value.
@@ -83,9 +89,17 @@ func CheckAlloc(f *ir.Func, lay *funclet.Layout, alloc *Alloc) error {
 	if len(c.homes) != len(f.Kinds) {
 		return bad("%d homes for %d values", len(c.homes), len(f.Kinds))
 	}
+	nInt := 0
+	for _, k := range f.Kinds[:f.NumArgs] {
+		if !k.IsFloat() {
+			nInt++
+		}
+	}
 	for v, r := range c.homes {
 		v := ir.Value(v)
 		switch float := f.Kinds[v].IsFloat(); {
+		case r == R8 && nInt >= 5, r == R9 && nInt >= 6:
+			return bad("%s is in %s, where an argument of the method arrives", c.name(v), r)
 		case r == NoReg:
 		case c.transient[v]:
 			return bad("%s needs no location but has one", c.name(v))
@@ -347,6 +361,19 @@ func (c *allocChecker) block(k int, b *ir.Block) error {
 		case callsManaged(in):
 			if err := across(func(r Reg) bool { return slices.Contains(checkedCalleeSaved, r) }, "a managed call in a register it may change"); err != nil {
 				return err
+			}
+		}
+		isCall := func(x *ir.Instr) bool { return x.Op == ir.OpCall || x.Op == ir.OpCallVirt }
+		if isCall(in) {
+			if err := across(func(r Reg) bool { return r != R8 && r != R9 }, "a call, which may load an argument there"); err != nil {
+				return err
+			}
+		}
+		if isCall(in) || i+1 < len(code) && isCall(code[i+1]) {
+			for _, a := range in.Args {
+				if h := c.homes[a]; h == R8 || h == R9 {
+					return fmt.Errorf("%s: reads %s, at or just before a call", where(), c.name(a))
+				}
 			}
 		}
 		for _, d := range defs {

@@ -18,6 +18,8 @@
 //	             blocks of removed null checks) are dropped
 //	writethru    opt.WriteThru: variables shared with handlers get a register
 //	             copy in the main body, written through to their slot
+//	coalesce     opt.Coalesce: results computed straight into the variables
+//	             they are stored to
 //	layout       funclet.Build: main body and funclets, block order (*funclet.Layout)
 //	regalloc     amd64.Allocate: peephole plan and register homes (*amd64.Alloc)
 //	emit         amd64.Emit: machine code, sites, funclet ranges, GC information (*amd64.Code)
@@ -82,6 +84,7 @@ const (
 	Untracked   = "untracked"
 	Clone       = "clonefinally"
 	WriteThru   = "writethru"
+	Coalesce    = "coalesce"
 	NullChecks  = "nullchecks"
 	Unreachable = "unreachable"
 	Layout      = "layout"
@@ -114,6 +117,8 @@ var phases = []Phase{
 		run: func(c *Compiler, m *Method) error { opt.Unreachable(m.Func); return nil }},
 	{Name: WriteThru, Optional: true, Doc: "variables shared with handlers: a register copy in the main body, written through to the slot", IR: true,
 		run: func(c *Compiler, m *Method) error { opt.WriteThru(m.Func); return nil }},
+	{Name: Coalesce, Optional: true, Doc: "compute results straight into the variables they are stored to", IR: true,
+		run: func(c *Compiler, m *Method) error { opt.Coalesce(m.Func); return nil }},
 	{Name: Layout, Doc: "main body and one funclet per handler, block order",
 		run: func(c *Compiler, m *Method) (err error) {
 			m.Layout, err = funclet.Build(m.Func)
