@@ -54,7 +54,13 @@ func (g *gen) binary(in *ir.Instr) {
 	if t, ok := g.cur.into[in.Dst]; ok && t != RAX && g.binaryInto(in, t) {
 		return
 	}
-	if commutative[in.Op] && y == g.avail && x != y {
+	if h, x, y, ok := g.nextHome(in); ok {
+		g.loadTo(x, h)
+		a.I(pick(intOps[in.Op], k), g.src(y), R(h))
+		g.fwd.v, g.fwd.r = in.Dst, h
+		return
+	}
+	if commutative[in.Op] && (y == g.avail || y == g.fwd.v) && x != y {
 		x, y = y, x
 	}
 	if h, hx, hy, ok := g.twoAddress(in.Op, in.Dst, x, y); ok {
@@ -65,6 +71,57 @@ func (g *gen) binary(in *ir.Instr) {
 	g.load(x, RAX)
 	a.I(pick(intOps[in.Op], k), g.src(y), R(RAX))
 	g.store(RAX, in.Dst)
+}
+
+// nextHome decides whether in, an integer operation whose result d is
+// elided into RAX for the next instruction, can compute d in h instead:
+// the register home of the next instruction's result, when that
+// instruction is a two-address integer operation reading d first (it
+// then computes `op h, y` on d where d already is). h is free for it:
+// no value live across in and the next instruction may have it, so only
+// in's and the next's own operands could be there, which it checks. It
+// returns the operands to use (commutative ones swapped if needed).
+func (g *gen) nextHome(in *ir.Instr) (h Reg, x, y ir.Value, ok bool) {
+	x, y = in.Args[0], in.Args[1]
+	h, ok = g.nextHomeOf(in, x, y)
+	if !ok {
+		return NoReg, x, y, false
+	}
+	if (g.homes[y] == h || y == g.avail) && commutative[in.Op] && x != y {
+		x, y = y, x
+	}
+	if g.homes[y] == h && x != y || y == g.avail || g.cur.elide[y] {
+		return NoReg, x, y, false
+	}
+	return h, x, y, true
+}
+
+// nextHomeOf returns the home of the next instruction's result when in,
+// whose result is elided into RAX for it, may compute there instead (see
+// nextHome; in's operands are x and y, y NoValue for none).
+func (g *gen) nextHomeOf(in *ir.Instr, x, y ir.Value) (Reg, bool) {
+	d := in.Dst
+	b := g.curBlock
+	if b == nil || !g.cur.elide[d] || g.curIndex+1 >= len(b.Instrs) {
+		return NoReg, false
+	}
+	next := b.Instrs[g.curIndex+1]
+	if next == g.cur.fused || intOps[next.Op][0] == 0 || next.Kind.IsFloat() || !g.inHome(next.Dst) {
+		return NoReg, false
+	}
+	other := next.Args[1] // the next instruction's other operand (binary swaps a commutative one)
+	switch {
+	case next.Args[0] == d && other != d:
+	case next.Args[1] == d && next.Args[0] != d && commutative[next.Op]:
+		other = next.Args[0]
+	default:
+		return NoReg, false
+	}
+	h := g.homes[next.Dst]
+	if !h.IsGPR() || g.homes[other] == h || other == g.avail {
+		return NoReg, false
+	}
+	return h, true
 }
 
 // binaryInto computes in straight into t, the argument register of the
@@ -126,6 +183,12 @@ func (g *gen) shift(in *ir.Instr) {
 		h := g.homes[in.Dst]
 		g.loadTo(in.Args[0], h)
 		a.I(op, count, R(h))
+		return
+	}
+	if h, ok := g.nextHomeOf(in, in.Args[0], ir.NoValue); ok {
+		g.loadTo(in.Args[0], h)
+		a.I(op, count, R(h))
+		g.fwd.v, g.fwd.r = in.Dst, h
 		return
 	}
 	g.load(in.Args[0], RAX)

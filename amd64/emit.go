@@ -161,6 +161,7 @@ type gen struct {
 	// instruction (or terminator) and curFunclet the funclet (an index in
 	// lay.Funcs).
 	cur        blockPlan
+	curBlock   *ir.Block
 	curInstr   *ir.Instr
 	curFunclet int
 	// curAfter and curPoll are the tracked GC values live across the
@@ -189,6 +190,13 @@ type regState struct {
 	// computed is the result the previous instruction left in its
 	// argument register (blockPlan.into).
 	computed ir.Value
+	// fwd is a result elided into RAX that the previous instruction
+	// computed in another register instead: the home of the next
+	// instruction's result (see nextHome).
+	fwd struct {
+		v ir.Value
+		r Reg
+	}
 	// argRegs maps arguments to the registers that still hold them, from
 	// the prolog until the entry block first clobbers an argument
 	// register; entryArgRegs is what it was at the end of the entry block.
@@ -223,13 +231,15 @@ type (
 func Emit(f *ir.Func, lay *funclet.Layout, alloc *Alloc, env Env, a *Assembler) (code *Code, err error) {
 	a.Reset()
 	g := &gen{a: a, f: f, env: env, lay: lay, plan: alloc.plan, homes: alloc.Homes, liveIn: alloc.liveIn, gc: alloc.gc,
-		regState:  regState{hold: ir.NoValue, avail: ir.NoValue, computed: ir.NoValue},
+		regState: regState{hold: ir.NoValue, avail: ir.NoValue, computed: ir.NoValue},
+
 		frameAddr: frameAddrs(f), fresh: map[ir.Value]bool{}}
 	defer func() {
 		if r := recover(); r != nil {
 			code, err = nil, fmt.Errorf("%s: code generation failed: %v", f.Method.FullName(), r)
 		}
 	}()
+	g.fwd.v = ir.NoValue
 	g.frame = layoutFrame(f, lay, alloc.Homes, alloc.Transient)
 	m := g.emit()
 	blob, err := a.Assemble()
@@ -342,6 +352,7 @@ func (g *gen) block(b *ir.Block) {
 		g.argRegs = nil
 	}
 	g.cur = g.plan.blocks[b.ID]
+	g.fwd.v = ir.NoValue
 	clear(g.fresh)
 	g.curAfter, g.curPoll = g.gc.blockSafepoints(b, g.curAfter)
 	for i, in := range b.Instrs {
@@ -352,12 +363,15 @@ func (g *gen) block(b *ir.Block) {
 			g.argRegs = nil
 		}
 		g.avail, g.hold = g.hold, ir.NoValue
-		computed := g.computed
-		g.curInstr, g.curIndex = in, i
+		computed, fwd := g.computed, g.fwd
+		g.curInstr, g.curIndex, g.curBlock = in, i, b
 		g.instr(in)
 		g.noteFresh(in)
 		if g.computed == computed {
 			g.computed = ir.NoValue
+		}
+		if g.fwd == fwd {
+			g.fwd.v = ir.NoValue
 		}
 	}
 	g.avail, g.hold = g.hold, ir.NoValue

@@ -201,6 +201,13 @@ func (g *gen) storeBits(reg Reg, v ir.Value) {
 // instruction left it there, from its argument register, as an
 // immediate, or from its home.
 func (g *gen) load(v ir.Value, reg Reg) {
+	if v == g.fwd.v && v != ir.NoValue && reg.IsGPR() {
+		// Computed in g.fwd.r by the previous instruction (nextHome).
+		if reg != g.fwd.r {
+			g.a.I(MOVQ, R(g.fwd.r), R(reg))
+		}
+		return
+	}
 	if reg.IsGPR() && g.f.Kinds[v].IsFloat() {
 		// The raw bits, e.g. a float argument passed on the stack (floats
 		// are never constants the plan reads as immediates).

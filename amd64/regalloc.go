@@ -88,6 +88,9 @@ func allocate(f *ir.Func, lay *funclet.Layout, skip map[ir.Value]bool) ([]Reg, [
 	blocks := lay.Funcs[0].Blocks
 	live := liveness(f, blocks)
 	framed := ir.NewValueSet(len(f.Kinds)) // values that must stay in the frame
+	for _, v := range f.Untracked {
+		framed.Add(v) // the GC information reports their slots everywhere
+	}
 	index := blockIndex(blocks)
 	for _, fn := range lay.Funcs[1:] {
 		for _, b := range fn.Blocks {

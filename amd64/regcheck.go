@@ -110,6 +110,11 @@ func CheckAlloc(f *ir.Func, lay *funclet.Layout, alloc *Alloc) error {
 			return bad("%s is in %s", c.name(v), notAHome(r))
 		}
 	}
+	for _, v := range f.Untracked {
+		if c.homes[v] != NoReg {
+			return bad("%s is untracked (reported in its slot everywhere) but has a register", c.name(v))
+		}
+	}
 	for _, fn := range lay.Funcs[1:] {
 		for _, b := range fn.Blocks {
 			for _, in := range b.Code() {
