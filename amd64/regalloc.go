@@ -49,7 +49,7 @@ import (
 // its slot; and resuming after a catch restores only RSP and RBP, so a
 // value live at the start of a catch's continuation keeps its slot too.
 var (
-	gprHomes = []Reg{R8, R9, R10, R11, RBX, R12, R13, R14} // caller-saved first
+	gprHomes = []Reg{RSI, RDI, R8, R9, R10, R11, RBX, R12, R13, R14} // caller-saved first
 	xmmHomes = []Reg{X8, X9, X10, X11, X12, X13, X14, X15}
 	// CalleeSaved lists the callee-saved registers of the managed
 	// convention besides RBP, in save-slot order.
@@ -74,6 +74,11 @@ type interval struct {
 	weight      float64
 	crossesCall bool // live across a managed call: callee-saved registers only
 	nearCall    bool // live across, or read by or just before, a call of any kind: not R8 or R9
+	// nearArgUse: live across, or read by or just before, an instruction
+	// whose code writes RDI or RSI (usesRDIRSI), or live in the entry
+	// block (where the arguments may still be read from their
+	// registers): not RDI or RSI.
+	nearArgUse bool
 }
 
 // allocate returns the home of every value (NoReg for a slot) and the
@@ -110,7 +115,7 @@ func allocate(f *ir.Func, lay *funclet.Layout, skip map[ir.Value]bool) ([]Reg, [
 			}
 		}
 	}
-	ivs, calls, finallyCalls, anyCalls := intervals(f, blocks, live)
+	ivs, calls, finallyCalls, anyCalls, argUses, entryEnd := intervals(f, blocks, live)
 	crosses := func(iv *interval, at []int) bool {
 		k := sort.SearchInts(at, iv.start+1)
 		return k < len(at) && at[k] < iv.end
@@ -129,6 +134,9 @@ func allocate(f *ir.Func, lay *funclet.Layout, skip map[ir.Value]bool) ([]Reg, [
 		if k := sort.SearchInts(anyCalls, iv.start); k < len(anyCalls) && anyCalls[k] <= iv.end+2 {
 			iv.nearCall = true
 		}
+		if k := sort.SearchInts(argUses, iv.start); iv.start <= entryEnd || k < len(argUses) && argUses[k] <= iv.end+2 {
+			iv.nearArgUse = true
+		}
 		if iv.crossesCall && (f.Kinds[iv.v].IsFloat() || iv.weight < minCalleeSavedWeight) {
 			continue
 		}
@@ -136,11 +144,9 @@ func allocate(f *ir.Func, lay *funclet.Layout, skip map[ir.Value]bool) ([]Reg, [
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].start < cands[j].start })
 	gprs := gprHomes
-	switch intArgs(f) {
-	case 5:
-		gprs = gprHomes[1:] // R8 brings the fifth argument
-	case 6:
-		gprs = gprHomes[2:]
+	if n := intArgs(f); n >= 5 {
+		// R8 brings the fifth argument, R9 the sixth.
+		gprs = slices.DeleteFunc(slices.Clone(gprHomes), func(r Reg) bool { return r == R8 || r == R9 && n == 6 })
 	}
 	scan(f, cands, homes, false, gprs)
 	scan(f, cands, homes, true, xmmHomes)
@@ -179,7 +185,8 @@ func scan(f *ir.Func, cands []*interval, homes []Reg, float bool, regs []Reg) {
 		}
 		active = active[:n]
 		fits := func(r Reg) bool {
-			return (!iv.crossesCall || isCalleeSaved(r)) && !(iv.nearCall && (r == R8 || r == R9))
+			return (!iv.crossesCall || isCalleeSaved(r)) && !(iv.nearCall && (r == R8 || r == R9)) &&
+				!(iv.nearArgUse && (r == RDI || r == RSI))
 		}
 		pick := -1
 		for k, r := range free {
@@ -221,7 +228,7 @@ func scan(f *ir.Func, cands []*interval, homes []Reg, float bool, regs []Reg) {
 // the calls of the others are managed calls). Instruction i of the
 // layout reads its operands at position 2i+2 and writes its results at
 // 2i+3; arguments and locals are written at position 0 (the prolog).
-func intervals(f *ir.Func, blocks []*ir.Block, live []blockLive) (ivs []interval, calls, finallyCalls, anyCalls []int) {
+func intervals(f *ir.Func, blocks []*ir.Block, live []blockLive) (ivs []interval, calls, finallyCalls, anyCalls, argUses []int, entryEnd int) {
 	nv := len(f.Kinds)
 	ivs = make([]interval, nv)
 	for v := range ivs {
@@ -257,6 +264,9 @@ func intervals(f *ir.Func, blocks []*ir.Block, live []blockLive) (ivs []interval
 			if in.Op == ir.OpCall || in.Op == ir.OpCallVirt {
 				anyCalls = append(anyCalls, pos)
 			}
+			if usesRDIRSI(in) {
+				argUses = append(argUses, pos)
+			}
 			switch {
 			case in.Op == ir.OpCallFinally && resumable[int(in.Aux.Int)]:
 				finallyCalls = append(finallyCalls, pos+1)
@@ -268,6 +278,9 @@ func intervals(f *ir.Func, blocks []*ir.Block, live []blockLive) (ivs []interval
 			pos += 2
 		}
 		last := pos - 1
+		if bi == 0 {
+			entryEnd = last
+		}
 		for _, v := range live[bi].in {
 			touch(v, first, 0)
 		}
@@ -275,7 +288,23 @@ func intervals(f *ir.Func, blocks []*ir.Block, live []blockLive) (ivs []interval
 			touch(v, last, 0)
 		}
 	}
-	return ivs, calls, finallyCalls, anyCalls
+	return ivs, calls, finallyCalls, anyCalls, argUses, entryEnd
+}
+
+// usesRDIRSI reports whether the code of in may write RDI or RSI: calls
+// (their arguments), calls of finallys (the establisher frame), the
+// helper exits of allocations, boxes, type tests, store checks and
+// throws (their arguments), and reference stores and value copies (the
+// write barrier).
+func usesRDIRSI(in *ir.Instr) bool {
+	switch in.Op {
+	case ir.OpCall, ir.OpCallVirt, ir.OpCallFinally, ir.OpAlloc, ir.OpNewArr, ir.OpBox, ir.OpIsInst, ir.OpTypeIs,
+		ir.OpCanStore, ir.OpThrow, ir.OpThrowHelper, ir.OpRethrow, ir.OpCopyBlk, ir.OpCatchArg:
+		return true
+	case ir.OpStField, ir.OpStElem, ir.OpStore:
+		return in.Kind == ir.Ref
+	}
+	return false
 }
 
 // clobbers reports whether in is a call to managed code, which may change

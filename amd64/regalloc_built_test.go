@@ -291,14 +291,16 @@ func TestHomesAroundHandlers(t *testing.T) {
 	}
 }
 
-// TestHomesEvictLightValues makes nine integer values compete for eight
-// registers through a loop (n, i, five loop variables, one value used
-// only after the loop, and the loop's temporaries): the one used only
-// outside the loop loses, although its interval starts first.
+// TestHomesEvictLightValues makes nine integer values that live from the
+// entry block compete for the eight registers they may have (RDI and RSI
+// are not homes there) through a loop (n, i, six loop variables, one
+// value used only after the loop; the loop's temporaries take RDI and
+// RSI): the one used only outside the loop loses, although its interval
+// starts first.
 func TestHomesEvictLightValues(t *testing.T) {
 	b := irtest.New(t, ir.I32)
 	n := b.Arg(0)
-	ls := b.Locals(ir.I32, ir.I32, ir.I32, ir.I32, ir.I32, ir.I32, ir.I32)
+	ls := b.Locals(ir.I32, ir.I32, ir.I32, ir.I32, ir.I32, ir.I32, ir.I32, ir.I32)
 	cold, i, hot := ls[0], ls[1], ls[2:]
 	b.Copy(cold, b.Const(ir.I32, 9))
 	counted(b, i, n, func() {

@@ -19,7 +19,7 @@ var (
 	// generator (RAX, RCX, RDX, XMM0, XMM1), an argument register but R8
 	// and R9 (for values no call comes near), RSP, RBP or R15 (the
 	// context).
-	homeGPRs = []Reg{R8, R9, R10, R11, RBX, R12, R13, R14}
+	homeGPRs = []Reg{RSI, RDI, R8, R9, R10, R11, RBX, R12, R13, R14}
 	homeXMMs = []Reg{X8, X9, X10, X11, X12, X13, X14, X15}
 	// Registers a managed call preserves.
 	calleeSavedGPRs = []Reg{RBX, R12, R13, R14}
@@ -124,6 +124,8 @@ func verifyHomes(f *ir.Func, lay *funclet.Layout, homes []Reg, skip map[ir.Value
 					bad("%s: %s is live across the call in a register the call may change", where, name(v))
 				case (in.Op == ir.OpCall || in.Op == ir.OpCallVirt) && (homes[v] == R8 || homes[v] == R9):
 					bad("%s: %s is live across a call, which may load an argument there", where, name(v))
+				case writesRDIRSI(in) && (homes[v] == RDI || homes[v] == RSI):
+					bad("%s: %s is live across code writing RDI or RSI", where, name(v))
 				}
 			})
 			if in.Dst != ir.NoValue && in.Dst2 != ir.NoValue && homes[in.Dst] != NoReg && homes[in.Dst] == homes[in.Dst2] {
@@ -139,6 +141,20 @@ func verifyHomes(f *ir.Func, lay *funclet.Layout, homes []Reg, skip map[ir.Value
 				for _, a := range in.Args {
 					if homes[a] == R8 || homes[a] == R9 {
 						bad("%s: reads %s at or just before a call", where, name(a))
+					}
+				}
+			}
+			if writesRDIRSI(in) || i+1 < len(code) && writesRDIRSI(code[i+1]) {
+				for _, a := range in.Args {
+					if homes[a] == RDI || homes[a] == RSI {
+						bad("%s: reads %s at or just before code writing RDI or RSI", where, name(a))
+					}
+				}
+			}
+			if b == main[0] {
+				for _, v := range append(append([]ir.Value{}, in.Args...), in.Dst, in.Dst2) {
+					if v != ir.NoValue && (homes[v] == RDI || homes[v] == RSI) {
+						bad("%s: %s is in the entry block", where, name(v))
 					}
 				}
 			}

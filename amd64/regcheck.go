@@ -19,7 +19,7 @@ var (
 	// XMM0, XMM1), an argument register of the managed convention but R8
 	// and R9 (for values no call comes near), RSP, RBP, or R15 (the
 	// context).
-	checkedIntHomes   = []Reg{R8, R9, R10, R11, RBX, R12, R13, R14}
+	checkedIntHomes   = []Reg{RSI, RDI, R8, R9, R10, R11, RBX, R12, R13, R14}
 	checkedFloatHomes = []Reg{X8, X9, X10, X11, X12, X13, X14, X15}
 	// checkedCalleeSaved are the home registers a managed call preserves.
 	checkedCalleeSaved = []Reg{RBX, R12, R13, R14}
@@ -35,10 +35,25 @@ func notAHome(r Reg) string {
 		return "the stack or frame pointer"
 	case R15:
 		return "the context register"
-	case RDI, RSI, X2, X3, X4, X5, X6, X7:
+	case X2, X3, X4, X5, X6, X7:
 		return "an argument register"
 	}
 	return "an unknown register"
+}
+
+// writesRDIRSI reports whether the code of in may write RDI or RSI: calls
+// (arguments), calls of finallys (the establisher frame), helper exits
+// with arguments (allocations, boxes, type tests, store checks, throws)
+// and the write barriers of reference stores and value copies.
+func writesRDIRSI(in *ir.Instr) bool {
+	switch in.Op {
+	case ir.OpCall, ir.OpCallVirt, ir.OpCallFinally, ir.OpAlloc, ir.OpNewArr, ir.OpBox, ir.OpIsInst, ir.OpTypeIs,
+		ir.OpCanStore, ir.OpThrow, ir.OpThrowHelper, ir.OpRethrow, ir.OpCopyBlk, ir.OpCatchArg:
+		return true
+	case ir.OpStField, ir.OpStElem, ir.OpStore:
+		return in.Kind == ir.Ref
+	}
+	return false
 }
 
 // callsManaged reports whether in calls managed code, which may change
@@ -74,7 +89,11 @@ func callsManaged(in *ir.Instr) bool {
 //     no call nor by the instruction before one (the code generator loads
 //     arguments there, and computes the instruction before a call into
 //     them), and neither is a home in a method whose arguments arrive
-//     there.
+//     there; a value in RDI or RSI the same for every instruction whose
+//     code writes them (calls, allocations, boxes, type tests, store
+//     checks, throws, reference stores and value copies, which have write
+//     barriers), and it is not live in the entry block (whose code may
+//     still read the arguments from their registers).
 //
 // Liveness is the usual backward dataflow over the main body's blocks,
 // per value.
@@ -312,6 +331,13 @@ func (c *allocChecker) prolog() error {
 // checks each instruction.
 func (c *allocChecker) block(k int, b *ir.Block) error {
 	defer c.clearLive()
+	if k == 0 {
+		for _, v := range append(append([]ir.Value{}, c.liveIn[0]...), c.liveOut[0]...) {
+			if c.homes[v] == RDI || c.homes[v] == RSI {
+				return fmt.Errorf("b%d: %s is live in the entry block, where arguments may still be in their registers", b.ID, c.name(v))
+			}
+		}
+	}
 	for _, v := range c.liveOut[k] {
 		c.enter(v)
 	}
@@ -378,6 +404,25 @@ func (c *allocChecker) block(k int, b *ir.Block) error {
 			for _, a := range in.Args {
 				if h := c.homes[a]; h == R8 || h == R9 {
 					return fmt.Errorf("%s: reads %s, at or just before a call", where(), c.name(a))
+				}
+			}
+		}
+		if writesRDIRSI(in) {
+			if err := across(func(r Reg) bool { return r != RDI && r != RSI }, "code that writes RDI or RSI"); err != nil {
+				return err
+			}
+		}
+		if writesRDIRSI(in) || i+1 < len(code) && writesRDIRSI(code[i+1]) {
+			for _, a := range in.Args {
+				if h := c.homes[a]; h == RDI || h == RSI {
+					return fmt.Errorf("%s: reads %s, at or just before code that writes RDI or RSI", where(), c.name(a))
+				}
+			}
+		}
+		if k == 0 {
+			for _, v := range append(append([]ir.Value{}, in.Args...), defs...) {
+				if v != ir.NoValue && (c.homes[v] == RDI || c.homes[v] == RSI) {
+					return fmt.Errorf("%s: %s is in the entry block, where arguments may still be in their registers", where(), c.name(v))
 				}
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -211,25 +212,56 @@ func ioctl(f *os.File, req uintptr, arg unsafe.Pointer) error {
 
 // readOutput reads the child's standard output to its end (EOF on a
 // pipe, EIO on a pseudo-terminal whose slave is closed) and samples the
-// resident set of process pid at every mark line.
+// resident set of process pid at every mark line: the median of
+// markSamples reads over the markWindow after the line, while the program
+// goes on (one read can catch the heap's top just past or before a
+// 2 MiB transparent huge page, a swing of 10% of a small heap).
 func readOutput(r io.Reader, pid int) (string, []mark) {
 	var out strings.Builder
 	var marks []mark
+	var rss []chan int64
 	br := bufio.NewReader(r)
 	for {
 		line, err := br.ReadString('\n')
 		if name, ok := strings.CutPrefix(line, markPrefix); ok && strings.HasSuffix(name, "\n") {
-			rss, rerr := readRSS(pid)
-			if rerr != nil {
-				rss = -1
-			}
-			marks = append(marks, mark{name: strings.TrimSuffix(name, "\n"), rss: rss})
+			marks = append(marks, mark{name: strings.TrimSuffix(name, "\n")})
+			c := make(chan int64, 1)
+			rss = append(rss, c)
+			go func() { c <- sampleRSS(pid) }()
 		}
 		out.WriteString(line)
 		if err != nil {
+			for i, c := range rss {
+				marks[i].rss = <-c
+			}
 			return out.String(), marks
 		}
 	}
+}
+
+// markSamples and markWindow say how a mark's resident set is sampled.
+const (
+	markSamples = 21
+	markWindow  = 420 * time.Millisecond
+)
+
+// sampleRSS returns the median of the resident set samples of process
+// pid over markWindow (-1 if none could be read).
+func sampleRSS(pid int) int64 {
+	var rs []int64
+	for i := range markSamples {
+		if i > 0 {
+			time.Sleep(markWindow / markSamples)
+		}
+		if rss, err := readRSS(pid); err == nil {
+			rs = append(rs, rss)
+		}
+	}
+	if len(rs) == 0 {
+		return -1
+	}
+	slices.Sort(rs)
+	return rs[len(rs)/2]
 }
 
 // readRSS returns the resident set of a running process in KiB.
@@ -455,7 +487,7 @@ func marksReport(w io.Writer, engines []string, progs []*bench) {
 	if len(names) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\nResident set when the program printed each mark line (fastest run; flat RSS: within 10%% from the first mark to the last):\n\n")
+	fmt.Fprintf(w, "\nResident set when the program printed each mark line (fastest run; the median of %d samples over the %v after the line; flat RSS: within 10%% from the first mark to the last):\n\n", markSamples, markWindow)
 	head := []string{"program", "engine"}
 	for _, k := range names {
 		head = append(head, "RSS at "+k)
