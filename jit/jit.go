@@ -13,6 +13,7 @@
 //	untracked    opt.MarkUntracked: the GC values shared with handlers, which
 //	             the GC information keeps untracked whatever later passes do
 //	clonefinally opt.CloneFinally: the normal path runs a copy of each finally
+//	typechecks   opt.TypeChecks: type tests of values known to be of the type
 //	nullchecks   opt.NullChecks: redundant null checks removed
 //	unreachable  opt.Unreachable: blocks no path reaches (such as the throw
 //	             blocks of removed null checks) are dropped
@@ -85,6 +86,7 @@ const (
 	Clone       = "clonefinally"
 	WriteThru   = "writethru"
 	Coalesce    = "coalesce"
+	TypeChecks  = "typechecks"
 	NullChecks  = "nullchecks"
 	Unreachable = "unreachable"
 	Layout      = "layout"
@@ -111,6 +113,8 @@ var phases = []Phase{
 		run: func(c *Compiler, m *Method) error { opt.MarkUntracked(m.Func); return nil }},
 	{Name: Clone, Optional: true, Doc: "run a copy of each finally on the normal path instead of calling it", IR: true,
 		run: func(c *Compiler, m *Method) error { opt.CloneFinally(m.Func); return nil }},
+	{Name: TypeChecks, Optional: true, Doc: "remove type tests of values known to be of the type", IR: true,
+		run: func(c *Compiler, m *Method) error { opt.TypeChecks(m.Func); return nil }},
 	{Name: NullChecks, Optional: true, Doc: "remove null checks of values known to be non-null", IR: true,
 		run: func(c *Compiler, m *Method) error { opt.NullChecks(m.Func); return nil }},
 	{Name: Unreachable, Doc: "drop the blocks that no path from the entry or a handler reaches", IR: true,
