@@ -605,7 +605,8 @@ func TestAllocReduce(t *testing.T) {
 }
 
 // TestHeaderAlloc checks that the header records Options.Alloc when it
-// is set, and that a header of the form without it still parses.
+// (or Options.Shapes) is set, and Options.Shapes when it is, and that
+// headers of the forms without them still parse.
 func TestHeaderAlloc(t *testing.T) {
 	tests := []struct {
 		line string
@@ -615,7 +616,9 @@ func TestHeaderAlloc(t *testing.T) {
 		{"// miniil-fuzz seed=7 opts=6,30,4,3,2500,0", true, Options{MaxMethods: 6, MaxStmts: 30, MaxDepth: 4, MaxExprDepth: 3, MaxCost: 2500}},
 		{"// miniil-fuzz seed=7 opts=6,30,4,3,2500,1,35", true, Options{MaxMethods: 6, MaxStmts: 30, MaxDepth: 4, MaxExprDepth: 3, MaxCost: 2500, MonoSafe: true, Alloc: 35}},
 		{"// miniil-fuzz seed=7 opts=6,30,4,3,2500", false, Options{}},
-		{"// miniil-fuzz seed=7 opts=6,30,4,3,2500,0,35,1", false, Options{}},
+		{"// miniil-fuzz seed=7 opts=6,30,4,3,2500,0,35,70", true, Options{MaxMethods: 6, MaxStmts: 30, MaxDepth: 4, MaxExprDepth: 3, MaxCost: 2500, Alloc: 35, Shapes: 70}},
+		{"// miniil-fuzz seed=7 opts=6,30,4,3,2500,0,0,100", true, Options{MaxMethods: 6, MaxStmts: 30, MaxDepth: 4, MaxExprDepth: 3, MaxCost: 2500, Shapes: 100}},
+		{"// miniil-fuzz seed=7 opts=6,30,4,3,2500,0,35,70,1", false, Options{}},
 		{"// miniil-fuzz seed=7 opts=6,30,4,3,x,0", false, Options{}},
 	}
 	for _, tt := range tests {

@@ -27,6 +27,8 @@ func allocExprParts(x Expr, ps *parts) {
 		ps.rexpr(&x.Src)
 	case *QSum:
 		ps.qloc(x.Q)
+	default:
+		shapeExprParts(x, ps)
 	}
 }
 
@@ -60,6 +62,8 @@ func allocStmtParts(s Stmt, ps *parts) {
 		ps.rexpr(&s.Payload)
 	case *ExCheck:
 		ps.rexpr(&s.Set)
+	default:
+		shapeStmtParts(s, ps)
 	}
 }
 
@@ -292,6 +296,8 @@ func (e *editor) allocStmt(s Stmt) {
 			s.Set = nil
 		}
 		e.rexpr(&s.Set)
+	default:
+		e.shapeStmt(s)
 	}
 }
 
@@ -307,7 +313,7 @@ func (e *editor) allocExpr(x Expr) bool {
 	case *QSum:
 		e.qloc(x.Q)
 	default:
-		return false
+		return e.shapeExpr(x)
 	}
 	return true
 }

@@ -107,6 +107,18 @@
 // guarded by catches, so that the allocation runs; a program not chosen
 // is the one the generator makes without the feature.
 //
+// Shapes (shapes.go): Options.Shapes percent of the programs (70 for
+// every size; 0 with miniil fuzz -shapes 0 gives the programs of the
+// generator before the feature) hold the code shapes the JIT's
+// optimizations change: loops over int32[] locals bounded by their
+// length (read at every test or before the loop, from 0, 1 or 2, up or
+// down, one step out of range, nested, the array null, empty, aliased
+// or replaced in the body, the index read after the loop), small leaf
+// methods (static and instance, some that throw, on a null this) called
+// in loops and straight-line code, division by constants, trys in loop
+// bodies, the same address read twice and isinst/castclass chains on
+// values of a known type.
+//
 // API: Generate(seed, Options) builds the AST, Program.IL lowers it;
 // Runner runs one program on every engine and Mismatch compares the
 // outcomes; Campaign runs many seeds; Reducer shrinks a mismatch.
@@ -169,6 +181,10 @@ type Program struct {
 	// earlier).
 	Cctor     CctorKind
 	CctorInit [nStaticI4 + nStaticI8]int64
+	// Fns are the small methods of the shapes feature (shapes.go), Sm
+	// the class of the instance ones (sealed when SmSealed).
+	Fns      []*SmallFn
+	SmSealed bool
 }
 
 // CctorKind is where a program's static variables live (Program.Cctor).
@@ -201,6 +217,8 @@ type Method struct {
 	OParams int // Node parameters oa0.. (alloc.go)
 	OLocals int // Node locals o0..
 	QLocals int // Pair locals q0..
+
+	ALocals int // int32[] locals ar0.. (shapes.go)
 }
 
 // Expr is an int32 or int64 expression; it leaves one value on the stack.
@@ -568,6 +586,13 @@ func (p *Program) Clone() *Program {
 		mm.Body = cloneStmts(m.Body)
 		q.Methods[i] = &mm
 	}
+	q.Fns = make([]*SmallFn, len(p.Fns))
+	for i, f := range p.Fns {
+		c := *f
+		c.Params = append([]Type(nil), f.Params...)
+		c.Body = cloneExpr(f.Body)
+		q.Fns[i] = &c
+	}
 	q.Structs = make([]*StructDef, len(p.Structs))
 	for i, sd := range p.Structs {
 		c := *sd
@@ -639,6 +664,9 @@ func cloneExpr(e Expr) Expr {
 		return c
 	}
 	if c, ok := cloneAllocExpr(e); ok {
+		return c
+	}
+	if c, ok := cloneShapeExpr(e); ok {
 		return c
 	}
 	panic("fuzz: unknown expression")
@@ -723,6 +751,9 @@ func cloneStmt(s Stmt) Stmt {
 		return c
 	}
 	if c, ok := cloneAllocStmt(s); ok {
+		return c
+	}
+	if c, ok := cloneShapeStmt(s); ok {
 		return c
 	}
 	panic("fuzz: unknown statement")

@@ -19,17 +19,24 @@ type Options struct {
 	// Alloc is the percentage of programs that allocate heavily (the
 	// allocation feature, alloc.go): 0 none, 100 every one.
 	Alloc int
+	// Shapes is the percentage of programs with the code shapes the
+	// JIT optimizes (shapes.go): 0 none (the generator as it was
+	// before them), 100 every one.
+	Shapes int
 }
+
+// DefaultShapes is the Options.Shapes of every size.
+const DefaultShapes = 70
 
 // SizeOptions returns the options for a named size: small, medium or large.
 func SizeOptions(size string) (Options, error) {
 	switch size {
 	case "small":
-		return Options{MaxMethods: 3, MaxStmts: 14, MaxDepth: 3, MaxExprDepth: 2, MaxCost: 400, Alloc: 25}, nil
+		return Options{MaxMethods: 3, MaxStmts: 14, MaxDepth: 3, MaxExprDepth: 2, MaxCost: 400, Alloc: 25, Shapes: DefaultShapes}, nil
 	case "medium", "":
-		return Options{MaxMethods: 6, MaxStmts: 30, MaxDepth: 4, MaxExprDepth: 3, MaxCost: 2500, Alloc: 35}, nil
+		return Options{MaxMethods: 6, MaxStmts: 30, MaxDepth: 4, MaxExprDepth: 3, MaxCost: 2500, Alloc: 35, Shapes: DefaultShapes}, nil
 	case "large":
-		return Options{MaxMethods: 10, MaxStmts: 60, MaxDepth: 5, MaxExprDepth: 4, MaxCost: 10000, Alloc: 60}, nil
+		return Options{MaxMethods: 10, MaxStmts: 60, MaxDepth: 5, MaxExprDepth: 4, MaxCost: 10000, Alloc: 60, Shapes: DefaultShapes}, nil
 	}
 	return Options{}, fmt.Errorf("unknown size %q (want small, medium or large)", size)
 }
@@ -51,6 +58,7 @@ func (o Options) normalized() Options {
 		o.MaxCost = 10
 	}
 	o.Alloc = min(max(o.Alloc, 0), 100)
+	o.Shapes = min(max(o.Shapes, 0), 100)
 	return o
 }
 
@@ -153,6 +161,12 @@ type gen struct {
 	// statements weighted by aw.
 	alloc bool
 	aw    int
+	// shapes: the program has the shapes the JIT optimizes
+	// (shapes.go), with their statements weighted by sw; shLoops are
+	// the enclosing loops over arrays.
+	shapes  bool
+	sw      int
+	shLoops []shLoop
 }
 
 // Generate builds the AST of the program for seed.
@@ -169,6 +183,7 @@ func Generate(seed uint64, opts Options) *Program {
 	g.throws = make([]map[string]bool, nm)
 	g.risk = []int{2, 5, 10, 25}[g.r.IntN(4)]
 	g.allocInit(seed)
+	g.shapesInit(seed)
 	g.structs()
 	for i := nm - 1; i >= 0; i-- {
 		g.method(i)
@@ -220,13 +235,27 @@ func (g *gen) method(i int) {
 	if g.alloc {
 		g.allocVars(m, i)
 	}
+	if g.shapes {
+		m.ALocals = 1 + g.r.IntN(2)
+	}
 	g.mi, g.m = i, m
 	g.p.Methods[i] = m
 	g.exc = map[string]bool{}
 	g.frames = []frame{{fMethod, 0}}
 	start := budget
 	m.Body = append(g.refPrologue(&budget), g.allocPrologue(&budget)...)
-	m.Body = append(m.Body, g.block(&budget, 0)...)
+	if g.shapes {
+		m.Body = append(m.Body, g.shapePrologue(&budget)...)
+		share := budget / 3
+		ab := share
+		anchors := g.anchors(&ab, i)
+		budget -= share - ab
+		n := len(m.Body)
+		m.Body = append(m.Body, g.block(&budget, 0)...)
+		m.Body = g.insertAt(m.Body, n, anchors)
+	} else {
+		m.Body = append(m.Body, g.block(&budget, 0)...)
+	}
 	if g.alloc {
 		// the root's statements guarded, others' sometimes
 		m.Body = g.guard(m.Body, []int{100, 30}[min(i, 1)])
@@ -443,6 +472,9 @@ func (g *gen) stmt(budget *int, depth int) Stmt {
 	cs = append(cs, g.valueStmts(budget, safe)...)
 	if g.alloc {
 		cs = append(cs, g.allocStmts(budget, safe)...)
+	}
+	if g.shapes {
+		cs = append(cs, g.shapeStmts(budget, depth, safe, compound)...)
 	}
 	if ts := g.leaveTargets(); len(ts) > 0 {
 		cs = append(cs, choice{3, func() Stmt { return g.maybeIf(budget, &Leave{Target: ts[g.r.IntN(len(ts))]}) }})
@@ -1016,6 +1048,11 @@ func (g *gen) expr(t Type, depth int, budget *int, safe bool) Expr {
 	}
 	if g.alloc && t == I4 && g.chance(allocExprPct) {
 		return g.allocExpr(depth, budget, safe)
+	}
+	if g.shapes && g.chance(shapeExprPct) {
+		if e := g.shapeExpr(t, depth, budget, safe); e != nil {
+			return e
+		}
 	}
 	if depth >= g.o.MaxExprDepth || g.chance(25+15*depth) {
 		return g.leaf(t, budget, safe)

@@ -72,6 +72,9 @@ func TestOperandConstants(t *testing.T) {
 	counts := map[string]*count{}
 	for _, size := range []string{"medium", "large"} {
 		o, _ := SizeOptions(size)
+		// the base generator's rates: the shapes (shapes.go) add their
+		// own operators (TestShapesAppear)
+		o.Shapes = 0
 		for seed := uint64(1); seed <= 400; seed++ {
 			for _, x := range binaries(Generate(seed, o)) {
 				c := counts[x.op]
@@ -329,6 +332,7 @@ func TestEHShapeRates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	opts.Shapes = 0 // the base generator's rates: the shapes add trys of their own
 	for seed := uint64(1); seed <= programs; seed++ {
 		p := Generate(seed, opts)
 		s := countEHShapes(p)
@@ -425,6 +429,7 @@ func firstLine(s string) string {
 // what they make loads.
 func TestJaggedRates(t *testing.T) {
 	o, _ := SizeOptions("medium")
+	o.Shapes = 0 // the base generator's rates: the shapes take a share of the budget
 	n := map[string]int{}
 	programs := 0
 	for seed := uint64(1); seed <= 300; seed++ {

@@ -21,15 +21,20 @@ func (p *Program) Header() string {
 	}
 	h := fmt.Sprintf("%sseed=%d opts=%d,%d,%d,%d,%d,%d", headerPrefix, p.Seed,
 		o.MaxMethods, o.MaxStmts, o.MaxDepth, o.MaxExprDepth, o.MaxCost, mono)
-	if o.Alloc != 0 {
+	if o.Alloc != 0 || o.Shapes != 0 {
 		// absent before Options.Alloc existed (and when 0)
 		h += fmt.Sprintf(",%d", o.Alloc)
+	}
+	if o.Shapes != 0 {
+		// absent before Options.Shapes existed (and when 0)
+		h += fmt.Sprintf(",%d", o.Shapes)
 	}
 	return h
 }
 
 // ParseHeader reads the seed and options from a program's first line
-// (without Options.Alloc, a 0, in the form written before it existed).
+// (without Options.Alloc or Options.Shapes, a 0, in the forms written
+// before they existed).
 func ParseHeader(src string) (seed uint64, o Options, ok bool) {
 	line, _, _ := strings.Cut(src, "\n")
 	rest, found := strings.CutPrefix(line, headerPrefix)
@@ -48,13 +53,16 @@ func ParseHeader(src string) (seed uint64, o Options, ok bool) {
 		}
 		vs = append(vs, v)
 	}
-	if len(vs) != 6 && len(vs) != 7 {
+	if len(vs) < 6 || len(vs) > 8 {
 		return 0, o, false
 	}
 	o.MaxMethods, o.MaxStmts, o.MaxDepth, o.MaxExprDepth, o.MaxCost = vs[0], vs[1], vs[2], vs[3], vs[4]
 	o.MonoSafe = vs[5] == 1
-	if len(vs) == 7 {
+	if len(vs) >= 7 {
 		o.Alloc = vs[6]
+	}
+	if len(vs) == 8 {
+		o.Shapes = vs[7]
 	}
 	return seed, o, true
 }
@@ -136,11 +144,14 @@ func (l *lowerer) run() string {
 	}
 	entry := l.entry(body, locals)
 	l.allocDeps()
+	fns, smClass := l.fnDecls()
 	var out strings.Builder
 	out.WriteString(p.Header() + "\n")
 	out.WriteString(".assembly extern mscorlib {}\n.assembly fuzz {}\n")
 	out.WriteString(l.declarations())
+	out.WriteString(smClass)
 	out.WriteString(l.helpers())
+	out.WriteString(fns)
 	for _, m := range methods {
 		out.WriteString(m)
 	}
@@ -402,7 +413,7 @@ func (l *lowerer) expr(e Expr) {
 		l.expr(e.Arg)
 		l.emit("callvirt instance int32 IOp::Apply(int32)")
 	default:
-		if !l.valueExpr(e) && !l.allocExpr(e) {
+		if !l.valueExpr(e) && !l.allocExpr(e) && !l.shapeExpr(e) {
 			panic(fmt.Sprintf("fuzz: cannot lower %T", e))
 		}
 	}
@@ -726,7 +737,7 @@ func (l *lowerer) stmt(s Stmt) {
 	case *Try:
 		l.try(s)
 	default:
-		if !l.valueStmt(s) && !l.allocStmt(s) {
+		if !l.valueStmt(s) && !l.allocStmt(s) && !l.shapeStmt(s) {
 			panic(fmt.Sprintf("fuzz: cannot lower %T", s))
 		}
 	}
@@ -1186,6 +1197,7 @@ func (l *lowerer) entry(body, locals string) string {
 	}
 	l.valueInits()
 	l.allocInits()
+	l.shapeInits()
 	l.b.WriteString(body)
 	var h strings.Builder
 	h.WriteString(".method public static int32 main() cil managed\n{\n  .entrypoint\n  .maxstack 64\n")

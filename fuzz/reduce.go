@@ -352,6 +352,10 @@ func forEachStmt(ss *[]Stmt, f func(ss *[]Stmt, i int)) {
 				forEachStmt(&h.FilterBody, f)
 				forEachStmt(&h.Body, f)
 			}
+		default:
+			for _, b := range shapeBlocks(s) {
+				forEachStmt(b, f)
+			}
 		}
 	}
 }
@@ -376,7 +380,8 @@ func children(s Stmt) [][]Stmt {
 		}
 		return cs
 	}
-	return nil
+	cs, _ := shapeChildren(s)
+	return cs
 }
 
 func (e *editor) blk(ss *[]Stmt) { e.block(ss, e.p) }

@@ -13,7 +13,7 @@ import (
 
 // cmdFuzz is the differential fuzzer:
 //
-//	miniil fuzz -n N [-seed S] [-mono] [-nointerp] [-out DIR] [-size small|medium|large] [-alloc] [-gcstress=N] [-nursery=SIZE]
+//	miniil fuzz -n N [-seed S] [-mono] [-nointerp] [-out DIR] [-size small|medium|large] [-alloc] [-shapes P] [-gcstress=N] [-nursery=SIZE]
 //	miniil fuzz -reduce FILE [-o OUT] [-mono] [-nointerp]
 //
 // A campaign generates N programs (seeds S, S+1, ...), runs each on the
@@ -25,10 +25,14 @@ import (
 // floats or exception messages, the other differences. -nointerp leaves
 // the interpreter out (the JIT alone, or against Mono). Some programs of
 // every size allocate heavily (more of the large ones); -alloc makes
-// every program do so. -gcstress and -nursery are passed to the JIT's
-// runs (miniil run's collector options).
+// every program do so. -shapes P makes P percent of the programs (70
+// by default; 0: none, the generator as it was before them) contain the
+// code shapes the JIT optimizes: loops over arrays, small callees,
+// divisions by constants, trys in loop bodies, repeated addresses, type
+// tests. -gcstress and -nursery are passed to the JIT's runs (miniil
+// run's collector options).
 func cmdFuzz(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("fuzz", "fuzz -n N [-seed S] [-mono] [-nointerp] [-out DIR] [-size small|medium|large] [-alloc] [-gcstress=N] [-nursery=SIZE] | fuzz -reduce FILE [-o OUT]", stdout)
+	fs := newFlags("fuzz", "fuzz -n N [-seed S] [-mono] [-nointerp] [-out DIR] [-size small|medium|large] [-alloc] [-shapes P] [-gcstress=N] [-nursery=SIZE] | fuzz -reduce FILE [-o OUT]", stdout)
 	n := fs.Int("n", 100, "number of programs to generate and compare")
 	seed := fs.Uint64("seed", 1, "seed of the first program (programs use S, S+1, ...)")
 	mono := fs.Bool("mono", false, "also compare against ilasm + mono (filters then never throw)")
@@ -45,11 +49,16 @@ func cmdFuzz(args []string, stdout, stderr io.Writer) int {
 	noInterp := fs.Bool("nointerp", false, "leave the interpreter out (the JIT alone, or against Mono with -mono)")
 	verifyGC := fs.Bool("verify-gc", false, "run the JIT with its GC information checked at every exit (run -verify-gc)")
 	alloc := fs.Bool("alloc", false, "generate only allocation-heavy programs (by default some programs of every size are)")
+	shapes := fs.Int("shapes", fuzz.DefaultShapes, "percent of the programs with the code shapes the JIT optimizes (loops over arrays, small callees, division by constants, ...; 0: none)")
 	gcStress := fs.Int("gcstress", 0, "run the JIT with a collection at every Nth GC safepoint (run -gcstress=N; 0: off)")
 	var nursery byteSize
 	fs.Var(&nursery, "nursery", "run the JIT with a young generation of this `size` (run -nursery=SIZE; 0: the default), e.g. 64KiB")
 	if code := parseFlags(fs, args, stderr); code >= 0 {
 		return code
+	}
+	if *shapes < 0 || *shapes > 100 {
+		fmt.Fprintln(stderr, "miniil fuzz: -shapes must be a percentage, 0 to 100")
+		return 2
 	}
 	if *gcStress < 0 {
 		fmt.Fprintln(stderr, "miniil fuzz: -gcstress must not be negative")
@@ -68,6 +77,7 @@ func cmdFuzz(args []string, stdout, stderr io.Writer) int {
 	if *alloc {
 		opts.Alloc = 100
 	}
+	opts.Shapes = *shapes
 	if *print {
 		fmt.Fprint(stdout, fuzz.GenerateIL(*seed, opts))
 		return 0
