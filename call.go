@@ -286,6 +286,18 @@ func Phases() []string {
 	return names
 }
 
+// OptionalPhases returns the names of the compile phases that only
+// optimize, which Config.SkipPhases may leave out, in pipeline order.
+func OptionalPhases() []string {
+	var names []string
+	for _, ph := range jit.Phases() {
+		if ph.Optional {
+			names = append(names, ph.Name)
+		}
+	}
+	return names
+}
+
 // dump compiles the methods through phase last and prints each with
 // print (nil: the phase's own printer).
 func (p *Program) dump(w io.Writer, method, last string, print func(io.Writer, *jit.Method) error) (err error) {

@@ -35,8 +35,14 @@ func compileMethod(mod *il.Module, cfg jit.Config) jitrt.CompileFunc {
 // jitConfig is the compile driver's configuration for a run.
 func jitConfig(cfg Config) jit.Config {
 	jc := jit.Config{Validate: cfg.Validate || testing.Testing(), Stats: cfg.jitStats}
+	if cfg.NoInline || len(cfg.SkipPhases) > 0 {
+		jc.Skip = map[string]bool{}
+	}
 	if cfg.NoInline {
-		jc.Skip = map[string]bool{jit.Inline: true}
+		jc.Skip[jit.Inline] = true
+	}
+	for _, name := range cfg.SkipPhases {
+		jc.Skip[name] = true
 	}
 	return jc
 }

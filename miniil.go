@@ -140,6 +140,12 @@ type Config struct {
 	// NoInline turns the JIT's inliner off: every call stays a call (for
 	// comparisons and debugging; the program's behavior is the same).
 	NoInline bool
+	// SkipPhases names optimizing phases of the JIT to leave out, as
+	// OptionalPhases lists them (the program behaves the same without
+	// them), for comparisons and for
+	// finding which phase a wrong answer comes from. Naming a phase that
+	// does not exist or is not optional is an error.
+	SkipPhases []string
 	// Validate makes the JIT check its own work after every phase of
 	// every method it compiles (the IR, the layout, the register
 	// allocation, the EH clause table), failing the run with an
@@ -345,6 +351,11 @@ func prepare(ctx context.Context, cfg *Config) (context.Context, *outputWriter, 
 	}
 	if cfg.GCStress < 0 {
 		return nil, nil, fmt.Errorf("miniil: GC stress interval %d is negative", cfg.GCStress)
+	}
+	for _, name := range cfg.SkipPhases {
+		if i := jit.PhaseIndex(name); i < 0 || !jit.Phases()[i].Optional {
+			return nil, nil, fmt.Errorf("miniil: cannot skip phase %q: the phases that may be skipped are %s", name, strings.Join(OptionalPhases(), ", "))
+		}
 	}
 	w := cfg.Stdout
 	if w == nil {

@@ -75,9 +75,10 @@ type interval struct {
 	crossesCall bool // live across a managed call: callee-saved registers only
 	nearCall    bool // live across, or read by or just before, a call of any kind: not R8 or R9
 	// nearArgUse: live across, or read by or just before, an instruction
-	// whose code writes RDI or RSI (usesRDIRSI), or live in the entry
-	// block (where the arguments may still be read from their
-	// registers): not RDI or RSI.
+	// whose code writes RDI or RSI (usesRDIRSI), or live in a block
+	// where the arguments may still be read from their registers (the
+	// entry block and the blocks only it reaches, readsArgRegs): not RDI
+	// or RSI.
 	nearArgUse bool
 }
 
@@ -115,7 +116,7 @@ func allocate(f *ir.Func, lay *funclet.Layout, skip map[ir.Value]bool) ([]Reg, [
 			}
 		}
 	}
-	ivs, calls, finallyCalls, anyCalls, argUses, entryEnd := intervals(f, blocks, live)
+	ivs, calls, finallyCalls, anyCalls, argUses, argBlocks := intervals(f, blocks, live)
 	crosses := func(iv *interval, at []int) bool {
 		k := sort.SearchInts(at, iv.start+1)
 		return k < len(at) && at[k] < iv.end
@@ -134,7 +135,7 @@ func allocate(f *ir.Func, lay *funclet.Layout, skip map[ir.Value]bool) ([]Reg, [
 		if k := sort.SearchInts(anyCalls, iv.start); k < len(anyCalls) && anyCalls[k] <= iv.end+2 {
 			iv.nearCall = true
 		}
-		if k := sort.SearchInts(argUses, iv.start); iv.start <= entryEnd || k < len(argUses) && argUses[k] <= iv.end+2 {
+		if k := sort.SearchInts(argUses, iv.start); overlaps(iv, argBlocks) || k < len(argUses) && argUses[k] <= iv.end+2 {
 			iv.nearArgUse = true
 		}
 		if iv.crossesCall && (f.Kinds[iv.v].IsFloat() || iv.weight < minCalleeSavedWeight) {
@@ -228,7 +229,7 @@ func scan(f *ir.Func, cands []*interval, homes []Reg, float bool, regs []Reg) {
 // the calls of the others are managed calls). Instruction i of the
 // layout reads its operands at position 2i+2 and writes its results at
 // 2i+3; arguments and locals are written at position 0 (the prolog).
-func intervals(f *ir.Func, blocks []*ir.Block, live []blockLive) (ivs []interval, calls, finallyCalls, anyCalls, argUses []int, entryEnd int) {
+func intervals(f *ir.Func, blocks []*ir.Block, live []blockLive) (ivs []interval, calls, finallyCalls, anyCalls, argUses []int, argBlocks [][2]int) {
 	nv := len(f.Kinds)
 	ivs = make([]interval, nv)
 	for v := range ivs {
@@ -278,8 +279,12 @@ func intervals(f *ir.Func, blocks []*ir.Block, live []blockLive) (ivs []interval
 			pos += 2
 		}
 		last := pos - 1
-		if bi == 0 {
-			entryEnd = last
+		if readsArgRegs(f, b) {
+			start := first
+			if bi == 0 {
+				start = 0 // the prolog, where the arguments are defined
+			}
+			argBlocks = append(argBlocks, [2]int{start, last})
 		}
 		for _, v := range live[bi].in {
 			touch(v, first, 0)
@@ -288,7 +293,27 @@ func intervals(f *ir.Func, blocks []*ir.Block, live []blockLive) (ivs []interval
 			touch(v, last, 0)
 		}
 	}
-	return ivs, calls, finallyCalls, anyCalls, argUses, entryEnd
+	return ivs, calls, finallyCalls, anyCalls, argUses, argBlocks
+}
+
+// readsArgRegs reports whether the code of block b may read arguments
+// from the registers that brought them (as the code generator's block
+// does): the entry block, and a block reached from it alone when nothing
+// branches back to the entry. No value living there may take RDI or RSI
+// as its home.
+func readsArgRegs(f *ir.Func, b *ir.Block) bool {
+	entry := f.Blocks[0]
+	return b == entry || len(b.Preds) == 1 && b.Preds[0] == entry && len(entry.Preds) == 0
+}
+
+// overlaps reports whether iv meets one of the position ranges rs.
+func overlaps(iv *interval, rs [][2]int) bool {
+	for _, r := range rs {
+		if iv.start <= r[1] && iv.end >= r[0] {
+			return true
+		}
+	}
+	return false
 }
 
 // usesRDIRSI reports whether the code of in may write RDI or RSI: calls

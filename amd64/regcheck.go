@@ -92,8 +92,9 @@ func callsManaged(in *ir.Instr) bool {
 //     there; a value in RDI or RSI the same for every instruction whose
 //     code writes them (calls, allocations, boxes, type tests, store
 //     checks, throws, reference stores and value copies, which have write
-//     barriers), and it is not live in the entry block (whose code may
-//     still read the arguments from their registers).
+//     barriers), and it does not live in the entry block nor in a block
+//     only the entry block reaches (whose code may still read the
+//     arguments from their registers).
 //
 // Liveness is the usual backward dataflow over the main body's blocks,
 // per value.
@@ -331,10 +332,14 @@ func (c *allocChecker) prolog() error {
 // checks each instruction.
 func (c *allocChecker) block(k int, b *ir.Block) error {
 	defer c.clearLive()
-	if k == 0 {
-		for _, v := range append(append([]ir.Value{}, c.liveIn[0]...), c.liveOut[0]...) {
-			if c.homes[v] == RDI || c.homes[v] == RSI {
-				return fmt.Errorf("b%d: %s is live in the entry block, where arguments may still be in their registers", b.ID, c.name(v))
+	if entry := c.f.Blocks[0]; b == entry || len(b.Preds) == 1 && b.Preds[0] == entry && len(entry.Preds) == 0 {
+		vs := append(append([]ir.Value{}, c.liveIn[k]...), c.liveOut[k]...)
+		for _, in := range b.Code() {
+			vs = append(append(vs, in.Args...), in.Dst, in.Dst2)
+		}
+		for _, v := range vs {
+			if v != ir.NoValue && (c.homes[v] == RDI || c.homes[v] == RSI) {
+				return fmt.Errorf("b%d: %s lives in a block where arguments may still be read from their registers (the entry block or one only it reaches)", b.ID, c.name(v))
 			}
 		}
 	}

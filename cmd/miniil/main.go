@@ -166,13 +166,14 @@ func oneFile(fs *command, stderr io.Writer) (string, int) {
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("run", "run [-engine=jit|interp] [-timeout=D] [-max-heap=SIZE] [-nursery=SIZE] [-max-call-depth=N] [-jit-stats] [-gc-stats] [-validate] [-no-inline] [-verify-gc] [-verify-heap] [-gcstress=N] [-perfmap] [-cpuprofile=F] FILE", stdout)
+	fs := newFlags("run", "run [-engine=jit|interp] [-timeout=D] [-max-heap=SIZE] [-nursery=SIZE] [-max-call-depth=N] [-jit-stats] [-gc-stats] [-validate] [-no-inline] [-skip=PHASE,...] [-verify-gc] [-verify-heap] [-gcstress=N] [-perfmap] [-cpuprofile=F] FILE", stdout)
 	engine := fs.String("engine", miniil.DefaultEngine.String(), "execution engine: jit (native code) or interp (reference interpreter)")
 	timeout := fs.Duration("timeout", 0, "stop the program after this long, exit code 124 (0: no limit)")
 	maxHeap := byteSize(miniil.DefaultMaxHeap)
 	jitStats := fs.Bool("jit-stats", false, "print the JIT's statistics on stderr when the run ends: methods, bytes, time per compile phase, and the exits from native code by kind")
 	validate := fs.Bool("validate", false, "check the JIT's work after every compile phase (slower; for debugging miniil)")
 	noInline := fs.Bool("no-inline", false, "turn the JIT's inliner off (for comparisons; the program behaves the same)")
+	skip := fs.String("skip", "", "leave out these optimizing `phases` of the JIT, comma-separated, for comparisons and for finding which phase a wrong answer comes from: "+strings.Join(miniil.OptionalPhases(), ", "))
 	verifyGC := fs.Bool("verify-gc", false, "check the JIT's GC information at every exit of native code, walking the managed frames (much slower; for debugging miniil)")
 	perfMap := fs.Bool("perfmap", false, "write /tmp/perf-PID.map naming the JIT's code, for perf report")
 	maxDepth := fs.Int("max-call-depth", miniil.DefaultMaxCallDepth, "deepest nesting of method calls (the entry point is 1); deeper is a stack overflow, at the same depth on both engines")
@@ -238,6 +239,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg := miniil.Config{Engine: eng, Stdout: stdout, MaxHeap: int64(maxHeap), MaxCallDepth: *maxDepth, Validate: *validate, NoInline: *noInline, VerifyGC: *verifyGC,
 		NurseryBytes: int64(nursery), GCStress: *gcStress, VerifyHeap: *verifyHeap}
+	if *skip != "" {
+		cfg.SkipPhases = strings.Split(*skip, ",")
+	}
+	for _, name := range cfg.SkipPhases {
+		if !slices.Contains(miniil.OptionalPhases(), name) {
+			fmt.Fprintf(stderr, "miniil run: -skip=%s: %q is not a phase that may be skipped (%s)\n", *skip, name, strings.Join(miniil.OptionalPhases(), ", "))
+			return miniil.ExitUsage
+		}
+	}
 	if *gcStats {
 		cfg.GCStats = stderr
 	}

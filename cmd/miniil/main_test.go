@@ -22,6 +22,8 @@ func TestCommands(t *testing.T) {
 		{"run missing file", []string{"run", "nope.il"}, 2, "", "no such file", true},
 		{"run bad flag", []string{"run", "-bogus", "x.il"}, 2, "", "flag provided but not defined: -bogus", true},
 		{"run bad engine", []string{"run", "-engine=x", "a.il"}, 2, "", "unknown engine", true},
+		{"run skipping phases", []string{"run", "-skip=inline,coalesce,writethru", "../../examples/exceptions.il"}, 0, "Main: caught: order rejected", "", false},
+		{"run skipping a required phase", []string{"run", "-skip=layout", "../../examples/exceptions.il"}, 2, "", `"layout" is not a phase that may be skipped`, true},
 		{"run two files", []string{"run", "a.il", "b.il"}, 2, "", "want exactly one FILE", true},
 		{"run help", []string{"run", "-h"}, 0, "usage: miniil run", "", false},
 		{"run invalid program", []string{"run", "../../tests/invalid/bad_instruction_line6.il"}, 3, "", "bad_instruction_line6.il:6:", false},
