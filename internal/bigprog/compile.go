@@ -71,8 +71,7 @@ SKIP:
 
 // BigMethod returns a program whose main calls once a method of at
 // least size IL bytes: straight-line integer arithmetic over eight
-// locals, with a compare and forward branch every 40 or so bytes (about
-// one block per 20 bytes).
+// locals, with a compare and forward branch every 43 bytes.
 func BigMethod(size int) []byte {
 	var b strings.Builder
 	b.Grow(size * 12)
@@ -83,14 +82,14 @@ func BigMethod(size int) []byte {
 	for i := 0; n < size; i++ {
 		p, q, r := i%8, (i+3)%8, (i+5)%8
 		// 10 bytes: a = (a + K) ^ b (locals 0-3 have short forms)
-		fmt.Fprintf(&b, "  ldloc %d\n  ldc.i4 %d\n  add\n  ldloc %d\n  xor\n  stloc %d\n", p, 7*i+1, q, p)
+		fmt.Fprintf(&b, "  ldloc.s %d\n  ldc.i4 %d\n  add\n  ldloc.s %d\n  xor\n  stloc.s %d\n", p, 7*i+1, q, p)
 		// 10 bytes: c = c + (a >> 3)
-		fmt.Fprintf(&b, "  ldloc %d\n  ldloc %d\n  ldc.i4.3\n  shr\n  add\n  stloc %d\n", r, p, r)
+		fmt.Fprintf(&b, "  ldloc.s %d\n  ldloc.s %d\n  ldc.i4.3\n  shr\n  add\n  stloc.s %d\n", r, p, r)
 		// 9 bytes with the branch: if (c < K) skip the next update
-		fmt.Fprintf(&b, "  ldloc %d\n  ldc.i4 %d\n  blt L%d\n", r, 1000*i, i)
+		fmt.Fprintf(&b, "  ldloc.s %d\n  ldc.i4 %d\n  blt L%d\n", r, 1000*i, i)
 		// 10 bytes: b = b * 3 - a
-		fmt.Fprintf(&b, "  ldloc %d\n  ldc.i4.3\n  mul\n  ldloc %d\n  sub\n  stloc %d\nL%d:\n", q, p, q, i)
-		n += 10 + 10 + 14 + 10 // ldloc/stloc of locals 4-7 take 2 bytes; counted high
+		fmt.Fprintf(&b, "  ldloc.s %d\n  ldc.i4.3\n  mul\n  ldloc.s %d\n  sub\n  stloc.s %d\nL%d:\n", q, p, q, i)
+		n += 13 + 9 + 12 + 9
 	}
 	b.WriteString("  ldloc.0\n  ldloc.1\n  xor\n  ldloc.2\n  xor\n  ldloc 7\n  xor\n  ret\n}\n\n")
 	b.WriteString(".method public static void main() cil managed\n{\n  .entrypoint\n  .maxstack 1\n  ldc.i4.5\n  call int32 big(int32)\n  call void [mscorlib]System.Console::WriteLine(int32)\n  ret\n}\n")
