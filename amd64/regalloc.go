@@ -99,8 +99,13 @@ func allocate(f *ir.Func, lay *funclet.Layout, skip map[ir.Value]bool) ([]Reg, [
 	index := blockIndex(blocks)
 	for _, fn := range lay.Funcs[1:] {
 		for _, b := range fn.Blocks {
-			for _, in := range b.Code() {
-				for _, v := range append([]ir.Value{in.Dst, in.Dst2}, in.Args...) {
+			for in := range b.Each {
+				for _, v := range [2]ir.Value{in.Dst, in.Dst2} {
+					if v != ir.NoValue {
+						framed.Add(v)
+					}
+				}
+				for _, v := range in.Args {
 					if v != ir.NoValue {
 						framed.Add(v)
 					}
@@ -252,7 +257,7 @@ func intervals(f *ir.Func, blocks []*ir.Block, live []blockLive) (ivs []interval
 		for d := 0; d < min(depth[bi], 6); d++ {
 			w *= 8
 		}
-		for _, in := range b.Code() {
+		for in := range b.Each {
 			for _, a := range in.Args {
 				touch(a, pos, w)
 			}

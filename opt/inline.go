@@ -252,7 +252,7 @@ func (in *inliner) build(m *il.Method, depth int) *candidate {
 	}
 	c := &candidate{f: f, written: make([]bool, f.NumArgs), size: countInstrs(f)}
 	for _, b := range f.Blocks {
-		for _, x := range b.Code() {
+		for x := range b.Each {
 			for _, d := range []ir.Value{x.Dst, x.Dst2} {
 				if d != ir.NoValue && int(d) < f.NumArgs {
 					c.written[d] = true
