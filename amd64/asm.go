@@ -2,13 +2,7 @@ package amd64
 
 import (
 	"encoding/binary"
-	"fmt"
 	"strconv"
-	"sync"
-
-	"github.com/twitchyliquid64/golang-asm/obj"
-	"github.com/twitchyliquid64/golang-asm/obj/x86"
-	"github.com/twitchyliquid64/golang-asm/objabi"
 )
 
 // Label is a position in a blob, created by Assembler.NewLabel and bound
@@ -51,8 +45,8 @@ type arity uint8
 
 const (
 	ar0       arity = iota // no operand
-	ar1Src                 // one operand, a source (Prog.From)
-	ar1Dst                 // one operand, a destination (Prog.To)
+	ar1Src                 // one operand, a source
+	ar1Dst                 // one operand, a destination
 	ar2                    // src, dst
 	ar12                   // one source operand or src, dst
 	ar3                    // $imm, src, dst
@@ -60,18 +54,30 @@ const (
 	arJmpCall              // Jump, or one register or memory operand
 )
 
+// opInfo describes an Op: its name, operands, immediates and encoding.
+// The encoding fields are read by the encoder's class (enc): w is the
+// operand size in bytes (for encFixed, the number of bytes, which are
+// pfx, op0 and op1), digit the ModRM reg field of /digit forms, pfx a
+// mandatory prefix (0x66, 0xF2, 0xF3) or 0, op0 and op1 opcode bytes
+// (op1 after 0x0F for two-byte opcodes) and sw the source width of
+// MOVBLSX and friends.
 type opInfo struct {
 	name  string
-	as    obj.As
 	arity arity
 	imm   immClass
+	enc   encClass
+	w     uint8
+	digit uint8
+	pfx   byte
+	op0   byte
+	op1   byte
+	sw    uint8
 }
 
-// immClass says which immediates an instruction takes. golang-asm
-// accepts 32-bit immediates in [-2^31, 2^32) for 64-bit instructions and
-// silently sign-extends them (ADDQ $0xffffffff, AX adds -1), and truncates
-// immediates of byte and word instructions: the Assembler checks ranges
-// itself.
+// immClass says which immediates an instruction takes: the Assembler
+// checks ranges (a 64-bit instruction takes a sign-extended 32-bit
+// immediate, byte and word instructions take what fits signed or
+// unsigned), so no immediate is silently truncated or sign-extended.
 type immClass uint8
 
 const (
@@ -176,55 +182,51 @@ func (c Cond) CMOVQ() Op { return CMOVQEQ + Op(c&15) }
 // CMOVL returns the 32-bit conditional move for c (CMOVLEQ, ...).
 func (c Cond) CMOVL() Op { return CMOVLEQ + Op(c&15) }
 
-var initOnce sync.Once
+// Init does nothing; it remains for callers that moved the assembler's
+// one-time set-up out of the first compilation when there was one (the
+// encoder has none).
+func Init() {}
 
-// Init initializes golang-asm's global opcode tables. NewAssembler calls
-// it; call it yourself only to move the one-time cost (well under a
-// millisecond) out of the first compilation. After Init, Assemblers may
-// be used on different goroutines (one Assembler per goroutine).
-func Init() {
-	initOnce.Do(func() {
-		ctxt := &obj.Link{Arch: &x86.Linkamd64, Headtype: objabi.Hlinux}
-		ctxt.DiagFunc = func(format string, args ...interface{}) {
-			panic(fmt.Sprintf("amd64: golang-asm initialization: "+format, args...))
-		}
-		x86.Linkamd64.Init(ctxt)
-	})
+// pos is a position in a blob before the jumps are sized: off bytes of
+// code emitted and nj jumps before it. Its final offset is off plus the
+// sizes of the first nj jumps.
+type pos struct {
+	off int32
+	nj  int32
 }
 
-// progMeta is what the Assembler knows about each golang-asm Prog.
-type progMeta struct {
-	insn  int32 // index of the I/Jump/Bytes call, -1 for the end anchor
-	op    Op
-	kind  uint8
+// jump is a JMP or Jcc to a label, whose bytes are written once it is
+// sized (short rel8 or near rel32).
+type jump struct {
+	at    int32 // offset in Assembler.code where the jump goes
 	label Label
+	cc    uint8 // Jcc's condition (Intel numbering), jmpAlways for JMP
+	insn  int32
 }
 
-const (
-	metaPlain     = iota
-	metaJump      // JMP/Jcc to label: branch target resolved by golang-asm
-	metaLabelDisp // rel32 or RIP-relative disp32 to label, patched after assembly
-)
+const jmpAlways = 0xff
 
-const (
-	chunkShift = 8
-	chunkSize  = 1 << chunkShift
-	chunkMask  = chunkSize - 1
-)
-
-// diagPanic carries a golang-asm diagnostic out of the assembler.
-type diagPanic struct {
-	msg  string
-	prog *obj.Prog
+// fixup is a rel32 or RIP-relative disp32 field that holds the distance
+// from the end of its instruction to a label (CALL to a label, LabelAddr).
+type fixup struct {
+	at    int32 // offset of the 4-byte field in Assembler.code
+	end   int32 // offset of the end of the instruction in Assembler.code
+	nj    int32 // jumps before the instruction
+	label Label
+	insn  int32
+	op    Op
 }
 
-// Assembler assembles amd64 code, one blob (method) at a time. It wraps
-// the internals of golang-asm (the Go 1.15 assembler): a long-lived link
-// context and the amd64 back end's span6 pass, both reused across blobs.
+// Assembler assembles amd64 code, one blob (method) at a time. It
+// encodes each instruction into bytes as it is emitted; jumps to labels
+// are recorded apart and sized by Assemble (short rel8 when the target
+// is in reach, else near rel32), and rel32 references to labels are
+// patched once the labels' offsets are known. All its storage is reused
+// from blob to blob.
 //
 // Operands follow the Go assembler convention: sources first, destination
 // last (ADDQ R(RBX), R(RAX) is RAX += RBX; MOVQ Mem(RBP, -8), R(RAX) is a
-// load). Quirks inherited from the Go assembler (see the Op groups):
+// load). Quirks kept from the Go assembler (see the Op groups):
 // CMPx keeps Intel's order (CMPQ a, b sets flags for a - b, immediate
 // last); TESTx takes an immediate first; UCOMISD a, b compares b with a;
 // shift counts are an immediate or R(RCX); NOP emits no bytes (use
@@ -236,58 +238,28 @@ type diagPanic struct {
 //
 // An Assembler is not safe for concurrent use.
 type Assembler struct {
-	ctxt     *obj.Link
-	sym      obj.LSym
-	fn       obj.FuncInfo
-	labelSym obj.LSym
-
-	chunks [][]obj.Prog // progs; pointers stay valid as the list grows
-	n      int          // progs used
-	meta   []progMeta   // one per prog
-	rest   []obj.Addr   // storage for Prog.RestArgs
-	labels []int32      // prog index each label is bound to, or -1
-	marks  []int32      // prog index following each mark
-	ninsn  int32        // I/Jump/Bytes calls so far
+	code   []byte  // instructions, without the jumps' bytes
+	jumps  []jump  // in emission order
+	fixups []fixup // in emission order
+	labels []pos   // where each label is bound; off -1 while unbound
+	marks  []pos
+	ninsn  int32 // I/Jump/Bytes calls so far
 	err    *Error
 	done   bool
+
+	size []uint8 // Assemble: each jump's size
+	cum  []int32 // Assemble: cum[j] = sizes of jumps[:j]
 }
 
-// NewAssembler returns an Assembler with its own golang-asm link context,
-// ready for the first blob.
-func NewAssembler() *Assembler {
-	Init()
-	a := &Assembler{}
-	a.ctxt = &obj.Link{
-		Arch:     &x86.Linkamd64,
-		Headtype: objabi.Hlinux,
-		// IsAsm turns off the Intel jump-erratum padding (NOPs so that no
-		// jump crosses or ends on a 32-byte boundary), which golang-asm
-		// applies by default: larger code and slower assembly.
-		IsAsm: true,
-	}
-	a.ctxt.DiagFunc = func(format string, args ...interface{}) {
-		var bad *obj.Prog
-		args = append([]interface{}(nil), args...)
-		for i, x := range args {
-			if p, ok := x.(*obj.Prog); ok {
-				bad = p
-				args[i] = p.InstructionString()
-			}
-		}
-		panic(diagPanic{fmt.Sprintf(format, args...), bad})
-	}
-	a.ctxt.DiagFlush = func() {}
-	a.sym.Name = "miniil.blob"
-	a.labelSym.Name = "miniil.label"
-	return a
-}
+// NewAssembler returns an Assembler, ready for the first blob.
+func NewAssembler() *Assembler { return &Assembler{} }
 
 // Reset starts a new blob, discarding everything emitted since the last
-// Reset. The link context and all internal storage are kept.
+// Reset. All internal storage is kept.
 func (a *Assembler) Reset() {
-	a.n = 0
-	a.meta = a.meta[:0]
-	a.rest = a.rest[:0]
+	a.code = a.code[:0]
+	a.jumps = a.jumps[:0]
+	a.fixups = a.fixups[:0]
 	a.labels = a.labels[:0]
 	a.marks = a.marks[:0]
 	a.ninsn = 0
@@ -295,9 +267,11 @@ func (a *Assembler) Reset() {
 	a.done = false
 }
 
+func (a *Assembler) here() pos { return pos{int32(len(a.code)), int32(len(a.jumps))} }
+
 // NewLabel returns a new unbound label.
 func (a *Assembler) NewLabel() Label {
-	a.labels = append(a.labels, -1)
+	a.labels = append(a.labels, pos{-1, 0})
 	return Label(len(a.labels) - 1)
 }
 
@@ -308,14 +282,14 @@ func (a *Assembler) Bind(l Label) {
 		return
 	}
 	if l < 0 || int(l) >= len(a.labels) {
-		a.fail(-1, badOp, fmt.Sprintf("Bind of unknown label L%d", l))
+		a.fail(-1, badOp, "Bind of unknown label L"+strconv.Itoa(int(l)))
 		return
 	}
-	if a.labels[l] >= 0 {
-		a.fail(-1, badOp, fmt.Sprintf("label L%d bound twice", l))
+	if a.labels[l].off >= 0 {
+		a.fail(-1, badOp, "label L"+strconv.Itoa(int(l))+" bound twice")
 		return
 	}
-	a.labels[l] = int32(a.n)
+	a.labels[l] = a.here()
 }
 
 // Mark records the position of the next instruction (or the end of the
@@ -323,7 +297,7 @@ func (a *Assembler) Bind(l Label) {
 // Use it for call-site return addresses (Mark after the CALL) and block
 // starts. Marks cost nothing in the code.
 func (a *Assembler) Mark() MarkID {
-	a.marks = append(a.marks, int32(a.n))
+	a.marks = append(a.marks, a.here())
 	return MarkID(len(a.marks) - 1)
 }
 
@@ -333,45 +307,18 @@ func (a *Assembler) fail(insn int32, op Op, msg string) {
 	}
 }
 
-func (a *Assembler) prog(i int) *obj.Prog {
-	return &a.chunks[i>>chunkShift][i&chunkMask]
-}
-
-// newProg appends a zeroed Prog linked after the previous one.
-func (a *Assembler) newProg(as obj.As, insn int32, op Op) (*obj.Prog, *progMeta) {
-	c := a.n >> chunkShift
-	if c == len(a.chunks) {
-		a.chunks = append(a.chunks, make([]obj.Prog, chunkSize))
-	}
-	p := &a.chunks[c][a.n&chunkMask]
-	*p = obj.Prog{Ctxt: a.ctxt, As: as}
-	if a.n > 0 {
-		a.prog(a.n - 1).Link = p
-	}
-	a.n++
-	a.meta = append(a.meta, progMeta{insn: insn, op: op})
-	return p, &a.meta[len(a.meta)-1]
-}
-
-// addr converts o into dst; it returns an error message or "".
-func (a *Assembler) addr(dst *obj.Addr, o Operand, m *progMeta) string {
+// checkOperand returns an error message if o is malformed.
+func (a *Assembler) checkOperand(o *Operand) string {
 	switch o.kind {
 	case kindReg:
 		if !o.reg.IsGPR() && !o.reg.IsXMM() {
 			return "invalid register " + o.reg.String()
 		}
-		dst.Type = obj.TYPE_REG
-		dst.Reg = o.reg.goReg()
 	case kindImm:
-		dst.Type = obj.TYPE_CONST
-		dst.Offset = o.val
 	case kindMem:
 		if !o.reg.IsGPR() {
 			return "memory base must be a general-purpose register, not " + o.reg.String()
 		}
-		dst.Type = obj.TYPE_MEM
-		dst.Reg = o.reg.goReg()
-		dst.Offset = o.val
 		if o.index != NoReg {
 			if !o.index.IsGPR() || o.index == RSP {
 				return "invalid memory index register " + o.index.String()
@@ -381,21 +328,11 @@ func (a *Assembler) addr(dst *obj.Addr, o Operand, m *progMeta) string {
 			default:
 				return "memory scale must be 1, 2, 4 or 8, not " + strconv.Itoa(int(o.scale))
 			}
-			dst.Index = o.index.goReg()
-			dst.Scale = int16(o.scale)
 		}
 	case kindLabel:
 		if o.label < 0 || int(o.label) >= len(a.labels) {
-			return fmt.Sprintf("unknown label L%d", o.label)
+			return "unknown label L" + strconv.Itoa(int(o.label))
 		}
-		if m.kind != metaPlain {
-			return "more than one label operand"
-		}
-		m.kind = metaLabelDisp
-		m.label = o.label
-		dst.Type = obj.TYPE_MEM
-		dst.Name = obj.NAME_EXTERN
-		dst.Sym = &a.labelSym
 	default:
 		return "invalid (zero) operand"
 	}
@@ -444,53 +381,52 @@ func (a *Assembler) I(op Op, ops ...Operand) {
 		a.fail(insn, op, "wrong number of operands: "+strconv.Itoa(n))
 		return
 	}
+	labels := 0
 	for i := range ops {
-		if ops[i].kind == kindImm {
-			if msg := checkImm(op, ops[i].val, ops[n-1]); msg != "" {
+		o := &ops[i]
+		if msg := a.checkOperand(o); msg != "" {
+			a.fail(insn, op, msg)
+			return
+		}
+		switch o.kind {
+		case kindImm:
+			if msg := checkImm(op, o.val, ops[n-1]); msg != "" {
 				a.fail(insn, op, msg)
+				return
+			}
+		case kindLabel:
+			if labels++; labels > 1 {
+				a.fail(insn, op, "more than one label operand")
 				return
 			}
 		}
 	}
-	if op == INT3 {
-		p, _ := a.newProg(x86.ABYTE, insn, op)
-		p.From.Type = obj.TYPE_CONST
-		p.From.Offset = 0xCC
+	start := len(a.code)
+	nfix := len(a.fixups)
+	if !a.encode(op, info, ops, insn) {
+		a.code = a.code[:start]
+		a.fixups = a.fixups[:nfix]
+		a.fail(insn, op, "invalid instruction: "+op.String()+" "+operandList(ops))
 		return
 	}
-	p, m := a.newProg(info.as, insn, op)
-	var msg string
-	switch n {
-	case 1:
-		if info.arity == ar1Dst || info.arity == arJmpCall {
-			msg = a.addr(&p.To, ops[0], m)
-		} else {
-			msg = a.addr(&p.From, ops[0], m)
-		}
-	case 2:
-		msg = a.addr(&p.From, ops[0], m)
-		if msg == "" {
-			msg = a.addr(&p.To, ops[1], m)
-		}
-	case 3:
-		a.rest = append(a.rest, obj.Addr{})
-		r := a.rest[len(a.rest)-1:]
-		msg = a.addr(&p.From, ops[0], m)
-		if msg == "" {
-			msg = a.addr(&r[0], ops[1], m)
-		}
-		if msg == "" {
-			msg = a.addr(&p.To, ops[2], m)
-		}
-		p.RestArgs = r[:1:1]
-	}
-	if msg != "" {
-		a.fail(insn, op, msg)
+	if len(a.fixups) > nfix {
+		a.fixups[nfix].end = int32(len(a.code))
 	}
 }
 
+func operandList(ops []Operand) string {
+	s := ""
+	for i, o := range ops {
+		if i > 0 {
+			s += ", "
+		}
+		s += o.String()
+	}
+	return s
+}
+
 // Jump emits a jump to l: op is JMP, a conditional jump (JEQ ... JPC, see
-// Cond.Jcc) or CALL. golang-asm picks the short (rel8) or near (rel32)
+// Cond.Jcc) or CALL. Assemble picks the short (rel8) or near (rel32)
 // form for JMP and Jcc; CALL is always E8 rel32.
 func (a *Assembler) Jump(op Op, l Label) {
 	insn := a.ninsn
@@ -503,44 +439,41 @@ func (a *Assembler) Jump(op Op, l Label) {
 		return
 	}
 	if l < 0 || int(l) >= len(a.labels) {
-		a.fail(insn, op, fmt.Sprintf("unknown label L%d", l))
+		a.fail(insn, op, "unknown label L"+strconv.Itoa(int(l)))
 		return
 	}
-	p, m := a.newProg(opTable[op].as, insn, op)
-	m.label = l
-	if op == CALL {
-		// golang-asm cannot CALL a branch target (it wants a symbol and
-		// log.Fatalfs without one): emit CALL $0, the E8 rel32 form with an
-		// R_PCREL relocation, and patch the displacement after assembly.
-		m.kind = metaLabelDisp
-		p.To.Type = obj.TYPE_CONST
-		return
+	switch op {
+	case CALL:
+		a.code = append(a.code, 0xE8, 0, 0, 0, 0)
+		e := int32(len(a.code))
+		a.fixups = append(a.fixups, fixup{at: e - 4, end: e, nj: int32(len(a.jumps)), label: l, insn: insn, op: op})
+	case JMP:
+		a.jumps = append(a.jumps, jump{at: int32(len(a.code)), label: l, cc: jmpAlways, insn: insn})
+	default:
+		a.jumps = append(a.jumps, jump{at: int32(len(a.code)), label: l, cc: opTable[op].op1 - 0x80, insn: insn})
 	}
-	m.kind = metaJump
-	p.To.Type = obj.TYPE_BRANCH
 }
 
-// Bytes emits raw bytes (for encodings golang-asm lacks, or data such as
-// constants addressed with LabelAddr).
+// Bytes emits raw bytes (for encodings the Assembler lacks, or data such
+// as constants addressed with LabelAddr).
 func (a *Assembler) Bytes(b ...byte) {
-	insn := a.ninsn
 	a.ninsn++
 	if a.err != nil {
 		return
 	}
-	for _, x := range b {
-		p, _ := a.newProg(x86.ABYTE, insn, badOp)
-		p.From.Type = obj.TYPE_CONST
-		p.From.Offset = int64(x)
-	}
+	a.code = append(a.code, b...)
 }
 
 // Assemble assembles the blob emitted since the last Reset (or
-// NewAssembler). It returns the first error: one recorded while emitting,
-// a label referenced but never bound, or a golang-asm diagnostic
-// (typically "invalid instruction" for an operand combination the
-// instruction does not have). Call Reset before starting the next blob.
-func (a *Assembler) Assemble() (blob *Blob, err error) {
+// NewAssembler). It returns the first error: one recorded while emitting
+// (such as "invalid instruction" for an operand combination the
+// instruction does not have) or a label referenced but never bound. Call
+// Reset before starting the next blob.
+//
+// Jumps start short and become near while one does not reach its target
+// (growing a jump only moves targets further), so the result is the
+// least fixed point: every jump that can be short is.
+func (a *Assembler) Assemble() (*Blob, error) {
 	if a.done {
 		return nil, &Error{Index: -1, Msg: "Assemble called twice without Reset"}
 	}
@@ -548,125 +481,106 @@ func (a *Assembler) Assemble() (blob *Blob, err error) {
 	if a.err != nil {
 		return nil, a.err
 	}
-	// Every referenced label must be bound; a label bound at the very end
-	// needs a (zero-size) Prog to stand for it.
-	anchor := false
-	for i := range a.meta {
-		m := &a.meta[i]
-		if m.kind != metaPlain {
-			b := a.labels[m.label]
-			if b < 0 {
-				return nil, &Error{Index: int(m.insn), Op: m.op, Msg: fmt.Sprintf("label L%d is never bound", m.label)}
+	for i := range a.jumps {
+		j := &a.jumps[i]
+		if a.labels[j.label].off < 0 {
+			op := JMP
+			if j.cc != jmpAlways {
+				op = JEQ + Op(jccToCond[j.cc])
 			}
-			if int(b) == a.n {
-				anchor = true
+			return nil, &Error{Index: int(j.insn), Op: op, Msg: "label L" + strconv.Itoa(int(j.label)) + " is never bound"}
+		}
+	}
+	for i := range a.fixups {
+		f := &a.fixups[i]
+		if a.labels[f.label].off < 0 {
+			return nil, &Error{Index: int(f.insn), Op: f.op, Msg: "label L" + strconv.Itoa(int(f.label)) + " is never bound"}
+		}
+	}
+	nj := len(a.jumps)
+	if cap(a.cum) < nj+1 {
+		a.size = make([]uint8, nj, nj+nj/2)
+		a.cum = make([]int32, nj+1, nj+nj/2+1)
+	}
+	size, cum := a.size[:nj], a.cum[:nj+1]
+	for i := range size {
+		size[i] = 2
+	}
+	for {
+		var c int32
+		for i := range size {
+			cum[i] = c
+			c += int32(size[i])
+		}
+		cum[nj] = c
+		grown := false
+		for i := range a.jumps {
+			j := &a.jumps[i]
+			if size[i] != 2 {
+				continue
+			}
+			t := a.labels[j.label]
+			d := t.off + cum[t.nj] - (j.at + cum[i] + 2)
+			if d < -128 || d > 127 {
+				size[i] = 5
+				if j.cc != jmpAlways {
+					size[i] = 6
+				}
+				grown = true
 			}
 		}
-	}
-	if a.n == 0 {
-		return a.blob(nil), nil
-	}
-	if anchor {
-		a.newProg(obj.ANOP, -1, badOp)
-	}
-	for i := range a.meta {
-		if m := &a.meta[i]; m.kind == metaJump {
-			a.prog(i).To.SetTarget(a.prog(int(a.labels[m.label])))
+		if !grown {
+			break
 		}
 	}
-
-	defer func() {
-		if r := recover(); r != nil {
-			blob = nil
-			err = a.panicError(r)
+	code := make([]byte, len(a.code)+int(cum[nj]))
+	src, dst := 0, 0
+	for i := range a.jumps {
+		j := &a.jumps[i]
+		dst += copy(code[dst:], a.code[src:j.at])
+		src = int(j.at)
+		t := a.labels[j.label]
+		end := int32(dst) + int32(size[i])
+		d := t.off + cum[t.nj] - end
+		switch {
+		case size[i] == 2 && j.cc == jmpAlways:
+			code[dst], code[dst+1] = 0xEB, byte(d)
+		case size[i] == 2:
+			code[dst], code[dst+1] = 0x70+j.cc, byte(d)
+		case j.cc == jmpAlways:
+			code[dst] = 0xE9
+			binary.LittleEndian.PutUint32(code[dst+1:], uint32(d))
+		default:
+			code[dst], code[dst+1] = 0x0F, 0x80+j.cc
+			binary.LittleEndian.PutUint32(code[dst+2:], uint32(d))
 		}
-	}()
-	a.ctxt.Errors = 0
-	a.fn = obj.FuncInfo{Text: a.prog(0)}
-	a.sym.Func = &a.fn
-	a.sym.P = nil // span6 does nothing if P is set
-	a.sym.R = a.sym.R[:0]
-	a.sym.Size = 0
-	x86.Linkamd64.Assemble(a.ctxt, &a.sym, a.ctxt.NewProg)
-	if a.ctxt.Errors != 0 {
-		return nil, &Error{Index: -1, Msg: "golang-asm reported an error"}
+		dst = int(end)
 	}
-	code := a.sym.P[:a.sym.Size:a.sym.Size]
-	if err := a.patch(code); err != nil {
-		return nil, err
+	copy(code[dst:], a.code[src:])
+	for i := range a.fixups {
+		f := &a.fixups[i]
+		t := a.labels[f.label]
+		shift := cum[f.nj]
+		d := t.off + cum[t.nj] - (f.end + shift)
+		binary.LittleEndian.PutUint32(code[f.at+shift:], uint32(d))
 	}
-	return a.blob(code), nil
-}
-
-// patch writes the rel32/disp32 fields of CALLs to labels and LabelAddr
-// operands. golang-asm recorded each as a relocation of size 4 at the
-// field (relocations are in instruction order); x86 measures the
-// displacement from the end of the instruction.
-func (a *Assembler) patch(code []byte) error {
-	rs := a.sym.R
-	ri := 0
-	for i := range a.meta {
-		m := &a.meta[i]
-		if m.kind != metaLabelDisp {
-			continue
-		}
-		p := a.prog(i)
-		end := p.Pc + int64(p.Isize)
-		for ri < len(rs) && rs[ri].Type != objabi.R_PCREL {
-			ri++ // R_CALLIND markers of indirect calls and the like
-		}
-		if ri >= len(rs) || int64(rs[ri].Off) < p.Pc || int64(rs[ri].Off)+4 > end || rs[ri].Siz != 4 {
-			return &Error{Index: int(m.insn), Op: m.op, Msg: "internal error: no relocation for label operand"}
-		}
-		disp := a.prog(int(a.labels[m.label])).Pc - end
-		binary.LittleEndian.PutUint32(code[rs[ri].Off:], uint32(int32(disp)))
-		ri++
-	}
-	for ; ri < len(rs); ri++ {
-		if rs[ri].Type == objabi.R_PCREL {
-			return &Error{Index: -1, Msg: "internal error: unexpected relocation"}
-		}
-	}
-	return nil
-}
-
-func (a *Assembler) blob(code []byte) *Blob {
 	offs := make([]int, len(a.labels)+len(a.marks))
 	b := &Blob{Code: code, Labels: offs[:len(a.labels):len(a.labels)], Marks: offs[len(a.labels):]}
-	if code == nil {
-		b.Code = []byte{}
-	}
-	off := func(i int32) int {
-		if int(i) >= a.n {
-			return len(code)
-		}
-		return int(a.prog(int(i)).Pc)
-	}
-	for l, i := range a.labels {
-		if i < 0 {
+	for l, p := range a.labels {
+		if p.off < 0 {
 			b.Labels[l] = -1
 		} else {
-			b.Labels[l] = off(i)
+			b.Labels[l] = int(p.off + cum[p.nj])
 		}
 	}
-	for m, i := range a.marks {
-		b.Marks[m] = off(i)
+	for m, p := range a.marks {
+		b.Marks[m] = int(p.off + cum[p.nj])
 	}
-	return b
+	return b, nil
 }
 
-func (a *Assembler) panicError(r interface{}) *Error {
-	d, ok := r.(diagPanic)
-	if !ok {
-		return &Error{Index: -1, Msg: fmt.Sprintf("internal error in golang-asm: %v", r)}
-	}
-	if d.prog != nil {
-		for i := 0; i < a.n; i++ {
-			if a.prog(i) == d.prog {
-				m := &a.meta[i]
-				return &Error{Index: int(m.insn), Op: m.op, Msg: d.msg}
-			}
-		}
-	}
-	return &Error{Index: -1, Msg: d.msg}
+// jccToCond maps Intel condition numbers back to Cond (for errors).
+var jccToCond = [16]Cond{
+	0: CondOS, 1: CondOC, 2: CondCS, 3: CondCC, 4: CondEQ, 5: CondNE, 6: CondLS, 7: CondHI,
+	8: CondMI, 9: CondPL, 10: CondPS, 11: CondPC, 12: CondLT, 13: CondGE, 14: CondLE, 15: CondGT,
 }

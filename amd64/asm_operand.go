@@ -3,8 +3,6 @@ package amd64
 import (
 	"fmt"
 	"strconv"
-
-	"github.com/twitchyliquid64/golang-asm/obj/x86"
 )
 
 // Reg is an amd64 register: a general-purpose register (RAX..R15, numbered
@@ -85,14 +83,6 @@ func (r Reg) IsXMM() bool { return r >= X0 && r <= X15 }
 // Num returns the register's 4-bit hardware number (RAX=0, R15=15, X3=3).
 func (r Reg) Num() int { return int(r) & 15 }
 
-// goReg maps r to golang-asm's register number. r must be valid.
-func (r Reg) goReg() int16 {
-	if r.IsGPR() {
-		return x86.REG_AX + int16(r)
-	}
-	return x86.REG_X0 + int16(r-X0)
-}
-
 type operandKind uint8
 
 const (
@@ -143,10 +133,8 @@ func MemIdx(base, index Reg, scale uint8, disp int32) Operand {
 // (for example a constant emitted with Assembler.Bytes after a bound
 // label). At most one LabelAddr operand per instruction.
 //
-// golang-asm cannot address a branch target, so the instruction is encoded
-// as a reference to a private symbol, which golang-asm records as an
-// R_PCREL relocation at the 4-byte displacement; after assembly Assemble
-// writes label offset - end of instruction (Prog.Pc + Prog.Isize) there.
+// The encoder records the 4-byte displacement as a fixup; once the jumps
+// are sized, Assemble writes label offset - end of instruction there.
 func LabelAddr(l Label) Operand {
 	return Operand{kind: kindLabel, label: l, reg: NoReg, index: NoReg}
 }

@@ -751,7 +751,7 @@ func TestErrors(t *testing.T) {
 }
 
 // branchy emits a function with many short and long conditional branches.
-func branchy(a *Assembler, n int) {
+func branchy(a asmAPI, n int) {
 	top := a.NewLabel()
 	out := a.NewLabel()
 	a.Bind(top)
@@ -780,10 +780,15 @@ func TestNoNopPadding(t *testing.T) {
 			t.Fatalf("NOP in code:\n%s", Dump(b.Code))
 		}
 	}
-	// Control: with IsAsm off golang-asm pads jumps with NOPs.
-	pad := NewAssembler()
+	// Control: golang-asm (the oracle) with IsAsm off pads jumps with NOPs.
+	pad := newGoAssembler()
 	pad.ctxt.IsAsm = false
-	bp := assemble(t, pad, func(a *Assembler) { branchy(a, 100) })
+	pad.Reset()
+	branchy(pad, 100)
+	bp, err := pad.Assemble()
+	if err != nil {
+		t.Fatal(err)
+	}
 	nops := 0
 	for _, inst := range decodeAll(t, bp.Code) {
 		if inst.Op == x86asm.NOP {
@@ -902,7 +907,7 @@ func TestStrings(t *testing.T) {
 		}
 	}
 	for op := Op(1); op < numOps; op++ {
-		if opTable[op].name == "" || opTable[op].as == 0 {
+		if opTable[op].name == "" || opTable[op].enc == encNone {
 			t.Errorf("op %d has no table entry", op)
 		}
 	}

@@ -122,7 +122,7 @@ func (p *plan) analyze(f *ir.Func) {
 	defs := make([]int, len(f.Kinds))
 	p.consts = map[ir.Value]int64{}
 	for _, b := range f.Blocks {
-		for _, in := range b.Code() {
+		for in := range b.Each {
 			for _, v := range in.Args {
 				p.uses[v]++
 			}
@@ -165,7 +165,7 @@ func (p *plan) analyze(f *ir.Func) {
 		p.slotless[v] = true
 	}
 	for _, b := range f.Blocks {
-		for _, in := range b.Code() {
+		for in := range b.Each {
 			for k, v := range in.Args {
 				if !p.slotless[v] || k == 1 && intDivision(in) {
 					continue
@@ -296,11 +296,19 @@ var (
 	commutative = map[ir.Op]bool{ir.OpAdd: true, ir.OpMul: true, ir.OpAnd: true, ir.OpOr: true, ir.OpXor: true}
 )
 
+// setElide records that d needs no slot.
+func (bp *blockPlan) setElide(d ir.Value) {
+	if bp.elide == nil {
+		bp.elide = map[ir.Value]bool{}
+	}
+	bp.elide[d] = true
+}
+
 // planBlock plans block b: its fused compare, and which results need no
 // slot (a temporary used once, by the next instruction, which reads it
 // through load while RAX still holds it).
 func (p *plan) planBlock(f *ir.Func, b *ir.Block) blockPlan {
-	bp := blockPlan{fused: p.fusable(b), elide: map[ir.Value]bool{}, into: map[ir.Value]Reg{}}
+	bp := blockPlan{fused: p.fusable(b)} // elide and into are made on first use: most blocks need neither
 	bp.lenOf.length, bp.lenOf.array = ir.NoValue, ir.NoValue
 	for i, in := range b.Instrs {
 		d := in.Dst
@@ -319,16 +327,19 @@ func (p *plan) planBlock(f *ir.Func, b *ir.Block) blockPlan {
 		}
 		if next == bp.fused {
 			if next.Args[0] == d && next.Args[1] != d {
-				bp.elide[d] = true
+				bp.setElide(d)
 			}
 			continue
 		}
 		if consumes(f, next, d) {
-			bp.elide[d] = true
+			bp.setElide(d)
 			if intOps[in.Op][0] != 0 && (next.Op == ir.OpCall || next.Op == ir.OpCallVirt) {
 				locs, _ := classify(kinds(f, next.Args))
 				for k, a := range next.Args {
 					if a == d {
+						if bp.into == nil {
+							bp.into = map[ir.Value]Reg{}
+						}
 						bp.into[d] = locs[k].reg
 					}
 				}

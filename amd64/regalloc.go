@@ -100,8 +100,13 @@ func allocate(f *ir.Func, lay *funclet.Layout, skip map[ir.Value]bool) ([]Reg, [
 	index := blockIndex(blocks)
 	for _, fn := range lay.Funcs[1:] {
 		for _, b := range fn.Blocks {
-			for _, in := range b.Code() {
-				for _, v := range append([]ir.Value{in.Dst, in.Dst2}, in.Args...) {
+			for in := range b.Each {
+				for _, v := range [2]ir.Value{in.Dst, in.Dst2} {
+					if v != ir.NoValue {
+						framed.Add(v)
+					}
+				}
+				for _, v := range in.Args {
 					if v != ir.NoValue {
 						framed.Add(v)
 					}
@@ -253,7 +258,7 @@ func intervals(f *ir.Func, blocks []*ir.Block, live []blockLive) (ivs []interval
 		for d := 0; d < min(depth[bi], 6); d++ {
 			w *= 8
 		}
-		for _, in := range b.Code() {
+		for in := range b.Each {
 			for _, a := range in.Args {
 				touch(a, pos, w)
 			}
@@ -403,57 +408,111 @@ func liveness(f *ir.Func, blocks []*ir.Block) []blockLive {
 // accepts (nil: every value).
 func livenessOf(f *ir.Func, blocks []*ir.Block, only func(ir.Kind) bool) []blockLive {
 	nv := len(f.Kinds)
+	nb := len(blocks)
 	index := blockIndex(blocks)
-	live := make([]blockLive, len(blocks))
 	// Per value: the blocks that read it before any write (upward-exposed
-	// uses), and the blocks that write it.
-	uses := make([][]int32, nv)
-	defs := make([][]int32, nv)
-	lastUse := make([]int32, nv) // block+1 that last recorded a use or def of v
-	lastDef := make([]int32, nv)
-	for i, b := range blocks {
-		mark := int32(i + 1)
-		for _, in := range b.Code() {
-			for _, a := range in.Args {
-				if only != nil && !only(f.Kinds[a]) {
-					continue
-				}
-				if lastDef[a] != mark && lastUse[a] != mark {
-					lastUse[a] = mark
-					uses[a] = append(uses[a], int32(i))
-				}
+	// uses), and the blocks that write it, as flat lists (value v's are
+	// uses[ustart[v]:ustart[v+1]]): counted in a first walk over the code,
+	// filled in a second (marks i+1, then -(i+1)). One allocation for all
+	// the per-value and per-block arrays.
+	ints := make([]int32, 6*nv+2+3*nb+1)
+	ustart, ints := ints[:nv+1], ints[nv+1:]
+	dstart, ints := ints[:nv+1], ints[nv+1:]
+	ucur, ints := ints[:nv], ints[nv:]
+	dcur, ints := ints[:nv], ints[nv:]
+	lastUse, ints := ints[:nv], ints[nv:] // mark of the block that last recorded a use or def of v
+	lastDef, ints := ints[:nv], ints[nv:]
+	pstart, ints := ints[:nb+1], ints[nb+1:]
+	inMark, ints := ints[:nb], ints[nb:] // value+1 live into the block
+	outMark := ints[:nb]                 // value+1 live out of the block
+	walk := func(fill bool, uses, defs []int32) {
+		for i, b := range blocks {
+			mark := int32(i + 1)
+			if fill {
+				mark = -mark
 			}
-			for _, d := range []ir.Value{in.Dst, in.Dst2} {
-				if d != ir.NoValue && lastDef[d] != mark {
-					lastDef[d] = mark
-					defs[d] = append(defs[d], int32(i))
+			for k := 0; k <= len(b.Instrs); k++ {
+				in := b.Term
+				if k < len(b.Instrs) {
+					in = b.Instrs[k]
+				}
+				for _, a := range in.Args {
+					if only != nil && !only(f.Kinds[a]) {
+						continue
+					}
+					if lastDef[a] != mark && lastUse[a] != mark {
+						lastUse[a] = mark
+						if fill {
+							uses[ucur[a]] = int32(i)
+							ucur[a]++
+						} else {
+							ustart[a+1]++
+						}
+					}
+				}
+				for _, d := range [2]ir.Value{in.Dst, in.Dst2} {
+					if d != ir.NoValue && lastDef[d] != mark {
+						lastDef[d] = mark
+						if fill {
+							defs[dcur[d]] = int32(i)
+							dcur[d]++
+						} else {
+							dstart[d+1]++
+						}
+					}
 				}
 			}
 		}
 	}
+	walk(false, nil, nil)
+	for v := range nv {
+		ustart[v+1] += ustart[v]
+		dstart[v+1] += dstart[v]
+	}
+	copy(ucur, ustart[:nv])
+	copy(dcur, dstart[:nv])
+	flat := make([]int32, ustart[nv]+dstart[nv])
+	uses, defs := flat[:ustart[nv]], flat[ustart[nv]:]
+	walk(true, uses, defs)
 	// Predecessors among the blocks, from the successor lists (the
-	// dataflow's edges).
-	preds := make([][]int32, len(blocks))
+	// dataflow's edges), flat as well.
+	for _, b := range blocks {
+		for _, s := range b.Succs {
+			if k, ok := index[s]; ok {
+				pstart[k+1]++
+			}
+		}
+	}
+	for k := range nb {
+		pstart[k+1] += pstart[k]
+	}
+	preds := make([]int32, pstart[nb])
+	pcur := inMark // free until the dataflow below
+	copy(pcur, pstart[:nb])
 	for i, b := range blocks {
 		for _, s := range b.Succs {
 			if k, ok := index[s]; ok {
-				preds[k] = append(preds[k], int32(i))
+				preds[pcur[k]] = int32(i)
+				pcur[k]++
 			}
 		}
 	}
-	defines := make([]bool, len(blocks))
-	inMark := make([]int32, len(blocks))  // value+1 live into the block
-	outMark := make([]int32, len(blocks)) // value+1 live out of the block
+	clear(inMark)
+	defines := make([]bool, nb)
+	// The live sets, as (block, value) pairs in increasing value order,
+	// bucketed by block at the end.
+	var ins, outs []livePair
 	var work []int32
 	for v := range nv {
-		if len(uses[v]) == 0 {
+		if ustart[v] == ustart[v+1] {
 			continue
 		}
 		mark := int32(v + 1)
-		for _, i := range defs[v] {
+		vdefs := defs[dstart[v]:dstart[v+1]]
+		for _, i := range vdefs {
 			defines[i] = true
 		}
-		for _, i := range uses[v] {
+		for _, i := range uses[ustart[v]:ustart[v+1]] {
 			if inMark[i] != mark {
 				inMark[i] = mark
 				work = append(work, i)
@@ -462,24 +521,64 @@ func livenessOf(f *ir.Func, blocks []*ir.Block, only func(ir.Kind) bool) []block
 		for len(work) > 0 {
 			i := work[len(work)-1]
 			work = work[:len(work)-1]
-			live[i].in = append(live[i].in, ir.Value(v))
-			for _, k := range preds[i] {
+			ins = append(ins, livePair{i, ir.Value(v)})
+			for _, k := range preds[pstart[i]:pstart[i+1]] {
 				if outMark[k] == mark {
 					continue
 				}
 				outMark[k] = mark
-				live[k].out = append(live[k].out, ir.Value(v))
+				outs = append(outs, livePair{k, ir.Value(v)})
 				if !defines[k] && inMark[k] != mark {
 					inMark[k] = mark
-					work = append(work, int32(k))
+					work = append(work, k)
 				}
 			}
 		}
-		for _, i := range defs[v] {
+		for _, i := range vdefs {
 			defines[i] = false
 		}
 	}
+	live := make([]blockLive, nb)
+	vals := make([]ir.Value, len(ins)+len(outs))
+	bucketLive(live, ins, vals[:len(ins)], pstart, true)
+	bucketLive(live, outs, vals[len(ins):], pstart, false)
 	return live
+}
+
+// livePair is a value live into or out of block b.
+type livePair struct {
+	b int32
+	v ir.Value
+}
+
+// bucketLive sets each block's in (or out) set from pairs, in their
+// order, using vals as storage and start (len(live)+1) as scratch.
+func bucketLive(live []blockLive, pairs []livePair, vals []ir.Value, start []int32, in bool) {
+	clear(start)
+	for _, p := range pairs {
+		start[p.b+1]++
+	}
+	for k := range len(live) {
+		start[k+1] += start[k]
+	}
+	for k := range live {
+		lo, hi := start[k], start[k+1]
+		if lo == hi {
+			continue
+		}
+		if in {
+			live[k].in = vals[lo:lo:hi]
+		} else {
+			live[k].out = vals[lo:lo:hi]
+		}
+	}
+	for _, p := range pairs {
+		if in {
+			live[p.b].in = append(live[p.b].in, p.v)
+		} else {
+			live[p.b].out = append(live[p.b].out, p.v)
+		}
+	}
 }
 
 // resumableFinallys returns the clauses whose finally holds a try: a

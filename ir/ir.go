@@ -297,6 +297,18 @@ type Block struct {
 	Region   *Region // innermost EH region containing the block (nil: none)
 }
 
+// Each yields the block's instructions followed by its terminator, as
+// Code does but without copying them: for in := range b.Each { ... }.
+// The block must not change while it yields.
+func (b *Block) Each(yield func(*Instr) bool) {
+	for _, in := range b.Instrs {
+		if !yield(in) {
+			return
+		}
+	}
+	yield(b.Term)
+}
+
 // Code returns the block's instructions followed by its terminator, in a
 // new slice (b.Instrs is never appended to).
 func (b *Block) Code() []*Instr {

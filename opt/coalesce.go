@@ -17,7 +17,7 @@ import "miniil/ir"
 func Coalesce(f *ir.Func) int {
 	uses := make([]int32, len(f.Kinds))
 	for _, b := range f.Blocks {
-		for _, in := range b.Code() {
+		for in := range b.Each {
 			for _, a := range in.Args {
 				uses[a]++
 			}

@@ -66,11 +66,27 @@ type Importer func(m *il.Method) (*ir.Func, error)
 // the callees with imp, and returns the number of calls inlined. f keeps
 // its blocks numbered by position with their predecessor lists.
 func Inline(f *ir.Func, imp Importer) int {
-	if f.Method.CodeSize > MaxInlinerIL {
+	if f.Method.CodeSize > MaxInlinerIL || !hasCandidate(f, f.Method) {
 		return 0
 	}
 	in := &inliner{imp: imp, cands: map[candKey]*candidate{}, active: map[*il.Method]bool{f.Method: true}}
 	return in.run(f, 0)
+}
+
+// hasCandidate reports whether f calls a method other than self that
+// inlineTarget allows: without one, Inline needs neither loops nor
+// dominators (most methods, since most calls are of larger methods).
+func hasCandidate(f *ir.Func, self *il.Method) bool {
+	for _, b := range f.Blocks {
+		for _, call := range b.Instrs {
+			if (call.Op == ir.OpCall || call.Op == ir.OpCallVirt) && call.Aux.Method != self {
+				if inlineTarget(call) != nil {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // inliner is the state of one Inline: the candidates met so far and the
@@ -103,6 +119,9 @@ type candidate struct {
 
 // run inlines the calls of f at the given inlining depth.
 func (in *inliner) run(f *ir.Func, depth int) int {
+	if !hasCandidate(f, nil) {
+		return 0
+	}
 	loops := FindLoops(f)
 	inLoop := map[*ir.Block]bool{}
 	for _, b := range f.Blocks {
@@ -233,7 +252,7 @@ func (in *inliner) build(m *il.Method, depth int) *candidate {
 	}
 	c := &candidate{f: f, written: make([]bool, f.NumArgs), size: countInstrs(f)}
 	for _, b := range f.Blocks {
-		for _, x := range b.Code() {
+		for x := range b.Each {
 			for _, d := range []ir.Value{x.Dst, x.Dst2} {
 				if d != ir.NoValue && int(d) < f.NumArgs {
 					c.written[d] = true

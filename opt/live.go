@@ -30,7 +30,7 @@ func liveness(f *ir.Func, track func(ir.Value) bool) *liveSets {
 	for i, b := range f.Blocks {
 		use[i], def[i] = ir.NewValueSet(n), ir.NewValueSet(n)
 		l.in[i], l.out[i] = ir.NewValueSet(n), ir.NewValueSet(n)
-		for _, in := range b.Code() {
+		for in := range b.Each {
 			for _, a := range in.Args {
 				if k := l.bit[a]; k >= 0 && !def[i].Has(ir.Value(k)) {
 					use[i].Add(ir.Value(k))
@@ -135,7 +135,7 @@ func MarkUntracked(f *ir.Func) {
 	}
 	for _, b := range f.Blocks {
 		h := b.Region.Funclet()
-		for _, in := range b.Code() {
+		for in := range b.Each {
 			mention(in.Dst, h)
 			mention(in.Dst2, h)
 			for _, a := range in.Args {

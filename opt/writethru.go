@@ -41,7 +41,7 @@ func WriteThru(f *ir.Func) int {
 	filterDefs := ir.NewValueSet(n)
 	for _, b := range f.Blocks {
 		h := b.Region.Funclet()
-		for _, in := range b.Code() {
+		for in := range b.Each {
 			set := inMain
 			if h != nil {
 				set = inHandler

@@ -289,7 +289,8 @@ func (r *reader) finish() {
 			visit(s)
 		}
 	}
-	var hot, cold []*ir.Block
+	hot := make([]*ir.Block, 0, len(f.Blocks))
+	var cold []*ir.Block
 	for _, b := range f.Blocks {
 		if !reach[b] {
 			continue
@@ -301,9 +302,26 @@ func (r *reader) finish() {
 		}
 	}
 	f.Blocks = append(hot, cold...)
+	// Predecessor lists carved from one array, each with room for its
+	// own (a pass that adds a predecessor reallocates that list alone).
+	npreds := make([]int32, len(f.Blocks))
+	edges := 0
 	for i, b := range f.Blocks {
 		b.ID = i
 		b.Preds = nil
+	}
+	for _, b := range f.Blocks {
+		for _, s := range b.Succs {
+			if reach[s] {
+				npreds[s.ID]++
+				edges++
+			}
+		}
+	}
+	preds := make([]*ir.Block, edges)
+	for _, b := range f.Blocks {
+		n := int(npreds[b.ID])
+		b.Preds, preds = preds[:0:n], preds[n:]
 	}
 	for _, b := range f.Blocks {
 		for _, s := range b.Succs {

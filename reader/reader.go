@@ -96,6 +96,24 @@ type reader struct {
 	view         map[ir.Value]ir.Value       // struct stack values that read a variable's own block
 	nonNull      map[ir.Value]bool           // addresses known to be non-null
 	structSpills map[structSpillKey]ir.Value // spill temporaries of value-type stack values
+
+	// slab hands out the instructions emit and terminate make, a chunk
+	// at a time (one allocation per chunk instead of one per
+	// instruction).
+	slab []ir.Instr
+}
+
+// newInstr returns a zeroed instruction from the slab.
+func (r *reader) newInstr() *ir.Instr {
+	if len(r.slab) == cap(r.slab) {
+		n := min(2*cap(r.slab), 1024)
+		if n == 0 {
+			n = min(max(16, r.m.CodeSize/2), 1024)
+		}
+		r.slab = make([]ir.Instr, 0, n)
+	}
+	r.slab = r.slab[:len(r.slab)+1]
+	return &r.slab[len(r.slab)-1]
 }
 
 func (r *reader) run() error {
@@ -173,7 +191,8 @@ func endsBlock(op il.Op) bool {
 
 // emit appends an instruction to the current block.
 func (r *reader) emit(op ir.Op, kind ir.Kind, dst ir.Value, args []ir.Value, aux ir.Aux) *ir.Instr {
-	in := &ir.Instr{Op: op, Kind: kind, Dst: dst, Dst2: ir.NoValue, Args: args, Aux: aux, ILOffset: r.ilOff}
+	in := r.newInstr()
+	*in = ir.Instr{Op: op, Kind: kind, Dst: dst, Dst2: ir.NoValue, Args: args, Aux: aux, ILOffset: r.ilOff}
 	r.cur.Instrs = append(r.cur.Instrs, in)
 	return in
 }
@@ -187,7 +206,9 @@ func (r *reader) value(op ir.Op, k ir.Kind, aux ir.Aux, args ...ir.Value) ir.Val
 
 // terminate ends the current block.
 func (r *reader) terminate(op ir.Op, args []ir.Value, aux ir.Aux, succs ...*ir.Block) {
-	r.cur.Term = &ir.Instr{Op: op, Dst: ir.NoValue, Dst2: ir.NoValue, Args: args, Aux: aux, ILOffset: r.ilOff}
+	t := r.newInstr()
+	*t = ir.Instr{Op: op, Dst: ir.NoValue, Dst2: ir.NoValue, Args: args, Aux: aux, ILOffset: r.ilOff}
+	r.cur.Term = t
 	r.cur.Succs = succs
 }
 
