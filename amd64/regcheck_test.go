@@ -230,7 +230,7 @@ func TestCheckAllocRejects(t *testing.T) {
 		{"f", "too few homes", func(x allocFixture) { x.alloc.Homes = x.alloc.Homes[1:] }, "homes for"},
 		{"f", "RAX", func(x allocFixture) { x.move(x.local(1), amd64.RAX) }, "is in a scratch register of the code generator"},
 		{"f", "XMM0", func(x allocFixture) { x.move(x.local(3), amd64.X0) }, "is in a scratch register of the code generator"},
-		{"f", "RDI", func(x allocFixture) { x.move(x.local(1), amd64.RDI) }, "is live in the entry block"},
+		{"f", "RDI", func(x allocFixture) { x.move(x.local(1), amd64.RDI) }, "lives in a block where arguments may still be read"},
 		{"f", "RCX", func(x allocFixture) { x.move(x.local(1), amd64.RCX) }, "is in a scratch register"},
 		{"f", "XMM2", func(x allocFixture) { x.move(x.local(3), amd64.X2) }, "is in an argument register"},
 		{"f", "RSP", func(x allocFixture) { x.move(x.local(1), amd64.RSP) }, "is in the stack or frame pointer"},
