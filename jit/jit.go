@@ -23,6 +23,8 @@
 //	             they are stored to
 //	bce          opt.BoundsChecks: bounds checks of a[i] in counting loops
 //	             over a.Length removed
+//	loophoist    opt.HoistLoops: invariant null checks, array lengths and
+//	             arithmetic of innermost loops moved to their preheaders
 //	layout       funclet.Build: main body and funclets, block order (*funclet.Layout)
 //	regalloc     amd64.Allocate: peephole plan and register homes (*amd64.Alloc)
 //	emit         amd64.Emit: machine code, sites, funclet ranges, GC information (*amd64.Code)
@@ -89,6 +91,7 @@ const (
 	WriteThru   = "writethru"
 	Coalesce    = "coalesce"
 	BCE         = "bce"
+	LoopHoist   = "loophoist"
 	TypeChecks  = "typechecks"
 	NullChecks  = "nullchecks"
 	Unreachable = "unreachable"
@@ -128,6 +131,8 @@ var phases = []Phase{
 		run: func(c *Compiler, m *Method) error { opt.Coalesce(m.Func); return nil }},
 	{Name: BCE, Optional: true, Doc: "remove the bounds checks of a[i] in loops for (i = 0; i < a.Length; i++)", IR: true,
 		run: func(c *Compiler, m *Method) error { opt.BoundsChecks(m.Func); return nil }},
+	{Name: LoopHoist, Optional: true, Doc: "move invariant null checks, array lengths and arithmetic out of innermost loops", IR: true,
+		run: func(c *Compiler, m *Method) error { opt.HoistLoops(m.Func); return nil }},
 	{Name: Layout, Doc: "main body and one funclet per handler, block order",
 		run: func(c *Compiler, m *Method) (err error) {
 			m.Layout, err = funclet.Build(m.Func)

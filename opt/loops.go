@@ -164,8 +164,9 @@ func FindLoops(f *ir.Func) *Loops {
 // header) and makes every edge from outside the loop into the header go
 // to it; the block joins the loops enclosing lp. The dominator tree is
 // not updated: a pass that needs it after creating preheaders finds the
-// loops again. It returns nil when the loop has no entry edge: its
-// header is the method's or a handler's entry, which no block precedes.
+// loops again. When the header is the method's entry, the preheader
+// becomes the entry (block 0; the other blocks move up one). It returns
+// nil when the header is a handler's entry, which no block may precede.
 func (l *Loops) Preheader(f *ir.Func, lp *Loop) *ir.Block {
 	h := lp.Header
 	var outside []*ir.Block
@@ -174,8 +175,11 @@ func (l *Loops) Preheader(f *ir.Func, lp *Loop) *ir.Block {
 			outside = append(outside, p)
 		}
 	}
-	if len(outside) == 0 || h == f.Blocks[0] || isHandlerEntry(f, h) {
+	if isHandlerEntry(f, h) {
 		return nil
+	}
+	if h == f.Blocks[0] {
+		return l.newEntry(f, lp)
 	}
 	if len(outside) == 1 {
 		p := outside[0]
@@ -204,6 +208,27 @@ func (l *Loops) Preheader(f *ir.Func, lp *Loop) *ir.Block {
 	ph.Succs = []*ir.Block{h}
 	h.Preds = append(h.Preds, ph)
 	l.of = append(l.of, lp.Parent)
+	for x := lp.Parent; x != nil; x = x.Parent {
+		x.body = append(x.body, ph)
+		if x == lp.Parent {
+			x.Blocks = append(x.Blocks, ph)
+		}
+	}
+	return ph
+}
+
+// newEntry makes a new entry block for f, jumping to lp's header (the
+// old entry), as lp's preheader.
+func (l *Loops) newEntry(f *ir.Func, lp *Loop) *ir.Block {
+	h := lp.Header
+	ph := &ir.Block{ILOffset: -1, Region: h.Region, Succs: []*ir.Block{h}}
+	ph.Term = &ir.Instr{Op: ir.OpJump, Dst: ir.NoValue, Dst2: ir.NoValue, ILOffset: max(h.ILOffset, 0)}
+	h.Preds = append(h.Preds, ph)
+	f.Blocks = slices.Insert(f.Blocks, 0, ph)
+	for i, b := range f.Blocks {
+		b.ID = i
+	}
+	l.of = slices.Insert(l.of, 0, lp.Parent)
 	for x := lp.Parent; x != nil; x = x.Parent {
 		x.body = append(x.body, ph)
 		if x == lp.Parent {
