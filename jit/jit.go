@@ -25,6 +25,8 @@
 //	             over a.Length removed
 //	loophoist    opt.HoistLoops: invariant null checks, array lengths and
 //	             arithmetic of innermost loops moved to their preheaders
+//	cse          opt.CSE: repeated computations along extended basic blocks
+//	             replaced by copies, repeated bounds checks removed
 //	layout       funclet.Build: main body and funclets, block order (*funclet.Layout)
 //	regalloc     amd64.Allocate: peephole plan and register homes (*amd64.Alloc)
 //	emit         amd64.Emit: machine code, sites, funclet ranges, GC information (*amd64.Code)
@@ -92,6 +94,7 @@ const (
 	Coalesce    = "coalesce"
 	BCE         = "bce"
 	LoopHoist   = "loophoist"
+	CSE         = "cse"
 	TypeChecks  = "typechecks"
 	NullChecks  = "nullchecks"
 	Unreachable = "unreachable"
@@ -133,6 +136,8 @@ var phases = []Phase{
 		run: func(c *Compiler, m *Method) error { opt.BoundsChecks(m.Func); return nil }},
 	{Name: LoopHoist, Optional: true, Doc: "move invariant null checks, array lengths and arithmetic out of innermost loops", IR: true,
 		run: func(c *Compiler, m *Method) error { opt.HoistLoops(m.Func); return nil }},
+	{Name: CSE, Optional: true, Doc: "replace repeated computations of extended basic blocks by copies; drop repeated bounds checks", IR: true,
+		run: func(c *Compiler, m *Method) error { opt.CSE(m.Func); return nil }},
 	{Name: Layout, Doc: "main body and one funclet per handler, block order",
 		run: func(c *Compiler, m *Method) (err error) {
 			m.Layout, err = funclet.Build(m.Func)
