@@ -120,9 +120,12 @@ func (h *hoister) loop(lp *Loop) int {
 	}
 	x := &loopHoist{hoister: h, lp: lp, fl: lp.Header.Region.Funclet(), defs: loopDefs(h.f, lp.Body()),
 		pre: pre, tail: pre, checked: map[ir.Value]bool{}, preNonNull: h.nn.atEnd(pre)}
-	chain, test := x.chain(lp.Header, true)
-	if test != nil && x.guard(chain, test) {
-		x.chain(x.inLoop(test), false)
+	chain, test := x.chain(lp.Header, true, false)
+	if test != nil {
+		// The test is copied only if a check after it can move.
+		if found, _ := x.chain(x.inLoop(test), false, true); len(found) > 0 && x.guard(chain, test) {
+			x.chain(x.inLoop(test), false, false)
+		}
 	}
 	x.arithmetic()
 	return x.moved
@@ -152,17 +155,23 @@ func (x *loopHoist) inLoop(test *ir.Block) *ir.Block {
 // before anything with an effect move to the tail. Before the loop's
 // exit test (beforeTest), only instructions the preheader can repeat
 // are passed; the walk returns the blocks passed and the block of the
-// exit test, if it got there.
-func (x *loopHoist) chain(b *ir.Block, beforeTest bool) (passed []*ir.Block, test *ir.Block) {
+// exit test, if it got there. A dry walk moves nothing and returns the
+// blocks whose checks it would move.
+func (x *loopHoist) chain(b *ir.Block, beforeTest, dry bool) (passed []*ir.Block, test *ir.Block) {
 	for range 64 {
 		for _, in := range b.Instrs {
 			if beforeTest && !x.repeatable(in) || !beforeTest && !effectless(in) {
 				return passed, nil
 			}
 		}
-		passed = append(passed, b)
+		if !dry {
+			passed = append(passed, b)
+		}
 		var next *ir.Block
 		switch v, isCheck := nullCheck(b); {
+		case isCheck && x.invariant(v) && dry:
+			next = b.Succs[0]
+			passed = append(passed, b)
 		case isCheck && x.invariant(v):
 			next = b.Succs[0]
 			x.hoistCheck(b, v)
