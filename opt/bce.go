@@ -60,12 +60,12 @@ func findCountingLoop(f *ir.Func, loops *Loops, d *defInfo, lp *Loop) *countingL
 	if test == nil {
 		return nil
 	}
-	i, n, entry := loopBound(test, loops, lp)
+	i, n, entry, at := loopBound(test, loops, lp)
 	if i == ir.NoValue || !d.undisturbed(i, fl) || !d.undisturbed(n, fl) {
 		return nil
 	}
 	defs := loopDefs(f, lp.Body())
-	arr := lengthOf(test, n, d, loops.Dom(), lp, defs)
+	arr := lengthOf(test, at, n, d, loops.Dom(), lp, defs)
 	if arr == ir.NoValue || defs[arr] > 0 || !d.undisturbed(arr, fl) || defs[i] != 1 {
 		return nil
 	}
@@ -100,16 +100,17 @@ func testBlock(loops *Loops, lp *Loop) *ir.Block {
 
 // loopBound reads the exit test at the end of block test: i < n (signed,
 // int32) on the edge into the loop. It returns i, n and the in-loop
-// successor, which must have test as its only predecessor.
-func loopBound(test *ir.Block, loops *Loops, lp *Loop) (i, n ir.Value, entry *ir.Block) {
+// successor, which must have test as its only predecessor, and the
+// position of the compare.
+func loopBound(test *ir.Block, loops *Loops, lp *Loop) (i, n ir.Value, entry *ir.Block, at int) {
 	none := ir.NoValue
-	at := lastDef(test, len(test.Instrs), test.Term.Args[0])
+	at = lastDef(test, len(test.Instrs), test.Term.Args[0])
 	if at < 0 {
-		return none, none, nil
+		return none, none, nil, 0
 	}
 	c := test.Instrs[at]
 	if c.Op != ir.OpCmp || c.Kind != ir.I32 {
-		return none, none, nil
+		return none, none, nil, 0
 	}
 	inTrue := lp.Contains(loops, test.Succs[0])
 	entry = test.Succs[1]
@@ -117,24 +118,25 @@ func loopBound(test *ir.Block, loops *Loops, lp *Loop) (i, n ir.Value, entry *ir
 		entry = test.Succs[0]
 	}
 	if len(entry.Preds) != 1 {
-		return none, none, nil
+		return none, none, nil, 0
 	}
 	x, y := c.Args[0], c.Args[1]
 	switch {
 	case c.Aux.Cond == ir.Lt && inTrue, c.Aux.Cond == ir.Ge && !inTrue:
-		return x, y, entry
+		return x, y, entry, at
 	case c.Aux.Cond == ir.Gt && inTrue, c.Aux.Cond == ir.Le && !inTrue:
-		return y, x, entry
+		return y, x, entry, at
 	}
-	return none, none, nil
+	return none, none, nil, 0
 }
 
 // lengthOf returns the array whose length n is at the test: n =
-// conv.i4(arrlen a) computed in the test block before the compare, or
-// set once in the method, before the loop, by a block that dominates it
-// and after every definition of a. It returns NoValue when neither holds.
-func lengthOf(test *ir.Block, n ir.Value, d *defInfo, dom *Dominators, lp *Loop, defs map[ir.Value]int) ir.Value {
-	if at := lastDef(test, len(test.Instrs), n); at >= 0 {
+// conv.i4(arrlen a) computed in the test block before the compare (at
+// cmpAt), or set once in the method, before the loop, by a block that
+// dominates it and after every definition of a. It returns NoValue when
+// neither holds.
+func lengthOf(test *ir.Block, cmpAt int, n ir.Value, d *defInfo, dom *Dominators, lp *Loop, defs map[ir.Value]int) ir.Value {
+	if at := lastDef(test, cmpAt, n); at >= 0 {
 		return arrayLength(test, at)
 	}
 	if defs[n] > 0 {
