@@ -59,6 +59,21 @@ type cseKey struct {
 	epoch    int32
 }
 
+// cseUndo is one change to undo when leaving a subtree: a value's
+// number (v >= 0), the memory epoch (undoEpoch), an available
+// computation (undoAvail) or a compare known false (undoFalse).
+type cseUndo struct {
+	v   ir.Value
+	old int32
+	key cseKey
+}
+
+const (
+	undoEpoch ir.Value = -2
+	undoAvail ir.Value = -3
+	undoFalse ir.Value = -4
+)
+
 // cseEntry is a value holding a computation and the number it had.
 type cseEntry struct {
 	holder ir.Value
@@ -73,7 +88,7 @@ type cse struct {
 	epoch    int32 // memory's number: stores, calls and allocations change it
 	avail    map[cseKey]cseEntry
 	falseVN  map[int32]bool // numbers of compares known false on the path
-	undo     []func()
+	undo     []cseUndo
 	replaced int
 	// rename maps temporaries defined once to the temporaries, defined
 	// once too, whose value they repeat: their readers read those.
@@ -115,8 +130,9 @@ func (c *cse) tree(root *ir.Block) {
 			continue
 		}
 		mark := len(c.undo)
-		if cond, ok := c.checkPassed(top.b, k); ok {
-			c.set(&c.falseVN, cond)
+		if cond, ok := c.checkPassed(top.b, k); ok && !c.falseVN[cond] {
+			c.falseVN[cond] = true
+			c.undo = append(c.undo, cseUndo{v: undoFalse, old: cond})
 		}
 		stack = append(stack, frame{b: s, mark: mark})
 		c.block(s)
@@ -133,27 +149,27 @@ func (c *cse) checkPassed(b *ir.Block, k int) (int32, bool) {
 	return c.vn[b.Term.Args[0]], true
 }
 
-func (c *cse) set(m *map[int32]bool, k int32) {
-	if (*m)[k] {
-		return
-	}
-	(*m)[k] = true
-	c.undo = append(c.undo, func() { delete(*m, k) })
-}
-
 // rollback undoes the facts recorded since mark.
 func (c *cse) rollback(mark int) {
 	for i := len(c.undo) - 1; i >= mark; i-- {
-		c.undo[i]()
+		switch u := &c.undo[i]; u.v {
+		case undoEpoch:
+			c.epoch = u.old
+		case undoAvail:
+			delete(c.avail, u.key)
+		case undoFalse:
+			delete(c.falseVN, u.old)
+		default:
+			c.vn[u.v] = u.old
+		}
 	}
 	c.undo = c.undo[:mark]
 }
 
 // setVN gives v number n, to be undone.
 func (c *cse) setVN(v ir.Value, n int32) {
-	old := c.vn[v]
+	c.undo = append(c.undo, cseUndo{v: v, old: c.vn[v]})
 	c.vn[v] = n
-	c.undo = append(c.undo, func() { c.vn[v] = old })
 }
 
 // block numbers b's instructions, replacing repeated computations, and
@@ -163,9 +179,8 @@ func (c *cse) block(b *ir.Block) {
 	_, _, isCheck := boundsCheck(b)
 	for i, in := range b.Instrs {
 		if !effectless(in) {
-			old := c.epoch
+			c.undo = append(c.undo, cseUndo{v: undoEpoch, old: c.epoch})
 			c.epoch = c.fresh()
-			c.undo = append(c.undo, func() { c.epoch = old })
 		}
 		if in.Dst == ir.NoValue {
 			continue
@@ -196,7 +211,7 @@ func (c *cse) block(b *ir.Block) {
 		}
 		n := c.fresh()
 		c.setVN(in.Dst, n)
-		c.undo = append(c.undo, func() { delete(c.avail, key) })
+		c.undo = append(c.undo, cseUndo{v: undoAvail, key: key})
 		c.avail[key] = cseEntry{holder: in.Dst, vn: n}
 	}
 	if isCheck && c.falseVN[c.vn[b.Term.Args[0]]] {

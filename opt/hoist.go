@@ -46,8 +46,10 @@ func HoistLoops(f *ir.Func) int {
 		return 0
 	}
 	defer dropEmpty(f, made)
-	loops = FindLoops(f) // with the preheaders
-	h := &hoister{f: f, loops: loops, d: definitions(f), nn: nonNull(f), uses: useBlocks(f)}
+	if len(made) > 0 {
+		loops = FindLoops(f) // with the preheaders
+	}
+	h := &hoister{f: f, loops: loops, d: definitions(f)}
 	n := 0
 	for _, lp := range loops.All {
 		if lp.Innermost() && slices.Contains(headers, lp.Header) {
@@ -62,8 +64,29 @@ type hoister struct {
 	f     *ir.Func
 	loops *Loops
 	d     *defInfo
-	nn    *nonNullSets
-	uses  [][]*ir.Block // the blocks reading each value (nil past a few)
+	// Computed when first needed (before anything moves): the null-check
+	// analysis, and the blocks reading each value (nil past a few).
+	nn     *nonNullSets
+	nnDone bool
+	uses   [][]*ir.Block
+}
+
+// nonNullSets returns the null-check analysis of f as HoistLoops found
+// it: the first call must come before anything moves.
+func (h *hoister) nonNullSets() *nonNullSets {
+	if !h.nnDone {
+		h.nn, h.nnDone = nonNull(h.f), true
+	}
+	return h.nn
+}
+
+// useBlocks returns the blocks reading each value, as they were when
+// first asked.
+func (h *hoister) useBlocks() [][]*ir.Block {
+	if h.uses == nil {
+		h.uses = useBlocks(h.f)
+	}
+	return h.uses
 }
 
 // maxUseBlocks is how many blocks useBlocks lists per value.
@@ -119,7 +142,12 @@ func (h *hoister) loop(lp *Loop) int {
 		return 0
 	}
 	x := &loopHoist{hoister: h, lp: lp, fl: lp.Header.Region.Funclet(), defs: loopDefs(h.f, lp.Body()),
-		pre: pre, tail: pre, checked: map[ir.Value]bool{}, preNonNull: h.nn.atEnd(pre)}
+		pre: pre, tail: pre, checked: map[ir.Value]bool{}}
+	x.preNonNull = func(ir.Value) bool { return false }
+	if readsObjects(lp) {
+		// Before anything moves to the preheader.
+		x.preNonNull = h.nonNullSets().atEnd(pre)
+	}
 	chain, test := x.chain(lp.Header, true, false)
 	if test != nil {
 		// The test is copied only if a check after it can move.
@@ -131,6 +159,19 @@ func (h *hoister) loop(lp *Loop) int {
 	return x.moved
 }
 
+// readsObjects reports whether lp reads an array's length or a field,
+// which the preheader may read if the object is known non-null there.
+func readsObjects(lp *Loop) bool {
+	for _, b := range lp.Body() {
+		for _, in := range b.Instrs {
+			if in.Op == ir.OpArrLen || in.Op == ir.OpLdField {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // invariant reports whether the loop never writes v.
 func (x *loopHoist) invariant(v ir.Value) bool {
 	return x.defs[v] == 0 && x.d.undisturbed(v, x.fl)
@@ -138,7 +179,10 @@ func (x *loopHoist) invariant(v ir.Value) bool {
 
 // nonNull reports whether v is known non-null where the tail ends.
 func (x *loopHoist) nonNull(v ir.Value) bool {
-	return x.checked[v] || x.invariant(v) && x.preNonNull(v)
+	if x.checked[v] {
+		return true
+	}
+	return x.invariant(v) && x.preNonNull(v)
 }
 
 // inLoop returns the successor of test inside the loop.
@@ -254,7 +298,7 @@ func (x *loopHoist) newTail() *ir.Block {
 func (x *loopHoist) guard(chain []*ir.Block, test *ir.Block) bool {
 	for _, b := range chain {
 		for _, in := range b.Instrs {
-			us := x.uses[in.Dst]
+			us := x.useBlocks()[in.Dst]
 			if us == nil {
 				return false
 			}

@@ -160,7 +160,11 @@ type universe struct {
 
 func (u *universe) bit(v ir.Value) ir.Value { return ir.Value(u.bits[v]) }
 
-func (u *universe) has(v ir.Value) bool { return v != ir.NoValue && u.bits[v] >= 0 }
+// has reports whether v is tracked (values made after the analysis are
+// not).
+func (u *universe) has(v ir.Value) bool {
+	return v != ir.NoValue && int(v) < len(u.bits) && u.bits[v] >= 0
+}
 
 // tracked returns the values whose non-nullness can matter.
 func tracked(f *ir.Func) *universe {
