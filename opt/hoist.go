@@ -56,6 +56,9 @@ func HoistLoops(f *ir.Func) int {
 			n += h.loop(lp)
 		}
 	}
+	if n > 0 {
+		deadCode(f) // constants the moved code read, left unread
+	}
 	return n
 }
 
