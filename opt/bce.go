@@ -1,6 +1,8 @@
 package opt
 
 import (
+	"slices"
+
 	"miniil/il"
 	"miniil/ir"
 )
@@ -27,13 +29,14 @@ func BoundsChecks(f *ir.Func) int {
 	}
 	d := definitions(f)
 	removed := 0
+	allow := map[*ir.Instr]bool{}
 	for _, lp := range loops.All {
 		if iv := findCountingLoop(f, loops, d, lp); iv != nil {
-			removed += iv.removeChecks(loops)
+			removed += iv.removeChecks(loops, allow)
 		}
 	}
 	if removed > 0 {
-		deadCode(f)
+		deadCode(f, allow)
 		Unreachable(f)
 	}
 	return removed
@@ -287,7 +290,9 @@ func constBefore(f *ir.Func, b *ir.Block, v ir.Value) bool {
 }
 
 // removeChecks removes the checks of arr[i] where 0 <= i < len(arr).
-func (c *countingLoop) removeChecks(loops *Loops) int {
+// The length a check read may go too (allow) when the access after it
+// reads the array before any safepoint, so its liveness stays.
+func (c *countingLoop) removeChecks(loops *Loops, allow map[*ir.Instr]bool) int {
 	removed := 0
 	dom := loops.Dom()
 	for _, b := range c.lp.Body() {
@@ -306,8 +311,30 @@ func (c *countingLoop) removeChecks(loops *Loops) int {
 		if b == c.inc && at > c.incAt {
 			continue // i was incremented already
 		}
+		next := b.Succs[1]
 		removeCheck(b, 1)
 		removed++
+		if readsSoon(next, arr) {
+			for _, in := range b.Instrs {
+				if in.Op == ir.OpArrLen && in.Args[0] == arr {
+					allow[in] = true
+				}
+			}
+		}
 	}
 	return removed
+}
+
+// readsSoon reports whether block b reads v before any instruction with
+// an effect (a safepoint among them).
+func readsSoon(b *ir.Block, v ir.Value) bool {
+	for _, in := range b.Instrs {
+		if slices.Contains(in.Args, v) {
+			return true
+		}
+		if !effectless(in) {
+			return false
+		}
+	}
+	return false
 }

@@ -37,7 +37,7 @@ func CSE(f *ir.Func) int {
 	}
 	if c.replaced > 0 {
 		c.propagate()
-		deadCode(f)
+		deadCode(f, nil)
 		Unreachable(f)
 	}
 	return c.replaced
@@ -235,9 +235,8 @@ func (c *cse) key(in *ir.Instr, fl *ir.Region) (cseKey, bool) {
 	switch in.Op {
 	case ir.OpConst, ir.OpCopy:
 		return cseKey{}, false
-	case ir.OpLdField, ir.OpLdElem, ir.OpLoad, ir.OpLdStatic:
+	case ir.OpLdField, ir.OpLdElem, ir.OpLoad, ir.OpLdStatic, ir.OpArrLen:
 		k.epoch = c.epoch
-	case ir.OpArrLen:
 	default:
 		if !pureOp(in.Op) && !(in.Op == ir.OpDiv && in.Kind.IsFloat()) {
 			return cseKey{}, false
@@ -246,6 +245,12 @@ func (c *cse) key(in *ir.Instr, fl *ir.Region) (cseKey, bool) {
 	for i, a := range in.Args {
 		if !c.d.undisturbed(a, fl) {
 			return cseKey{}, false
+		}
+		if c.f.Kinds[a].IsGC() {
+			// No safepoint between the two reads (every call and
+			// allocation changes the epoch): the value's liveness at
+			// safepoints, which the GC information reports, stays.
+			k.epoch = c.epoch
 		}
 		if i == 0 {
 			k.a = c.vn[a]

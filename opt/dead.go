@@ -8,7 +8,13 @@ import "miniil/ir"
 // lengths, loads), until none is left: what remains of the checks the
 // loop passes removed (the index conversion, the length). It returns the
 // number removed.
-func deadCode(f *ir.Func) int {
+//
+// An instruction reading a reference or an address is removed only when
+// allow holds it: the GC information follows the liveness of such
+// values, and the interpreter's heap accounting follows the GC
+// information of the method's IL, so a pass may drop such a read only
+// where another read of the value follows before any safepoint.
+func deadCode(f *ir.Func, allow map[*ir.Instr]bool) int {
 	uses := make([]int32, len(f.Kinds))
 	for _, b := range f.Blocks {
 		for _, in := range b.Code() {
@@ -23,7 +29,7 @@ func deadCode(f *ir.Func) int {
 		for _, b := range f.Blocks {
 			kept := b.Instrs[:0]
 			for _, in := range b.Instrs {
-				if removable(f, in) && uses[in.Dst] == 0 {
+				if removable(f, in) && uses[in.Dst] == 0 && (allow[in] || !readsGC(f, in)) {
 					for _, a := range in.Args {
 						uses[a]--
 					}
@@ -62,6 +68,16 @@ func pureOp(op ir.Op) bool {
 	case ir.OpConst, ir.OpCopy, ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpAnd, ir.OpOr, ir.OpXor,
 		ir.OpShl, ir.OpShr, ir.OpShrUn, ir.OpNeg, ir.OpNot, ir.OpCmp, ir.OpConv:
 		return true
+	}
+	return false
+}
+
+// readsGC reports whether in reads a reference or an address.
+func readsGC(f *ir.Func, in *ir.Instr) bool {
+	for _, a := range in.Args {
+		if f.Kinds[a].IsGC() {
+			return true
+		}
 	}
 	return false
 }

@@ -57,7 +57,7 @@ func HoistLoops(f *ir.Func) int {
 		}
 	}
 	if n > 0 {
-		deadCode(f) // constants the moved code read, left unread
+		deadCode(f, nil) // constants the moved code read, left unread
 	}
 	return n
 }
@@ -132,6 +132,7 @@ type loopHoist struct {
 	pre     *ir.Block // the preheader
 	tail    *ir.Block // the last block before the header, where code goes
 	checked map[ir.Value]bool
+	reads   map[ir.Value]bool // stillRead's answers
 	// preNonNull tells the values known non-null at the end of the
 	// preheader, as it was.
 	preNonNull func(ir.Value) bool
@@ -145,7 +146,7 @@ func (h *hoister) loop(lp *Loop) int {
 		return 0
 	}
 	x := &loopHoist{hoister: h, lp: lp, fl: lp.Header.Region.Funclet(), defs: loopDefs(h.f, lp.Body()),
-		pre: pre, tail: pre, checked: map[ir.Value]bool{}}
+		pre: pre, tail: pre, checked: map[ir.Value]bool{}, reads: map[ir.Value]bool{}}
 	x.preNonNull = func(ir.Value) bool { return false }
 	if readsObjects(lp) {
 		// Before anything moves to the preheader.
@@ -216,6 +217,7 @@ func (x *loopHoist) chain(b *ir.Block, beforeTest, dry bool) (passed []*ir.Block
 		}
 		var next *ir.Block
 		switch v, isCheck := nullCheck(b); {
+		case isCheck && x.invariant(v) && !x.stillRead(v):
 		case isCheck && x.invariant(v) && dry:
 			next = b.Succs[0]
 			passed = append(passed, b)
@@ -394,8 +396,34 @@ func (x *loopHoist) hoistable(in *ir.Instr) bool {
 		if !x.invariant(a) && x.constant(a) == nil {
 			return false
 		}
+		if x.f.Kinds[a].IsGC() && !x.stillRead(a) {
+			return false
+		}
 	}
 	return true
+}
+
+// stillRead reports whether the loop reads reference v otherwise than
+// by a null check or a length, which may move: so that v stays live
+// through the loop, as the GC information (and the interpreter's heap
+// accounting, which follows the method's IL) has it.
+func (x *loopHoist) stillRead(v ir.Value) bool {
+	if r, ok := x.reads[v]; ok {
+		return r
+	}
+	r := false
+	for _, b := range x.lp.Body() {
+		for _, in := range b.Code() {
+			if in.Op == ir.OpArrLen || in == b.Term && in.Op == ir.OpIf {
+				continue
+			}
+			if slices.Contains(in.Args, v) {
+				r = true
+			}
+		}
+	}
+	x.reads[v] = r
+	return r
 }
 
 // constant returns the instruction setting v to a constant when it is
