@@ -21,6 +21,12 @@
 //	             copy in the main body, written through to their slot
 //	coalesce     opt.Coalesce: results computed straight into the variables
 //	             they are stored to
+//	bce          opt.BoundsChecks: bounds checks of a[i] in counting loops
+//	             over a.Length removed
+//	loophoist    opt.HoistLoops: invariant null checks, array lengths and
+//	             arithmetic of innermost loops moved to their preheaders
+//	cse          opt.CSE: repeated computations along extended basic blocks
+//	             replaced by copies, repeated bounds checks removed
 //	layout       funclet.Build: main body and funclets, block order (*funclet.Layout)
 //	regalloc     amd64.Allocate: peephole plan and register homes (*amd64.Alloc)
 //	emit         amd64.Emit: machine code, sites, funclet ranges, GC information (*amd64.Code)
@@ -86,6 +92,9 @@ const (
 	Clone       = "clonefinally"
 	WriteThru   = "writethru"
 	Coalesce    = "coalesce"
+	BCE         = "bce"
+	LoopHoist   = "loophoist"
+	CSE         = "cse"
 	TypeChecks  = "typechecks"
 	NullChecks  = "nullchecks"
 	Unreachable = "unreachable"
@@ -123,6 +132,12 @@ var phases = []Phase{
 		run: func(c *Compiler, m *Method) error { opt.WriteThru(m.Func); return nil }},
 	{Name: Coalesce, Optional: true, Doc: "compute results straight into the variables they are stored to", IR: true,
 		run: func(c *Compiler, m *Method) error { opt.Coalesce(m.Func); return nil }},
+	{Name: BCE, Optional: true, Doc: "remove the bounds checks of a[i] in loops for (i = 0; i < a.Length; i++)", IR: true,
+		run: func(c *Compiler, m *Method) error { opt.BoundsChecks(m.Func); return nil }},
+	{Name: LoopHoist, Optional: true, Doc: "move invariant null checks, array lengths and arithmetic out of innermost loops", IR: true,
+		run: func(c *Compiler, m *Method) error { opt.HoistLoops(m.Func); return nil }},
+	{Name: CSE, Optional: true, Doc: "replace repeated computations of extended basic blocks by copies; drop repeated bounds checks", IR: true,
+		run: func(c *Compiler, m *Method) error { opt.CSE(m.Func); return nil }},
 	{Name: Layout, Doc: "main body and one funclet per handler, block order",
 		run: func(c *Compiler, m *Method) (err error) {
 			m.Layout, err = funclet.Build(m.Func)

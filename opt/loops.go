@@ -11,12 +11,24 @@ import (
 // the loop (the bodies of the back edges to the header, merged).
 type Loop struct {
 	Header *ir.Block
-	// Blocks are the loop's blocks, the header among them, in f.Blocks
-	// order.
+	// Blocks are the loop's own blocks, the header among them, in
+	// f.Blocks order: those of its body that no loop nested in it holds.
 	Blocks []*ir.Block
 	Parent *Loop // the innermost loop containing this one (nil: none)
 	Depth  int   // 1 for an outermost loop
+	// Children are the loops nested directly in this one.
+	Children []*Loop
+	// body is every block of the loop, nested loops' included.
+	body []*ir.Block
 }
+
+// Body returns every block of the loop, those of the loops nested in it
+// included, in f.Blocks order (blocks added since, such as preheaders
+// of nested loops, at the end). The slice belongs to the loop.
+func (lp *Loop) Body() []*ir.Block { return lp.body }
+
+// Innermost reports whether no loop is nested in lp.
+func (lp *Loop) Innermost() bool { return len(lp.Children) == 0 }
 
 // Loops is the loop nest of a function, as FindLoops computes it.
 type Loops struct {
@@ -115,23 +127,120 @@ func FindLoops(f *ir.Func) *Loops {
 			in[b.ID] = false
 		}
 		slices.SortFunc(lp.Blocks, func(a, b *ir.Block) int { return a.ID - b.ID })
+		lp.body = lp.Blocks
 		l.All = append(l.All, lp)
 	}
 	// Natural loops with different headers are nested or disjoint: the
 	// larger ones first, each inner one finds its parent as the innermost
 	// loop its header was in so far.
-	slices.SortStableFunc(l.All, func(a, b *Loop) int { return len(b.Blocks) - len(a.Blocks) })
+	slices.SortStableFunc(l.All, func(a, b *Loop) int { return len(b.body) - len(a.body) })
 	for _, lp := range l.All {
 		lp.Parent = l.of[lp.Header.ID]
 		lp.Depth = 1
 		if lp.Parent != nil {
 			lp.Depth = lp.Parent.Depth + 1
+			lp.Parent.Children = append(lp.Parent.Children, lp)
 		}
-		for _, b := range lp.Blocks {
+		for _, b := range lp.body {
 			l.of[b.ID] = lp
 		}
 	}
+	// Each loop's own blocks: those whose innermost loop it is.
+	for _, lp := range l.All {
+		lp.Blocks = nil
+		for _, b := range lp.body {
+			if l.of[b.ID] == lp {
+				lp.Blocks = append(lp.Blocks, b)
+			}
+		}
+	}
 	return l
+}
+
+// Preheader returns the loop's preheader: the only predecessor of the
+// header from outside the loop, when it is a block of the header's
+// region whose only successor is the header. When there is none, it
+// creates one (an empty block of the header's region, jumping to the
+// header) and makes every edge from outside the loop into the header go
+// to it; the block joins the loops enclosing lp. The dominator tree is
+// not updated: a pass that needs it after creating preheaders finds the
+// loops again. When the header is the method's entry, the preheader
+// becomes the entry (block 0; the other blocks move up one). It returns
+// nil when the header is a handler's entry, which no block may precede.
+func (l *Loops) Preheader(f *ir.Func, lp *Loop) *ir.Block {
+	h := lp.Header
+	var outside []*ir.Block
+	for _, p := range h.Preds {
+		if !lp.Contains(l, p) && !slices.Contains(outside, p) {
+			outside = append(outside, p)
+		}
+	}
+	if isHandlerEntry(f, h) {
+		return nil
+	}
+	if h == f.Blocks[0] {
+		return l.newEntry(f, lp)
+	}
+	if len(outside) == 1 {
+		p := outside[0]
+		if len(p.Succs) == 1 && p.Region == h.Region && p.Term.Op == ir.OpJump && !isHandlerEntry(f, p) {
+			return p
+		}
+	}
+	ph := f.NewBlock(-1)
+	ph.Region = h.Region
+	ph.Term = &ir.Instr{Op: ir.OpJump, Dst: ir.NoValue, Dst2: ir.NoValue, ILOffset: h.ILOffset}
+	if len(h.Instrs) > 0 {
+		ph.Term.Inline = h.Instrs[0].Inline
+	} else {
+		ph.Term.Inline = h.Term.Inline
+	}
+	ph.Term.ILOffset = max(ph.Term.ILOffset, 0)
+	for _, p := range outside {
+		for i, s := range p.Succs {
+			if s == h {
+				p.Succs[i] = ph
+				ph.Preds = append(ph.Preds, p)
+			}
+		}
+	}
+	h.Preds = slices.DeleteFunc(h.Preds, func(p *ir.Block) bool { return slices.Contains(outside, p) })
+	ph.Succs = []*ir.Block{h}
+	h.Preds = append(h.Preds, ph)
+	l.of = append(l.of, lp.Parent)
+	for x := lp.Parent; x != nil; x = x.Parent {
+		x.body = append(x.body, ph)
+		if x == lp.Parent {
+			x.Blocks = append(x.Blocks, ph)
+		}
+	}
+	return ph
+}
+
+// newEntry makes a new entry block for f, jumping to lp's header (the
+// old entry), as lp's preheader.
+func (l *Loops) newEntry(f *ir.Func, lp *Loop) *ir.Block {
+	h := lp.Header
+	ph := &ir.Block{ILOffset: -1, Region: h.Region, Succs: []*ir.Block{h}}
+	ph.Term = &ir.Instr{Op: ir.OpJump, Dst: ir.NoValue, Dst2: ir.NoValue, ILOffset: max(h.ILOffset, 0)}
+	h.Preds = append(h.Preds, ph)
+	f.Blocks = slices.Insert(f.Blocks, 0, ph)
+	for i, b := range f.Blocks {
+		b.ID = i
+	}
+	l.of = slices.Insert(l.of, 0, lp.Parent)
+	for x := lp.Parent; x != nil; x = x.Parent {
+		x.body = append(x.body, ph)
+		if x == lp.Parent {
+			x.Blocks = append(x.Blocks, ph)
+		}
+	}
+	return ph
+}
+
+// isHandlerEntry reports whether b is the entry of a handler or filter.
+func isHandlerEntry(f *ir.Func, b *ir.Block) bool {
+	return b.Region != nil && b.Region.IsHandler() && b.Region.Entry == b
 }
 
 // Dominators is the dominator tree of a function's blocks. The entry

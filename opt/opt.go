@@ -41,9 +41,44 @@ func Run(f *ir.Func) error {
 // reverse postorder: a method without null checks costs one pass over
 // its instructions, and the sets are as large as the values they track.
 func NullChecks(f *ir.Func) int {
+	nn := nonNull(f)
+	if nn == nil {
+		return 0
+	}
+	u, in := nn.u, nn.in
+	out := ir.NewValueSet(u.n)
+	removed := 0
+	for i, b := range f.Blocks {
+		v, ok := nullCheck(b)
+		if !ok {
+			continue
+		}
+		copy(out, in[i])
+		u.transfer(b, out)
+		if out.Has(u.bit(v)) {
+			throw := b.Succs[1]
+			throw.Preds = without(throw.Preds, b)
+			b.Term = &ir.Instr{Op: ir.OpJump, Dst: ir.NoValue, Dst2: ir.NoValue, ILOffset: b.Term.ILOffset, Inline: b.Term.Inline}
+			b.Succs = b.Succs[:1]
+			removed++
+		}
+	}
+	return removed
+}
+
+// nonNullSets is the null-check analysis: the tracked values known
+// non-null at each block's entry.
+type nonNullSets struct {
+	u     *universe
+	in    []ir.ValueSet
+	index func(*ir.Block) int
+}
+
+// nonNull runs the null-check analysis (nil when f checks nothing).
+func nonNull(f *ir.Func) *nonNullSets {
 	u := tracked(f)
 	if u.n == 0 {
-		return 0
+		return nil
 	}
 	index := blockIndex(f)
 	roots := make([]bool, len(f.Blocks))
@@ -97,23 +132,21 @@ func NullChecks(f *ir.Func) int {
 			}
 		}
 	}
-	removed := 0
-	for i, b := range f.Blocks {
-		v, ok := nullCheck(b)
-		if !ok {
-			continue
-		}
-		copy(out, in[i])
-		u.transfer(b, out)
-		if out.Has(u.bit(v)) {
-			throw := b.Succs[1]
-			throw.Preds = without(throw.Preds, b)
-			b.Term = &ir.Instr{Op: ir.OpJump, Dst: ir.NoValue, Dst2: ir.NoValue, ILOffset: b.Term.ILOffset, Inline: b.Term.Inline}
-			b.Succs = b.Succs[:1]
-			removed++
-		}
+	return &nonNullSets{u: u, in: in, index: index}
+}
+
+// atEnd returns a function reporting whether a value is known non-null
+// at the end of block b (one of the blocks the analysis ran on, as it
+// is now).
+func (nn *nonNullSets) atEnd(b *ir.Block) func(ir.Value) bool {
+	if nn == nil {
+		return func(ir.Value) bool { return false }
 	}
-	return removed
+	out := ir.NewValueSet(nn.u.n)
+	copy(out, nn.in[nn.index(b)])
+	nn.u.transfer(b, out)
+	n := len(nn.u.bits)
+	return func(v ir.Value) bool { return int(v) < n && nn.u.has(v) && out.Has(nn.u.bit(v)) }
 }
 
 // universe numbers the values the null-check analysis tracks: the
@@ -127,7 +160,11 @@ type universe struct {
 
 func (u *universe) bit(v ir.Value) ir.Value { return ir.Value(u.bits[v]) }
 
-func (u *universe) has(v ir.Value) bool { return v != ir.NoValue && u.bits[v] >= 0 }
+// has reports whether v is tracked (values made after the analysis are
+// not).
+func (u *universe) has(v ir.Value) bool {
+	return v != ir.NoValue && int(v) < len(u.bits) && u.bits[v] >= 0
+}
 
 // tracked returns the values whose non-nullness can matter.
 func tracked(f *ir.Func) *universe {

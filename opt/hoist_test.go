@@ -1,0 +1,138 @@
+package opt_test
+
+import (
+	"testing"
+
+	"miniil/ir"
+	"miniil/opt"
+)
+
+// hoistSrc holds loops with invariant work HoistLoops moves, and loops
+// where moving it would change what the program does.
+const hoistSrc = `
+// while (i < n) s += a[i] * x * y: a's check and length, and x * y.
+.method public static int32 Sum(int32[] a, int32 n, int32 x, int32 y) cil managed {
+  .locals init (int32 i, int32 s)
+L: ldloc i ldarg.1 bge.s D
+  ldloc s ldarg.0 ldloc i ldelem.i4 ldarg.2 ldarg.3 mul mul add stloc s
+  ldloc i ldc.i4.1 add stloc i br.s L
+D: ldloc s ret
+}
+// A call comes first: a's check stays (a null a must throw after the
+// print), its length cannot be read before it.
+.method public static int32 PrintFirst(int32[] a, int32 n) cil managed {
+  .locals init (int32 i, int32 s)
+L: ldloc i ldarg.1 bge.s D
+  ldloc i call void [mscorlib]System.Console::WriteLine(int32)
+  ldloc s ldarg.0 ldloc i ldelem.i4 add stloc s
+  ldloc i ldc.i4.1 add stloc i br.s L
+D: ldloc s ret
+}
+// a is replaced in the loop.
+.method public static int32 Replaced(int32[] a, int32[] b, int32 n) cil managed {
+  .locals init (int32 i, int32 s)
+L: ldloc i ldarg.2 bge.s D
+  ldloc s ldarg.0 ldloc i ldelem.i4 add stloc s
+  ldarg.1 starg.s a
+  ldloc i ldc.i4.1 add stloc i br.s L
+D: ldloc s ret
+}
+// The division's operands are invariant, but it follows its checks.
+.method public static int32 Divide(int32 n, int32 x, int32 y) cil managed {
+  .locals init (int32 i, int32 s)
+L: ldloc i ldarg.0 bge.s D
+  ldloc s ldarg.1 ldarg.2 div add stloc s
+  ldloc i ldc.i4.1 add stloc i br.s L
+D: ldloc s ret
+}
+// The loop is inside a try: its check and length move, in the try.
+.method public static int32 InTry(int32[] a, int32 n) cil managed {
+  .locals init (int32 i, int32 s)
+  .try {
+L:  ldloc i ldarg.1 bge.s D
+    ldloc s ldarg.0 ldloc i ldelem.i4 add stloc s
+    ldloc i ldc.i4.1 add stloc i br.s L
+D:  leave.s E
+  } catch [mscorlib]System.Exception { pop leave.s E }
+E: ldloc s ret
+}
+// A try inside the loop: nothing moves.
+.method public static int32 TryInside(int32[] a, int32 n) cil managed {
+  .locals init (int32 i, int32 s)
+L: ldloc i ldarg.1 bge.s D
+  .try {
+    ldloc s ldarg.0 ldloc i ldelem.i4 add stloc s
+    leave.s N
+  } finally { ldloc s ldc.i4.1 add stloc s endfinally }
+N: ldloc i ldc.i4.1 add stloc i br.s L
+D: ldloc s ret
+}
+// A do-while: the check is the first thing the body does, no test
+// copy is needed.
+.class public HCell extends [mscorlib]System.Object { .field public int32 v }
+.method public static int32 DoWhile(class HCell o, int32 n) cil managed {
+  .locals init (int32 i, int32 s)
+L: ldloc s ldarg.0 ldfld int32 HCell::v add stloc s
+  ldloc i ldc.i4.1 add dup stloc i ldarg.1 blt.s L
+  ldloc s ret
+}
+`
+
+// inLoops counts, in the blocks of f's loops, the null checks and the
+// instructions of the given operations.
+func inLoops(f *ir.Func, ops ...ir.Op) (checks, instrs int) {
+	l := opt.FindLoops(f)
+	for _, lp := range l.All {
+		for _, b := range lp.Blocks {
+			if isNullCheck(b) {
+				checks++
+			}
+			for _, in := range b.Instrs {
+				for _, op := range ops {
+					if in.Op == op {
+						instrs++
+					}
+				}
+			}
+		}
+	}
+	return checks, instrs
+}
+
+// isNullCheck reports whether b ends in a null check.
+func isNullCheck(b *ir.Block) bool {
+	return b.Term.Op == ir.OpIf && len(b.Succs) == 2 && b.Succs[1].Term.Op == ir.OpThrowHelper &&
+		b.Succs[1].Term.Aux.Class.Name == "System.NullReferenceException"
+}
+
+func TestHoistLoops(t *testing.T) {
+	hoisted := []ir.Op{ir.OpArrLen, ir.OpMul, ir.OpDiv}
+	for _, tc := range []struct {
+		method                   string
+		checks, instrs           int // in loops, before
+		checksAfter, instrsAfter int
+	}{
+		{"Sum", 1, 3, 0, 1},        // the check, the length, x*y; a[i]*(x*y) stays
+		{"PrintFirst", 1, 1, 1, 1}, // nothing
+		{"Replaced", 1, 1, 1, 1},
+		{"Divide", 0, 1, 0, 1},
+		{"InTry", 1, 1, 0, 0},
+		{"TryInside", 1, 1, 1, 1},
+		{"DoWhile", 1, 0, 0, 0},
+	} {
+		t.Run(tc.method, func(t *testing.T) {
+			f := importMethod(t, hoistSrc, tc.method)
+			prepare(f)
+			if c, n := inLoops(f, hoisted...); c != tc.checks || n != tc.instrs {
+				t.Fatalf("before: %d checks and %d instructions in loops, want %d and %d:\n%s", c, n, tc.checks, tc.instrs, f)
+			}
+			opt.HoistLoops(f)
+			if err := ir.Check(f); err != nil {
+				t.Fatalf("%v\n%s", err, f)
+			}
+			if c, n := inLoops(f, hoisted...); c != tc.checksAfter || n != tc.instrsAfter {
+				t.Errorf("after: %d checks and %d instructions in loops, want %d and %d:\n%s", c, n, tc.checksAfter, tc.instrsAfter, f)
+			}
+		})
+	}
+}
