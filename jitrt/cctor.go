@@ -61,12 +61,13 @@ func (rt *Runtime) keepInnerTrace(exc uintptr) {
 	if exc == 0 {
 		return
 	}
+	rt.syncPlans()
 	for i := len(rt.trackers) - 1; i >= 0; i-- {
 		if t := rt.trackers[i]; t.running == runCatch && t.exc == exc {
 			if rt.innerTraces == nil {
 				rt.innerTraces = map[uintptr]innerTrace{}
 			}
-			rt.innerTraces[exc] = innerTrace{append([]traceSite(nil), t.trace...)}
+			rt.innerTraces[exc] = innerTrace{traceSites(t.trace)}
 			return
 		}
 	}
