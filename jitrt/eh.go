@@ -260,7 +260,13 @@ func (rt *Runtime) newTracker(m *Machine, exc uintptr) *tracker {
 	if n := len(rt.freeTrackers); n > 0 {
 		t = rt.freeTrackers[n-1]
 		rt.freeTrackers = rt.freeTrackers[:n-1]
-		*t = tracker{frames: t.frames[:0], trace: t.trace[:0], steps: t.steps[:0]}
+		// Field by field: a composite literal would build the whole
+		// tracker (registers included) and copy it, per throw.
+		t.frames, t.trace, t.steps = t.frames[:0], t.trace[:0], t.steps[:0]
+		t.ended, t.traceOff, t.traceSkip = endTop, 0, 0
+		t.second, t.swallow, t.fi, t.hf, t.hc = false, false, 0, 0, 0
+		t.running, t.runFrame, t.funcletSP, t.regsSaved = runNone, 0, 0, false
+		t.plan, t.planHdr, t.planLo, t.target = false, 0, 0, frame{}
 	} else {
 		t = &tracker{}
 	}
