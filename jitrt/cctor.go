@@ -48,6 +48,7 @@ func (rt *Runtime) runModuleInit() error {
 	}
 	rt.startDepth()
 	_, err := rt.mach.Call(rt.ctx, rt.cells.Get(ti.Run.Index), nil, rt.handle)
+	rt.syncPlans()
 	return err
 }
 

@@ -16,7 +16,8 @@ import (
 // and then jumps to the continuation the catch returned, with the
 // handling frame's RSP and RBP: one exit per throw and catch.
 //
-// Layout, below (throwSP-256)&^15:
+// Layout: the catch record at (throwSP-256)&^15, where the funclet-at-a-
+// time path calls every funclet, the header above it, the others below:
 //
 //	hdr:       progress (the record running), target RSP, target RBP, 0
 //	hdr-48*n:  record 0 .. record n-1 (the catch), each
@@ -139,8 +140,13 @@ func (rt *Runtime) planSecondPass(m *Machine, t *tracker) bool {
 	if n := len(rt.checkpoints); n > 0 && rt.checkpoints[n-1].slot < target.sp {
 		return false // unwindTo must run when the continuation resumes
 	}
-	hdr := (t.throwSP-256)&^15 - planHeader
-	lo := hdr - uintptr(planRecord*len(steps))
+	// The catch record where the funclet-at-a-time path runs every
+	// funclet (so a catch uses no more stack: recursion from catch
+	// handlers reaches the same depth), the header above it, the finally
+	// records below.
+	last := (t.throwSP - 256) &^ 15
+	hdr := last + planRecord
+	lo := last - uintptr(planRecord*(len(steps)-1))
 	if lo < m.HardStackLimit()+4096 || lo < m.stackLo {
 		return false
 	}

@@ -237,5 +237,7 @@ func (rt *Runtime) hold(ps ...uintptr) (release func()) {
 func (rt *Runtime) heldAcross(f func() (uint64, error)) (uint64, error) {
 	rt.gc.noGC++
 	defer func() { rt.gc.noGC-- }()
-	return f()
+	ret, err := f()
+	rt.syncPlans() // plans that ended in the call are popped now
+	return ret, err
 }

@@ -1010,6 +1010,7 @@ func (rt *Runtime) Run(ctx context.Context) (code int, err error) {
 	}
 	rt.startDepth()
 	ret, err := rt.mach.Call(ctx, rt.cells.Get(entry.Index), nil, rt.handle)
+	rt.syncPlans() // plans whose catch returned last: no exit followed
 	if err != nil {
 		return 1, err
 	}
@@ -1451,6 +1452,7 @@ func (rt *Runtime) Call(ctx context.Context, meth *il.Method, args []any) (resul
 	}
 	rt.startDepth()
 	ret, err := rt.mach.CallArgs(ctx, rt.cells.Get(meth.Index), ints, floats, rt.handle)
+	rt.syncPlans() // plans whose catch returned last: no exit followed
 	if err != nil {
 		return nil, err
 	}
