@@ -143,8 +143,13 @@ const (
 	// CtxCards is the address of the card table (see CtxYoungLo).
 	CtxCards = 0x1a0
 
-	// CtxSpare9 .. CtxSpare12 are more free slots (32-bit displacements).
-	CtxSpare9  = 0x1a8
+	// CtxPlansDone counts the planned second passes of exception
+	// dispatch whose catch returned (the plan stub increments it as it
+	// resumes the continuation); the runtime ends those dispatches at
+	// its next exit and clears it (jitrt/ehplan.go).
+	CtxPlansDone = 0x1a8
+
+	// CtxSpare10 .. CtxSpare12 are more free slots (32-bit displacements).
 	CtxSpare10 = 0x1b0
 	CtxSpare11 = 0x1b8
 	CtxSpare12 = 0x1c0

@@ -48,6 +48,7 @@ func (rt *Runtime) runModuleInit() error {
 	}
 	rt.startDepth()
 	_, err := rt.mach.Call(rt.ctx, rt.cells.Get(ti.Run.Index), nil, rt.handle)
+	rt.syncPlans()
 	return err
 }
 
@@ -61,12 +62,13 @@ func (rt *Runtime) keepInnerTrace(exc uintptr) {
 	if exc == 0 {
 		return
 	}
+	rt.syncPlans()
 	for i := len(rt.trackers) - 1; i >= 0; i-- {
 		if t := rt.trackers[i]; t.running == runCatch && t.exc == exc {
 			if rt.innerTraces == nil {
 				rt.innerTraces = map[uintptr]innerTrace{}
 			}
-			rt.innerTraces[exc] = innerTrace{append([]traceSite(nil), t.trace...)}
+			rt.innerTraces[exc] = innerTrace{traceSites(t.trace)}
 			return
 		}
 	}

@@ -25,6 +25,53 @@ type frame struct {
 	code       *codeRange
 	funclet    int // index in code.funclets (0: the main body)
 	seg        int // 0: the current native call; n: n nested calls out
+	first      int // code.firstClause(offset()), for frames of a tracker
+}
+
+// traceRef is a frame of a stack trace as the dispatcher records it: the
+// code and the return address's offset in it, named (traceSite) only when
+// a trace is reported.
+type traceRef struct {
+	code *codeRange
+	ret  int
+}
+
+// traceSites names the frames of a trace.
+func traceSites(trace []traceRef) []traceSite {
+	s := make([]traceSite, len(trace))
+	for i, r := range trace {
+		s[i] = r.code.traceSite(r.ret)
+	}
+	return s
+}
+
+// pcInfo is what the dispatcher knows of a return address: its code, the
+// funclet and the first clause an exception there is offered to. The
+// runtime caches it per address (frameInfo).
+type pcInfo struct {
+	pc             uintptr
+	code           *codeRange
+	funclet, first int32
+}
+
+// pcCacheSize is the number of entries of the return address cache (a
+// power of two).
+const pcCacheSize = 512
+
+// frameInfo returns what the dispatcher knows of return address pc, nil
+// when it is not in managed code.
+func (rt *Runtime) frameInfo(pc uintptr) *pcInfo {
+	e := &rt.pcCache[(pc^pc>>9)&(pcCacheSize-1)]
+	if e.pc == pc && e.code != nil {
+		return e
+	}
+	r := rt.methodAt(pc - 1)
+	if r == nil {
+		return nil
+	}
+	off := int(pc-r.start) - 1
+	*e = pcInfo{pc: pc, code: r, funclet: int32(r.funcletAt(off)), first: int32(r.firstClause(off))}
+	return e
 }
 
 // offset is the code offset of the frame's call site (pc-1 lies inside
@@ -55,7 +102,7 @@ type tracker struct {
 	// unhandled exception (names are made only then). Frame i is
 	// trace[i+traceOff]; frames below traceSkip are not in the trace (a
 	// rethrow's own frame is the catching frame the old trace ends with).
-	trace     []traceSite
+	trace     []traceRef
 	traceOff  int
 	traceSkip int
 
@@ -73,8 +120,16 @@ type tracker struct {
 	// registers there: while a filter runs, the GC stack walk goes on
 	// from the filter to the throw site, through the frames the
 	// exception passed, which are still on the stack (gcwalk.go).
-	site walkState
-	regs [abi.NumRegs]uint64
+	site      walkState
+	regs      [abi.NumRegs]uint64
+	regsSaved bool // regs holds them (saved before the first filter runs)
+
+	// A planned second pass (ehplan.go): the funclets it runs, where its
+	// header and first record are, and the frame its catch resumes.
+	plan            bool
+	steps           []planStep
+	planHdr, planLo uintptr
+	target          frame
 }
 
 // endKind says why a stack walk stopped.
@@ -127,10 +182,10 @@ func (rt *Runtime) nextFrame(t *tracker) bool {
 	w := &t.walk
 	lo, hi := rt.mach.StackBounds()
 	for !w.done {
-		r := rt.methodAt(w.pc - 1)
-		if r == nil || len(t.frames) >= maxFrames {
+		info := rt.frameInfo(w.pc)
+		if info == nil || len(t.frames) >= maxFrames {
 			outer := rt.mach.outer
-			if r != nil || w.seg >= len(outer) {
+			if info != nil || w.seg >= len(outer) {
 				w.done, t.ended = true, endTop
 				break
 			}
@@ -139,10 +194,10 @@ func (rt *Runtime) nextFrame(t *tracker) bool {
 			w.pc, w.sp, w.bp = o.pc, o.sp, o.bp
 			continue
 		}
-		f := frame{pc: w.pc, sp: w.sp, bp: w.bp, code: r, seg: w.seg}
-		f.funclet = r.funcletAt(f.offset())
+		r := info.code
+		f := frame{pc: w.pc, sp: w.sp, bp: w.bp, code: r, seg: w.seg, funclet: int(info.funclet), first: int(info.first)}
 		if len(t.frames) >= t.traceSkip {
-			t.trace = append(t.trace, r.traceSite(int(f.pc-r.start)))
+			t.trace = append(t.trace, traceRef{r, int(f.pc - r.start)})
 		}
 		t.frames = append(t.frames, f)
 		switch {
@@ -172,7 +227,7 @@ func (rt *Runtime) nextFrame(t *tracker) bool {
 // parent called.
 func (rt *Runtime) establisherSeg(f frame) int {
 	size := uintptr(f.code.funclets[f.funclet].FrameSize)
-	if uintptr(rt.mach.ReadStack(f.sp+size+8)) != rt.funcletReturn {
+	if !rt.isDispatchReturn(uintptr(rt.mach.ReadStack(f.sp + size + 8))) {
 		return 0
 	}
 	if i := rt.invokerOf(f.sp, len(rt.trackers)); i >= 0 {
@@ -205,22 +260,26 @@ func (rt *Runtime) newTracker(m *Machine, exc uintptr) *tracker {
 	if n := len(rt.freeTrackers); n > 0 {
 		t = rt.freeTrackers[n-1]
 		rt.freeTrackers = rt.freeTrackers[:n-1]
-		*t = tracker{frames: t.frames[:0], trace: t.trace[:0]}
+		// Field by field: a composite literal would build the whole
+		// tracker (registers included) and copy it, per throw.
+		t.frames, t.trace, t.steps = t.frames[:0], t.trace[:0], t.steps[:0]
+		t.ended, t.traceOff, t.traceSkip = endTop, 0, 0
+		t.second, t.swallow, t.fi, t.hf, t.hc = false, false, 0, 0, 0
+		t.running, t.runFrame, t.funcletSP, t.regsSaved = runNone, 0, 0, false
+		t.plan, t.planHdr, t.planLo, t.target = false, 0, 0, frame{}
 	} else {
 		t = &tracker{}
 	}
 	t.exc, t.throwSP, t.ci, t.outerLen = exc, m.SP(), chainStart, len(m.outer)
 	t.walk = walkState{pc: m.PC(), sp: m.SP(), bp: uintptr(m.Reg(abi.CtxRBP))}
 	t.site = t.walk
-	for n := range t.regs {
-		t.regs[n] = m.Reg(abi.RegCtx(n))
-	}
 	rt.trackers = append(rt.trackers, t)
 	return t
 }
 
 // throw starts dispatching exc, thrown at the current exit.
 func (rt *Runtime) throw(m *Machine, exc uintptr) error {
+	rt.syncPlans()
 	if rt.innerTraces != nil {
 		delete(rt.innerTraces, exc) // thrown anew: a new trace
 	}
@@ -233,6 +292,7 @@ func (rt *Runtime) throw(m *Machine, exc uintptr) error {
 // it. Funclets run with their method's frame pointer, so RBP names the
 // frame.
 func (rt *Runtime) rethrow(m *Machine, ilClause int) error {
+	rt.syncPlans()
 	bp := uintptr(m.Reg(abi.CtxRBP))
 	for i := len(rt.trackers) - 1; i >= 0; i-- {
 		old := rt.trackers[i]
@@ -261,7 +321,7 @@ func (rt *Runtime) firstPass(m *Machine, t *tracker) error {
 	for ; t.fi < len(t.frames) || rt.nextFrame(t); t.fi, t.ci = t.fi+1, chainStart {
 		f := &t.frames[t.fi]
 		if t.ci == chainStart {
-			t.ci = f.code.firstClause(f.offset())
+			t.ci = f.first
 		}
 		for ; t.ci >= 0; t.ci = f.code.clauses[t.ci].Next {
 			c := &f.code.clauses[t.ci]
@@ -271,6 +331,15 @@ func (rt *Runtime) firstPass(m *Machine, t *tracker) error {
 					return rt.startSecondPass(m, t, t.fi, t.ci)
 				}
 			case il.EHFilter:
+				if !t.regsSaved {
+					// The first filter: the machine still has the
+					// registers of the throw site (its exit is being
+					// served), which the GC walk needs while filters run.
+					for n := range t.regs {
+						t.regs[n] = m.Reg(abi.RegCtx(n))
+					}
+					t.regsSaved = true
+				}
 				t.running, t.runFrame = runFilter, t.fi
 				return rt.invoke(m, t, f, c.FilterStart)
 			}
@@ -316,7 +385,8 @@ func (rt *Runtime) noHandler(m *Machine, t *tracker) error {
 		}
 	}
 	rt.trackers, rt.freeTrackers = nil, nil
-	u.Trace, u.ILOffsets = visibleTrace(t.trace)
+	m.SetReg(abi.CtxPlansDone, 0)
+	u.Trace, u.ILOffsets = visibleTrace(traceSites(t.trace))
 	return u
 }
 
@@ -326,6 +396,9 @@ func (rt *Runtime) noHandler(m *Machine, t *tracker) error {
 func (rt *Runtime) startSecondPass(m *Machine, t *tracker, hf, hc int) error {
 	t.second, t.hf, t.hc = true, hf, hc
 	t.fi, t.ci = 0, chainStart
+	if rt.planSecondPass(m, t) {
+		return nil
+	}
 	return rt.secondPass(m, t)
 }
 
@@ -333,7 +406,7 @@ func (rt *Runtime) secondPass(m *Machine, t *tracker) error {
 	for ; t.fi <= t.hf; t.fi, t.ci = t.fi+1, chainStart {
 		f := &t.frames[t.fi]
 		if t.ci == chainStart {
-			t.ci = f.code.firstClause(f.offset())
+			t.ci = f.first
 		}
 		for t.ci >= 0 && (t.fi != t.hf || t.ci != t.hc) {
 			c := &f.code.clauses[t.ci]
@@ -371,6 +444,7 @@ func (rt *Runtime) secondPass(m *Machine, t *tracker) error {
 
 // funcletReturned continues the dispatch whose funclet just returned.
 func (rt *Runtime) funcletReturned(m *Machine) error {
+	rt.syncPlans()
 	var t *tracker
 	for i := len(rt.trackers) - 1; i >= 0 && t == nil; i-- {
 		if rt.trackers[i].running != runNone {
@@ -407,7 +481,7 @@ func (rt *Runtime) funcletReturned(m *Machine) error {
 	// any older one that is running, so running funclets lie deeper the
 	// newer their dispatch.
 	n := len(rt.trackers)
-	for n > 0 && (rt.trackers[n-1].running == runNone || rt.trackers[n-1].funcletSP < f.sp) {
+	for n > 0 && (rt.trackers[n-1].running == runNone || rt.trackers[n-1].runningBelow() < f.sp) {
 		n--
 	}
 	rt.freeTrackers = append(rt.freeTrackers, rt.trackers[n:]...)
@@ -440,7 +514,7 @@ func (rt *Runtime) tryFrame(m *Machine, f frame, k int) (frame, error) {
 		size := uintptr(f.code.funclets[f.funclet].FrameSize)
 		ret := uintptr(m.ReadStack(f.sp + size + 8))
 		var next frame
-		if ret == rt.funcletReturn {
+		if rt.isDispatchReturn(ret) {
 			i := rt.invokerOf(f.sp, below)
 			if i < 0 {
 				return f, fmt.Errorf("jitrt: no dispatch invoked the funclet at sp %#x", f.sp)

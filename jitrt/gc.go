@@ -52,6 +52,7 @@ type rootSet struct {
 
 // gatherRoots finds the roots at an exit with the given code.
 func (rt *Runtime) gatherRoots(m *Machine, code uint64, extra []*uint64) (*rootSet, error) {
+	rt.syncPlans()
 	rs := &rootSet{}
 	if rt.gcVerifyHeap {
 		rs.what = map[*uint64]string{}
@@ -75,6 +76,9 @@ func (rt *Runtime) gatherRoots(m *Machine, code uint64, extra []*uint64) (*rootS
 	}
 	for _, t := range rt.trackers {
 		rs.refs = append(rs.refs, (*uint64)(unsafe.Pointer(&t.exc)))
+		if t.plan {
+			rs.refs = append(rs.refs, rt.planExc(t))
+		}
 	}
 	// Objects Go code holds (rt.hold) across a collection: Runtime.Call's
 	// string arguments during the whole call.
@@ -87,6 +91,9 @@ func (rt *Runtime) gatherRoots(m *Machine, code uint64, extra []*uint64) (*rootS
 		}
 		for i, t := range rt.trackers {
 			rs.what[(*uint64)(unsafe.Pointer(&t.exc))] = fmt.Sprintf("exception of tracker %d", i)
+			if t.plan {
+				rs.what[rt.planExc(t)] = fmt.Sprintf("exception in the catch record of tracker %d's plan", i)
+			}
 		}
 		for _, p := range extra {
 			rs.what[p] = "a word the runtime holds (a base library result)"

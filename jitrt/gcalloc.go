@@ -209,6 +209,7 @@ func (rt *Runtime) callBuiltin(m *Machine) error {
 // exitHook runs at every exit under VerifyGC or GCStress: the GC
 // information check, and stress collections at polls.
 func (rt *Runtime) exitHook(m *Machine, code uint64) error {
+	rt.syncPlans()
 	if rt.gcv != nil {
 		if err := rt.gcv.atExit(m, code); err != nil {
 			return err
@@ -236,5 +237,7 @@ func (rt *Runtime) hold(ps ...uintptr) (release func()) {
 func (rt *Runtime) heldAcross(f func() (uint64, error)) (uint64, error) {
 	rt.gc.noGC++
 	defer func() { rt.gc.noGC-- }()
-	return f()
+	ret, err := f()
+	rt.syncPlans() // plans that ended in the call are popped now
+	return ret, err
 }

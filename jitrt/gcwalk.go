@@ -296,7 +296,7 @@ func (w *gcWalker) walk(pc, sp, bp uintptr, next int) error {
 		if err != nil {
 			return err
 		}
-		if uintptr(ret) != rt.funcletReturn {
+		if !rt.isDispatchReturn(uintptr(ret)) {
 			// Called by its parent (callfinally), which continues after the
 			// call, in the same invocation (RBP): unless the funclet's frame
 			// will not continue either (an exception left it for a handler

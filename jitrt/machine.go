@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -41,19 +42,24 @@ type MachineConfig struct {
 type Machine struct {
 	heap    *CodeHeap
 	mem     []byte         // guard + stack + context page
-	ctx     unsafe.Pointer // the context block
-	ctxAddr uintptr
-	stackLo uintptr // lowest usable stack address
-	stackHi uintptr // high end of the stack (exclusive), 16-byte aligned
-	budget  uint64
-	limit   uint64      // CtxStackLimit as the runtime set it (the watchdog raises the slot)
-	hard    uint64      // CtxStackHard
-	outer   []exitState // the exits nested Calls were made from, innermost last
-	hook    ExitHandler // called at every exit before it is served (SetExitHook)
-	wd      *watchdog   // arms polls while a top-level Call runs
-	depth   int         // Calls in progress (nested Calls come from exit handlers)
-	xmm0    uint64
-	closed  bool
+	memBase unsafe.Pointer // &mem[0]
+	memAddr uintptr        // its address
+	// stackWords is the number of 8-byte words of the stack (0 once
+	// closed).
+	stackWords uint64
+	ctx        unsafe.Pointer // the context block
+	ctxAddr    uintptr
+	stackLo    uintptr // lowest usable stack address
+	stackHi    uintptr // high end of the stack (exclusive), 16-byte aligned
+	budget     uint64
+	limit      uint64      // CtxStackLimit as the runtime set it (the watchdog raises the slot)
+	hard       uint64      // CtxStackHard
+	outer      []exitState // the exits nested Calls were made from, innermost last
+	hook       ExitHandler // called at every exit before it is served (SetExitHook)
+	wd         *watchdog   // arms polls while a top-level Call runs
+	depth      int         // Calls in progress (nested Calls come from exit handlers)
+	xmm0       uint64
+	closed     bool
 }
 
 // ExitHandler services an exit that the Call loop does not handle itself:
@@ -131,6 +137,8 @@ func NewMachine(cfg MachineConfig) (*Machine, error) {
 	m := &Machine{
 		heap:    cfg.Heap,
 		mem:     mem,
+		memBase: unsafe.Pointer(&mem[0]),
+		memAddr: base,
 		ctx:     unsafe.Pointer(&mem[guard+stack]),
 		ctxAddr: base + uintptr(guard+stack),
 		stackLo: base + uintptr(guard),
@@ -138,6 +146,7 @@ func NewMachine(cfg MachineConfig) (*Machine, error) {
 		budget:  cfg.PollBudget,
 		wd:      wd,
 	}
+	m.stackWords = uint64(m.stackHi-m.stackLo) / 8
 	m.SetReg(abi.CtxPoll, m.budget)
 	m.hard = uint64(m.stackLo) + uint64(cfg.StackReserve)
 	m.limit = m.hard
@@ -165,6 +174,7 @@ func (m *Machine) Close() error {
 	}
 	m.closed = true
 	m.ctx = nil
+	m.stackWords = 0
 	return unix.Munmap(m.mem)
 }
 
@@ -229,10 +239,22 @@ func (m *Machine) WriteStack(addr uintptr, v uint64) {
 }
 
 func (m *Machine) stackPtr(addr uintptr) unsafe.Pointer {
-	if addr < m.stackLo || addr+8 > m.stackHi || addr&7 != 0 || m.closed {
-		panic(fmt.Sprintf("jitrt: address %#x is not in the native stack", addr))
+	// An aligned offset rotated right by 3 is its word index; a
+	// misaligned one becomes huge.
+	if bits.RotateLeft64(uint64(addr-m.stackLo), -3) >= m.stackWords {
+		badStackAddr(addr)
 	}
-	return unsafe.Pointer(&m.mem[addr-uintptr(unsafe.Pointer(&m.mem[0]))])
+	// The stack lies inside mem (checked above), which mmap mapped
+	// outside the Go heap: the exception dispatcher reads and writes it
+	// per frame, so this stays small enough to inline.
+	return unsafe.Add(m.memBase, addr-m.memAddr)
+}
+
+// badStackAddr panics for an address outside the native stack.
+//
+//go:noinline
+func badStackAddr(addr uintptr) {
+	panic(fmt.Sprintf("jitrt: address %#x is not in the native stack", addr))
 }
 
 // argSlots are the integer argument registers of the managed convention.

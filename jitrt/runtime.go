@@ -239,6 +239,7 @@ type Runtime struct {
 	builtins   []*il.Method           // base library methods by il.BuiltinKind
 	stubs      map[*il.Method]uintptr // exit stubs of base library virtual methods
 	codeMap    []codeRange            // sorted by start
+	pcCache    [pcCacheSize]pcInfo    // frameInfo's cache, cleared when codeMap changes
 	ctx        context.Context
 	toString   int // vtable slots of Object.ToString and Exception.get_Message
 	getMessage int
@@ -248,7 +249,10 @@ type Runtime struct {
 	trackers      []*tracker
 	freeTrackers  []*tracker
 	funcletReturn uintptr // the stub funclets invoked by the dispatcher return to
-	oom           uintptr // the preallocated OutOfMemoryException (in meta)
+	// The plan stub (ehplan.go): its start, the return address of its
+	// funclet calls and its end.
+	planStub, planRet, planEnd uintptr
+	oom                        uintptr // the preallocated OutOfMemoryException (in meta)
 	// Call depth (depth.go).
 	maxDepth       int
 	checkpoints    []checkpoint // oldest (highest address) first
@@ -576,6 +580,9 @@ func (rt *Runtime) init() error {
 	}); err != nil {
 		return err
 	}
+	if err = rt.installPlanStub(); err != nil {
+		return err
+	}
 	// Call depth checkpoints: resumed at the real return address.
 	if rt.checkpointStub, err = rt.code.InstallStub(func(a *amd64.Assembler) {
 		emitExitStub(a, abi.ExitCheckpoint, 0, false, amd64.UD2)
@@ -591,7 +598,7 @@ func (rt *Runtime) init() error {
 			{h.overflowStub, h.returnStub, "stack overflow stub"}, {h.returnStub, h.strEquals, "return stub"},
 			{h.strEquals, h.strConcat, "string equality"}, {h.strConcat, h.strConcatEnd, "string concatenation"},
 			{rt.cells.Prestub(0), rt.cells.Prestub(0) + uintptr(prestubSize*rt.cells.Len()), "prestubs"},
-			{rt.funcletReturn, rt.funcletReturn + 16, "funclet return stub"}, {rt.checkpointStub, rt.checkpointStub + 16, "checkpoint stub"}} {
+			{rt.funcletReturn, rt.funcletReturn + 16, "funclet return stub"}, {rt.planStub, rt.planEnd, "exception dispatch plan stub"}, {rt.checkpointStub, rt.checkpointStub + 16, "checkpoint stub"}} {
 			fmt.Fprintf(w, "%x %x miniil %s\n", st.addr, st.end-st.addr, st.name)
 		}
 		for _, st := range h.sbRoutineRanges() {
@@ -1003,6 +1010,7 @@ func (rt *Runtime) Run(ctx context.Context) (code int, err error) {
 	}
 	rt.startDepth()
 	ret, err := rt.mach.Call(ctx, rt.cells.Get(entry.Index), nil, rt.handle)
+	rt.syncPlans() // plans whose catch returned last: no exit followed
 	if err != nil {
 		return 1, err
 	}
@@ -1017,6 +1025,7 @@ func (rt *Runtime) Run(ctx context.Context) (code int, err error) {
 // (see oomAt).
 func (rt *Runtime) handle(m *Machine, code uint64) error {
 	rt.exits[min(code, exitCodes-1)]++
+	rt.syncPlans()
 	prev := rt.curExit
 	rt.curExit = code
 	err := rt.serve(m, code)
@@ -1307,6 +1316,7 @@ func (rt *Runtime) compile(i int) error {
 	rt.codeMap = append(rt.codeMap, codeRange{})
 	copy(rt.codeMap[k+1:], rt.codeMap[k:])
 	rt.codeMap[k] = r
+	rt.pcCache = [pcCacheSize]pcInfo{}
 	return nil
 }
 
@@ -1442,6 +1452,7 @@ func (rt *Runtime) Call(ctx context.Context, meth *il.Method, args []any) (resul
 	}
 	rt.startDepth()
 	ret, err := rt.mach.CallArgs(ctx, rt.cells.Get(meth.Index), ints, floats, rt.handle)
+	rt.syncPlans() // plans whose catch returned last: no exit followed
 	if err != nil {
 		return nil, err
 	}
