@@ -427,8 +427,14 @@ func (x *loopHoist) stillRead(v ir.Value) bool {
 }
 
 // constant returns the instruction setting v to a constant when it is
-// v's one definition.
+// v's one definition: v must be a temporary (an argument or a local has
+// a value before any definition, which a read may see) defined in the
+// loop's own funclet (a filter's definition of a value the main body
+// reads happens, if ever, in the middle of it).
 func (x *loopHoist) constant(v ir.Value) *ir.Instr {
+	if !isTemp(x.f, v) || !x.d.undisturbed(v, x.fl) {
+		return nil
+	}
 	if def, _ := x.d.single(v); def != nil && def.Op == ir.OpConst {
 		return def
 	}

@@ -67,6 +67,19 @@ L: ldloc i ldarg.1 bge.s D
 N: ldloc i ldc.i4.1 add stloc i br.s L
 D: ldloc s ret
 }
+// l is set to a constant once, in a filter that runs only if the loop
+// throws: the loop reads l's initial zero, so x * l is no invariant (fuzz
+// seed 31002019 found the constant taken for l's value).
+.method public static int32 FilterConst(int32 n, int32 x) cil managed {
+  .locals init (int32 i, int32 s, int32 l)
+  .try {
+L:  ldloc i ldarg.0 bge.s D
+    ldloc s ldarg.1 ldloc l mul add stloc s
+    ldloc i ldc.i4.1 add stloc i br.s L
+D:  leave.s E
+  } filter { pop ldc.i4.1 stloc l ldc.i4.1 endfilter } { pop leave.s E }
+E: ldloc s ret
+}
 // A do-while: the check is the first thing the body does, no test
 // copy is needed.
 .class public HCell extends [mscorlib]System.Object { .field public int32 v }
@@ -119,6 +132,7 @@ func TestHoistLoops(t *testing.T) {
 		{"InTry", 1, 1, 0, 0},
 		{"TryInside", 1, 1, 1, 1},
 		{"DoWhile", 1, 0, 0, 0},
+		{"FilterConst", 0, 1, 0, 1},
 	} {
 		t.Run(tc.method, func(t *testing.T) {
 			f := importMethod(t, hoistSrc, tc.method)
