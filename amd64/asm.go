@@ -339,6 +339,36 @@ func (a *Assembler) checkOperand(o *Operand) string {
 	return ""
 }
 
+// checkArity says what is wrong with the number and kinds of ops for op
+// as I takes them ("" when nothing is): labels go through Jump.
+func checkArity(op Op, ops []Operand) string {
+	n := len(ops)
+	ok := false
+	switch opTable[op].arity {
+	case ar0:
+		ok = n == 0
+	case ar1Src, ar1Dst:
+		ok = n == 1
+	case ar2:
+		ok = n == 2
+	case ar12:
+		ok = n == 1 || n == 2
+	case ar3:
+		ok = n == 3
+	case arJcc:
+		return "conditional jumps need a label: use Jump"
+	case arJmpCall:
+		if n != 1 || ops[0].kind != kindReg && !ops[0].IsMem() {
+			return "I takes one register or memory operand; use Jump for a label"
+		}
+		ok = true
+	}
+	if !ok {
+		return "wrong number of operands: " + strconv.Itoa(n)
+	}
+	return ""
+}
+
 // I emits one instruction. Operands follow the Go assembler order:
 // sources first, destination last (with the CMPx exception documented on
 // Assembler). Conditional jumps and jumps or calls to labels use Jump.
@@ -353,32 +383,9 @@ func (a *Assembler) I(op Op, ops ...Operand) {
 		a.fail(insn, op, "invalid op")
 		return
 	}
-	info := &opTable[op]
 	n := len(ops)
-	ok := false
-	switch info.arity {
-	case ar0:
-		ok = n == 0
-	case ar1Src, ar1Dst:
-		ok = n == 1
-	case ar2:
-		ok = n == 2
-	case ar12:
-		ok = n == 1 || n == 2
-	case ar3:
-		ok = n == 3
-	case arJcc:
-		a.fail(insn, op, "conditional jumps need a label: use Jump")
-		return
-	case arJmpCall:
-		ok = n == 1 && (ops[0].kind == kindReg || ops[0].IsMem())
-		if !ok {
-			a.fail(insn, op, "I takes one register or memory operand; use Jump for a label")
-			return
-		}
-	}
-	if !ok {
-		a.fail(insn, op, "wrong number of operands: "+strconv.Itoa(n))
+	if msg := checkArity(op, ops); msg != "" {
+		a.fail(insn, op, msg)
 		return
 	}
 	labels := 0
@@ -403,7 +410,7 @@ func (a *Assembler) I(op Op, ops ...Operand) {
 	}
 	start := len(a.code)
 	nfix := len(a.fixups)
-	if !a.encode(op, info, ops, insn) {
+	if !a.encode(op, &opTable[op], ops, insn) {
 		a.code = a.code[:start]
 		a.fixups = a.fixups[:nfix]
 		a.fail(insn, op, "invalid instruction: "+op.String()+" "+operandList(ops))

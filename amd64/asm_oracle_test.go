@@ -258,32 +258,9 @@ func (a *goAssembler) I(op Op, ops ...Operand) {
 		a.fail(insn, op, "invalid op")
 		return
 	}
-	info := &opTable[op]
 	n := len(ops)
-	ok := false
-	switch info.arity {
-	case ar0:
-		ok = n == 0
-	case ar1Src, ar1Dst:
-		ok = n == 1
-	case ar2:
-		ok = n == 2
-	case ar12:
-		ok = n == 1 || n == 2
-	case ar3:
-		ok = n == 3
-	case arJcc:
-		a.fail(insn, op, "conditional jumps need a label: use Jump")
-		return
-	case arJmpCall:
-		ok = n == 1 && (ops[0].kind == kindReg || ops[0].IsMem())
-		if !ok {
-			a.fail(insn, op, "I takes one register or memory operand; use Jump for a label")
-			return
-		}
-	}
-	if !ok {
-		a.fail(insn, op, "wrong number of operands: "+strconv.Itoa(n))
+	if msg := checkArity(op, ops); msg != "" {
+		a.fail(insn, op, msg)
 		return
 	}
 	for i := range ops {
@@ -304,7 +281,7 @@ func (a *goAssembler) I(op Op, ops ...Operand) {
 	var msg string
 	switch n {
 	case 1:
-		if info.arity == ar1Dst || info.arity == arJmpCall {
+		if opTable[op].arity == ar1Dst || opTable[op].arity == arJmpCall {
 			msg = a.addr(&p.To, ops[0], m)
 		} else {
 			msg = a.addr(&p.From, ops[0], m)

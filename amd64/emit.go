@@ -343,7 +343,7 @@ func (g *gen) block(b *ir.Block) {
 	g.hold = ir.NoValue // a branch target: RAX holds nothing known
 	switch {
 	case b.ID == 0 && len(b.Preds) == 0:
-	case len(b.Preds) == 1 && b.Preds[0].ID == 0 && len(f.Blocks[0].Preds) == 0:
+	case b.ID != 0 && readsArgRegs(f, b):
 		g.argRegs = g.entryArgRegs // reached only from the entry block
 		if g.plan.deferArgs && !returnsOnly(b) {
 			g.storeArgs(b)
