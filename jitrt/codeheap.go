@@ -27,27 +27,43 @@ type CodeHeapConfig struct {
 	// stubs with rel32 / RIP-relative operands. Default 1 GiB, at most
 	// 2 GiB.
 	ReserveBytes int
-	// ChunkBytes is how much address space is made read-write at a time
-	// for staging new code. Default 64 KiB.
+	// ChunkBytes is how much address space is made usable at a time for
+	// new code. Default 64 KiB.
 	ChunkBytes int
+	// SingleMapping turns the two views of the code off: every install
+	// then takes whole pages of its own and an mprotect, staged read-write
+	// and sealed read-execute. It is what the heap falls back to where
+	// memfd_create is not available; tests use it to cover that path.
+	SingleMapping bool
 }
 
 // CodeHeap is executable memory shared by any number of Machines. It is
 // safe for concurrent use.
 //
-// W^X: no page is ever writable and executable at once, and a page that has
-// been made executable is never written again. Install copies code into a
-// read-write staging range and then mprotects exactly the pages it used to
-// read-execute, so every install occupies whole pages (a method of 100
-// bytes costs a 4 KiB page). Put several blobs in one InstallFunc to share
-// pages. Cells live in the same reservation but are never executable.
+// W^X: no mapping is ever writable and executable at once. The heap's
+// memory is a memfd mapped twice, as CoreCLR maps its code heaps under
+// W^X: the execution view (the reservation code runs from and every
+// address the heap hands out) is read-execute for code and read-write,
+// never executable, for cells; the write view, at an address nothing
+// else knows, is read-write over the code range only. Install writes new
+// code through the write view, past every byte installed before, and
+// publishes its address only after the bytes are in place; installed
+// bytes are never written again. So methods pack densely (16-byte
+// aligned) and an install makes no system call; making a new chunk of
+// code space usable takes two mprotects (one per view). Where a memfd
+// cannot be had (or with CodeHeapConfig.SingleMapping) the heap has only
+// the execution view: Install stages code in read-write pages and
+// mprotects exactly those pages read-execute, so every install occupies
+// whole pages and a page made executable is never written again. Cells
+// live in the same reservation and are never executable.
 type CodeHeap struct {
 	mu        sync.Mutex
-	mem       []byte  // the whole reservation
+	mem       []byte  // the whole reservation (the execution view)
+	wmem      []byte  // the write view of mem; nil with a single mapping
 	base      uintptr // &mem[0]
 	chunk     int
-	codeNext  int // offset of the first page not yet sealed
-	chunkEnd  int // offset of the end of the read-write staging range
+	codeNext  int // offset of the first byte of code space not yet used
+	chunkEnd  int // offset of the end of the code space made usable
 	cellsLow  int // cells are carved downward from the end; lowest cell page
 	closed    bool
 	installs  int
@@ -72,7 +88,7 @@ type CodeHeap struct {
 type HeapStats struct {
 	Installs    int // successful Install/InstallFunc calls (stubs included)
 	CodeBytes   int // bytes of code requested
-	SealedBytes int // bytes of pages made read-execute
+	SealedBytes int // bytes of code space used (whole pages with a single mapping)
 	CellBytes   int // bytes of pages used by call cells
 }
 
@@ -89,24 +105,69 @@ func NewCodeHeap(cfg CodeHeapConfig) (*CodeHeap, error) {
 		return nil, fmt.Errorf("jitrt: bad code heap size (reserve %d, chunk %d)", cfg.ReserveBytes, cfg.ChunkBytes)
 	}
 	reserve := roundUp(cfg.ReserveBytes, pageSize)
-	mem, err := unix.Mmap(-1, 0, reserve, unix.PROT_NONE,
-		unix.MAP_PRIVATE|unix.MAP_ANON|unix.MAP_NORESERVE)
-	if err != nil {
-		return nil, fmt.Errorf("jitrt: reserving %s for the code heap: %w", formatBytes(reserve), err)
+	var mem, wmem []byte
+	if !cfg.SingleMapping {
+		mem, wmem = mapTwice(reserve)
+	}
+	if mem == nil {
+		var err error
+		mem, err = unix.Mmap(-1, 0, reserve, unix.PROT_NONE,
+			unix.MAP_PRIVATE|unix.MAP_ANON|unix.MAP_NORESERVE)
+		if err != nil {
+			return nil, fmt.Errorf("jitrt: reserving %s for the code heap: %w", formatBytes(reserve), err)
+		}
 	}
 	h := &CodeHeap{
 		mem:      mem,
+		wmem:     wmem,
 		base:     uintptr(unsafe.Pointer(&mem[0])),
 		chunk:    roundUp(cfg.ChunkBytes, pageSize),
 		cellsLow: reserve,
 		asm:      amd64.NewAssembler(),
 	}
 	if err := h.installStubs(); err != nil {
-		unix.Munmap(mem)
+		h.unmap()
 		return nil, err
 	}
 	return h, nil
 }
+
+// mapTwice maps a memfd of size bytes twice, both views inaccessible
+// until used (the execution view and the write view), or returns nils if
+// the system cannot (no memfd_create, or no address space).
+func mapTwice(size int) (mem, wmem []byte) {
+	fd, err := unix.MemfdCreate("miniil-code", unix.MFD_CLOEXEC)
+	if err != nil {
+		return nil, nil
+	}
+	defer unix.Close(fd) // the mappings keep the memory
+	if unix.Ftruncate(fd, int64(size)) != nil {
+		return nil, nil
+	}
+	mem, err = unix.Mmap(fd, 0, size, unix.PROT_NONE, unix.MAP_SHARED)
+	if err != nil {
+		return nil, nil
+	}
+	wmem, err = unix.Mmap(fd, 0, size, unix.PROT_NONE, unix.MAP_SHARED)
+	if err != nil {
+		unix.Munmap(mem)
+		return nil, nil
+	}
+	return mem, wmem
+}
+
+// unmap unmaps both views.
+func (h *CodeHeap) unmap() error {
+	err := unix.Munmap(h.mem)
+	if h.wmem != nil {
+		err = errors.Join(err, unix.Munmap(h.wmem))
+	}
+	return err
+}
+
+// DualMapped reports whether the heap has a separate write view (and so
+// packs methods densely without a system call per install).
+func (h *CodeHeap) DualMapped() bool { return h.wmem != nil }
 
 // installStubs installs the shared stubs (emitSharedStubs) in one sealed
 // range.
@@ -172,8 +233,8 @@ func (h *CodeHeap) code(addr uintptr, n int) ([]byte, bool) {
 	return h.mem[off : off+n : off+n], true
 }
 
-// Install copies code into the heap, makes it read-execute and returns its
-// address (16-byte aligned; in fact page aligned).
+// Install copies code into the heap, makes it executable and returns its
+// address (16-byte aligned; page aligned with a single mapping).
 func (h *CodeHeap) Install(code []byte) (uintptr, error) {
 	return h.InstallFunc(len(code), func(_ uintptr, buf []byte) error {
 		copy(buf, code)
@@ -181,13 +242,16 @@ func (h *CodeHeap) Install(code []byte) (uintptr, error) {
 	})
 }
 
+// codeAlign is the alignment of installed code with two views.
+const codeAlign = 16
+
 // InstallFunc reserves size bytes of code space and calls fill with the
 // final address and a writable view of exactly size bytes, so position
 // dependent code (RIP-relative references to cells, rel32 calls to stubs)
-// can be encoded in place. After fill returns nil the range is made
-// read-execute and its address returned; if fill fails nothing is
-// installed. fill runs with the heap locked: it must not call the heap.
-// The writable view must not be kept after fill returns.
+// can be encoded in place. After fill returns nil the code is executable
+// at the address returned; if fill fails nothing is installed. fill runs
+// with the heap locked: it must not call the heap. The writable view must
+// not be kept after fill returns.
 func (h *CodeHeap) InstallFunc(size int, fill func(addr uintptr, buf []byte) error) (uintptr, error) {
 	if size <= 0 {
 		return 0, errors.New("jitrt: empty code")
@@ -197,36 +261,70 @@ func (h *CodeHeap) InstallFunc(size int, fill func(addr uintptr, buf []byte) err
 	if h.closed {
 		return 0, errClosedHeap
 	}
-	n := roundUp(size, pageSize)
-	if h.codeNext+n > h.chunkEnd {
-		end := h.codeNext + max(n, h.chunk)
-		end = min(end, h.cellsLow)
-		if h.codeNext+n > end {
-			return 0, errors.New("jitrt: code heap reservation exhausted")
-		}
-		if err := unix.Mprotect(h.mem[h.chunkEnd:end], unix.PROT_READ|unix.PROT_WRITE); err != nil {
-			return 0, fmt.Errorf("jitrt: mprotect RW: %w", err)
-		}
-		h.chunkEnd = end
+	// n is the code space the install takes; off where it starts.
+	off, n := h.codeNext, roundUp(size, pageSize)
+	if h.wmem != nil {
+		off = roundUp(h.codeNext, codeAlign)
+		n = roundUp(size, codeAlign)
 	}
-	off := h.codeNext
-	buf := h.mem[off : off+size : off+size]
+	if off+n > h.chunkEnd {
+		if err := h.grow(off + n); err != nil {
+			return 0, err
+		}
+	}
+	w := h.mem // where the code is written
+	if h.wmem != nil {
+		w = h.wmem
+	}
+	buf := w[off : off+size : off+size]
 	if err := fill(h.base+uintptr(off), buf); err != nil {
-		clear(h.mem[off : off+n])
+		clear(buf)
 		return 0, err
 	}
-	tail := h.mem[off+size : off+n]
-	for i := range tail {
-		tail[i] = 0xcc // INT3
+	fillINT3(w[h.codeNext:off]) // the alignment gap before
+	fillINT3(w[off+size : off+n])
+	if h.wmem == nil {
+		if err := unix.Mprotect(h.mem[off:off+n], unix.PROT_READ|unix.PROT_EXEC); err != nil {
+			clear(h.mem[off : off+n])
+			return 0, fmt.Errorf("jitrt: mprotect RX: %w", err)
+		}
 	}
-	if err := unix.Mprotect(h.mem[off:off+n], unix.PROT_READ|unix.PROT_EXEC); err != nil {
-		clear(h.mem[off : off+n])
-		return 0, fmt.Errorf("jitrt: mprotect RX: %w", err)
-	}
-	h.codeNext += n
+	h.codeNext = off + n
 	h.installs++
 	h.codeBytes += size
 	return h.base + uintptr(off), nil
+}
+
+// grow makes the code space up to at least offset need usable: with two
+// views, read-execute in the execution view and read-write in the write
+// view; with one, read-write for staging.
+func (h *CodeHeap) grow(need int) error {
+	end := min(roundUp(max(need, h.chunkEnd+h.chunk), pageSize), h.cellsLow)
+	if need > end {
+		return errors.New("jitrt: code heap reservation exhausted")
+	}
+	if h.wmem == nil {
+		if err := unix.Mprotect(h.mem[h.chunkEnd:end], unix.PROT_READ|unix.PROT_WRITE); err != nil {
+			return fmt.Errorf("jitrt: mprotect RW: %w", err)
+		}
+		h.chunkEnd = end
+		return nil
+	}
+	if err := unix.Mprotect(h.wmem[h.chunkEnd:end], unix.PROT_READ|unix.PROT_WRITE); err != nil {
+		return fmt.Errorf("jitrt: mprotect RW: %w", err)
+	}
+	if err := unix.Mprotect(h.mem[h.chunkEnd:end], unix.PROT_READ|unix.PROT_EXEC); err != nil {
+		return fmt.Errorf("jitrt: mprotect RX: %w", err)
+	}
+	h.chunkEnd = end
+	return nil
+}
+
+// fillINT3 fills b with INT3, so a stray jump into padding traps.
+func fillINT3(b []byte) {
+	for i := range b {
+		b[i] = 0xCC
+	}
 }
 
 // Stats reports the heap's memory use.
@@ -249,7 +347,7 @@ func (h *CodeHeap) Close() error {
 		return nil
 	}
 	h.closed = true
-	return unix.Munmap(h.mem)
+	return h.unmap()
 }
 
 var errClosedHeap = errors.New("jitrt: code heap is closed")

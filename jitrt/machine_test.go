@@ -324,10 +324,17 @@ func TestWXorX(t *testing.T) {
 			return err
 		}
 		ms := readMaps(t)
+		views := 0 // mappings of the code heap's memfd with code in them
 		for _, mp := range ms {
 			if strings.Contains(mp.perms, "w") && strings.Contains(mp.perms, "x") {
 				t.Errorf("writable and executable mapping: %s", mp.line)
 			}
+			if strings.Contains(mp.line, "miniil-code") && strings.ContainsAny(mp.perms, "wx") {
+				views++
+			}
+		}
+		if h.DualMapped() && views < 2 {
+			t.Errorf("dual-mapped heap, but %d views of its memfd in use", views)
 		}
 		for name, addr := range map[string]uintptr{"exit stub": h.ExitStub(), "code": loop, "prestub": cells.Prestub(3)} {
 			if p := permsAt(ms, addr); p[:3] != "r-x" {
@@ -582,15 +589,46 @@ func TestErrors(t *testing.T) {
 }
 
 func TestHeapStats(t *testing.T) {
-	h := newHeap(t)
-	before := h.Stats()
-	a1 := install(t, h, codeAdd())
-	a2 := install(t, h, codeAdd())
-	if a1%16 != 0 || a2%16 != 0 || a1 == a2 {
-		t.Errorf("addresses %#x %#x", a1, a2)
-	}
-	s := h.Stats()
-	if s.Installs != before.Installs+2 || s.SealedBytes != before.SealedBytes+2*pageSize {
-		t.Errorf("stats %+v after %+v", s, before)
+	for _, tc := range []struct {
+		name   string
+		single bool
+		dual   bool // the heap should have a write view
+		step   int  // code space one 20-byte install takes
+	}{
+		{"dual", false, true, codeAlign},
+		{"single", true, false, pageSize},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, err := NewCodeHeap(CodeHeapConfig{SingleMapping: tc.single})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer h.Close()
+			if h.DualMapped() != tc.dual {
+				t.Fatalf("DualMapped() = %v, want %v", h.DualMapped(), tc.dual)
+			}
+			m := newMachine(t, h, MachineConfig{})
+			code := codeAdd()
+			code = append(code, make([]byte, 20-len(code))...) // padding after RET
+			before := h.Stats()
+			a1 := install(t, h, code)
+			a2 := install(t, h, code)
+			if a1%16 != 0 || a2 != a1+uintptr(roundUp(20, tc.step)) {
+				t.Errorf("addresses %#x %#x, want %d apart", a1, a2, roundUp(20, tc.step))
+			}
+			s := h.Stats()
+			if s.Installs != before.Installs+2 || s.SealedBytes != before.SealedBytes+2*roundUp(20, tc.step) {
+				t.Errorf("stats %+v after %+v", s, before)
+			}
+			for _, a := range []uintptr{a1, a2} {
+				if r, err := m.Call(bg, a, []uint64{2, 3}, nil); r != 5 || err != nil {
+					t.Errorf("code at %#x: %d, %v", a, r, err)
+				}
+			}
+			// The padding after each install traps.
+			if b, ok := h.code(a1+20, int(a2-a1)-20); !ok || (len(b) > 0 && b[0] != 0xCC) {
+				t.Errorf("padding after the first install: %x, %v", b, ok)
+			}
+		})
 	}
 }
