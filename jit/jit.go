@@ -67,8 +67,14 @@ type Method struct {
 	Env    amd64.Env       // the addresses emit used
 }
 
-// Compiled returns what the runtime installs.
-func (m *Method) Compiled() *abi.Method { return &m.Code.Method }
+// Compiled returns what the runtime installs: a copy of the code's
+// abi.Method, so keeping it (the runtime keeps it for as long as the code
+// is installed) does not keep the rest of the code generator's output and,
+// through its layout, the method's whole IR alive.
+func (m *Method) Compiled() *abi.Method {
+	c := m.Code.Method
+	return &c
+}
 
 // Phase is one step of the pipeline.
 type Phase struct {

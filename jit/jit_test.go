@@ -3,9 +3,12 @@ package jit_test
 import (
 	"bytes"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
+	"miniil/amd64"
 	"miniil/il"
 	"miniil/jit"
 )
@@ -139,4 +142,31 @@ func TestNoEnv(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "phase emit") {
 		t.Errorf("err = %v, want one naming phase emit", err)
 	}
+}
+
+// TestCompiledKeepsNoIR checks that what the runtime keeps of a compiled
+// method (Compiled, for as long as the code is installed) does not keep
+// the code generator's output, and through its layout the IR, alive.
+func TestCompiledKeepsNoIR(t *testing.T) {
+	mod, m := method(t)
+	st, err := jit.New(jit.Config{Env: jit.NewDumpEnv()}).Compile(mod, m, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	compiled := st.Compiled()
+	freed := make(chan struct{})
+	runtime.SetFinalizer(st.Code, func(*amd64.Code) { close(freed) })
+	st = nil
+	for range 10 {
+		runtime.GC()
+		select {
+		case <-freed:
+			if len(compiled.Code) == 0 {
+				t.Error("the compiled method has no code")
+			}
+			return
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	t.Errorf("the code generator's output (%d bytes of code) is still reachable from Compiled()", len(compiled.Code))
 }
