@@ -166,7 +166,7 @@ func oneFile(fs *command, stderr io.Writer) (string, int) {
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("run", "run [-engine=jit|interp] [-timeout=D] [-max-heap=SIZE] [-nursery=SIZE] [-max-call-depth=N] [-jit-stats] [-gc-stats] [-validate] [-no-inline] [-skip=PHASE,...] [-verify-gc] [-verify-heap] [-gcstress=N] [-perfmap] [-cpuprofile=F] FILE", stdout)
+	fs := newFlags("run", "run [-engine=jit|interp] [-timeout=D] [-max-heap=SIZE] [-nursery=SIZE] [-max-call-depth=N] [-jit-stats] [-gc-stats] [-validate] [-no-inline] [-skip=PHASE,...] [-verify-gc] [-verify-heap] [-gcstress=N] [-perfmap] [-cpuprofile=F] [-memprofile=F] FILE", stdout)
 	engine := fs.String("engine", miniil.DefaultEngine.String(), "execution engine: jit (native code) or interp (reference interpreter)")
 	timeout := fs.Duration("timeout", 0, "stop the program after this long, exit code 124 (0: no limit)")
 	maxHeap := byteSize(miniil.DefaultMaxHeap)
@@ -184,6 +184,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	gcStress := fs.Int("gcstress", 0, "collect at every `N`th safepoint of JIT code (1: every one; every allocation is then one), poisoning freed memory and verifying the heap after each collection (slow; for debugging miniil)")
 	verifyHeap := fs.Bool("verify-heap", false, "check every reference in the heap and the roots after each collection of the JIT (slower; for debugging miniil)")
 	cpuprofile := fs.String("cpuprofile", "", "write a Go CPU profile of the run (runtime and helpers; JIT-compiled code shows as unknown) to `file`")
+	memprofile := fs.String("memprofile", "", "write a Go allocation profile of the load and the run (the compiler's and runtime's Go allocations; not the managed heap) to `file` when the run ends")
 	maxSource := maxSourceFlag(fs)
 	if code := parseFlags(fs, args, stderr); code >= 0 {
 		return code
@@ -264,6 +265,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		cfg.PerfMap = f
 	}
 	exit, err := prog.Run(ctx, cfg)
+	if *memprofile != "" {
+		if err := writeAllocProfile(*memprofile); err != nil {
+			fmt.Fprintf(stderr, "miniil run: %v\n", err)
+			return miniil.ExitFailure
+		}
+	}
 	if err == nil {
 		return exit
 	}
@@ -278,6 +285,19 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 	}
 	return exit
+}
+
+// writeAllocProfile writes the Go allocation profile so far to path.
+func writeAllocProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // signalError is the cancellation cause of a run stopped by a signal.
