@@ -3,6 +3,8 @@
 package jitrt
 
 import (
+	"bytes"
+
 	"miniil/abi"
 	. "miniil/amd64"
 )
@@ -181,4 +183,29 @@ func codeRegs() []byte {
 		a.I(POPQ, R(RBP))
 		a.I(RET)
 	})
+}
+
+// codeStackCheckAtEnd exits with ExitHelperBase (for the handler to
+// raise the soft stack limit), then makes a soft stack check whose
+// out-of-line call and jump back are the code's last bytes, and returns
+// 7. Its length is a multiple of 16: nothing follows it in the heap.
+func codeStackCheckAtEnd() []byte {
+	code := asm(func(a *Assembler) {
+		start, cold := a.NewLabel(), a.NewLabel()
+		a.I(MOVQ, Imm(abi.ExitHelperBase), ctxMem(abi.CtxExitCode))
+		a.I(CALL, ctxMem(abi.CtxExitStub))
+		a.I(LEAQ, Mem(RSP, -16), R(RAX))
+		a.Bind(start) // the jump back repeats the compare
+		a.I(CMPQ, R(RAX), ctxMem(abi.CtxStackLimit))
+		a.Jump(JCS, cold)
+		a.I(MOVL, Imm(7), R(RAX))
+		a.I(RET)
+		a.Bind(cold)
+		a.I(CALL, ctxMem(abi.CtxOverflowStub))
+		a.Jump(JMP, start)
+	})
+	if n := len(code) % 16; n != 0 { // NOPs before it
+		code = append(bytes.Repeat([]byte{0x90}, 16-n), code...)
+	}
+	return code
 }

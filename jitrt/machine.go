@@ -419,16 +419,26 @@ func (m *Machine) run(ctx context.Context, h ExitHandler) (uint64, error) {
 // false if the code is not of that form.
 func (m *Machine) stackCheck() (v uintptr, soft, ok bool) {
 	pc := m.PC()
-	call, ok := m.heap.code(pc-4, 9)
+	// The call and the jump back's opcode, then exactly the jump's
+	// displacement: the jump may be the last instruction of the method.
+	call, ok := m.heap.code(pc-4, 5)
 	if !ok || call[0] != 0x41 || call[1] != 0xff || call[2] != 0x57 || call[3] != abi.CtxOverflowStub {
 		return 0, false, false
 	}
 	var check uintptr
 	switch call[4] {
 	case 0xeb:
-		check = pc + 2 + uintptr(int8(call[5]))
+		d, ok := m.heap.code(pc+1, 1)
+		if !ok {
+			return 0, false, false
+		}
+		check = pc + 2 + uintptr(int8(d[0]))
 	case 0xe9:
-		check = pc + 5 + uintptr(int32(binary.LittleEndian.Uint32(call[5:])))
+		d, ok := m.heap.code(pc+1, 4)
+		if !ok {
+			return 0, false, false
+		}
+		check = pc + 5 + uintptr(int32(binary.LittleEndian.Uint32(d)))
 	default:
 		return 0, false, false
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -630,5 +631,30 @@ func TestHeapStats(t *testing.T) {
 				t.Errorf("padding after the first install: %x, %v", b, ok)
 			}
 		})
+	}
+}
+
+// TestStackCheckAtCodeEnd fails a soft stack check whose out-of-line call
+// and jump back end the installed code, with no padding after them: the
+// Machine must still recognize the check (reading no byte past the code)
+// and hand it to the handler as ExitStackLimit, which lets it through.
+func TestStackCheckAtCodeEnd(t *testing.T) {
+	h := newHeap(t)
+	m := newMachine(t, h, MachineConfig{})
+	addr := install(t, h, codeStackCheckAtEnd())
+	lo, _ := m.StackBounds()
+	var exits []uint64
+	r, err := m.Call(bg, addr, nil, func(m *Machine, code uint64) error {
+		exits = append(exits, code)
+		switch code {
+		case abi.ExitHelperBase:
+			m.SetStackLimit(m.SP())
+		case abi.ExitStackLimit:
+			m.SetStackLimit(lo)
+		}
+		return nil
+	})
+	if r != 7 || err != nil || !slices.Equal(exits, []uint64{abi.ExitHelperBase, abi.ExitStackLimit}) {
+		t.Errorf("got %d, %v after exits %v; want 7 after a helper exit and a stack limit exit", r, err, exits)
 	}
 }
