@@ -174,7 +174,8 @@ func intArgs(f *ir.Func) int {
 // scan is the linear scan of the candidates of one register class.
 func scan(f *ir.Func, cands []*interval, homes []Reg, float bool, regs []Reg) {
 	free := append([]Reg(nil), regs...)
-	var active []*interval // sorted by end
+	saved := map[Reg]bool{} // registers given to some value so far
+	var active []*interval  // sorted by end
 	for _, iv := range cands {
 		if f.Kinds[iv.v].IsFloat() != float {
 			continue
@@ -194,11 +195,23 @@ func scan(f *ir.Func, cands []*interval, homes []Reg, float bool, regs []Reg) {
 			return (!iv.crossesCall || isCalleeSaved(r)) && !(iv.nearCall && (r == R8 || r == R9)) &&
 				!(iv.nearArgUse && (r == RDI || r == RSI))
 		}
-		pick := -1
+		// Of the free registers that fit, take a caller-saved one, else a
+		// callee-saved one the method already saves, else a new one (each
+		// costs a save and a restore); the first in regs among equals.
+		pick, best := -1, 0
 		for k, r := range free {
-			if fits(r) {
-				pick = k
-				break
+			if !fits(r) {
+				continue
+			}
+			rank := slices.Index(regs, r)
+			if isCalleeSaved(r) {
+				rank += len(regs)
+				if !saved[r] {
+					rank += len(regs)
+				}
+			}
+			if pick < 0 || rank < best {
+				pick, best = k, rank
 			}
 		}
 		if pick < 0 {
@@ -220,6 +233,7 @@ func scan(f *ir.Func, cands []*interval, homes []Reg, float bool, regs []Reg) {
 			active = append(active[:light], active[light+1:]...)
 		}
 		homes[iv.v] = free[pick]
+		saved[free[pick]] = true
 		free = append(free[:pick], free[pick+1:]...)
 		k := sort.Search(len(active), func(j int) bool { return active[j].end > iv.end })
 		active = append(active, nil)
