@@ -12,12 +12,19 @@
 //     reservation (default 1 GiB, PROT_NONE until used) holds the runtime's
 //     stubs, installed code (growing up) and call cells (growing down), so
 //     any code can reach any stub or cell with a rel32 or RIP-relative
-//     operand. Install / InstallFunc copy code into read-write staging pages
-//     and mprotect exactly those pages read-execute before returning; a page
-//     is never writable and executable at once and never written after it
-//     became executable, so every install occupies whole pages (pack
-//     several blobs into one InstallFunc to share pages). An install costs
-//     about 5 microseconds (one mprotect plus first touch of a fresh page).
+//     operand. The reservation is a memfd mapped twice (as CoreCLR maps
+//     its code heaps under W^X): code runs from the execution view
+//     (read-execute; cells read-write, never executable) and is written
+//     through a write view (read-write, never executable) at an address
+//     nothing else knows. Install / InstallFunc write a method after
+//     every byte installed before (16-byte aligned) and return its
+//     address; installed bytes are never written again, and an install
+//     makes no system call (each new 64 KiB of code space costs two
+//     mprotects, one per view). Without memfd_create the heap falls back
+//     to one view: each install is staged in read-write pages of its own
+//     and mprotected read-execute. Whoever reads installed code (the
+//     runtime decoding a stack check) reads nothing past a method's last
+//     byte: the next method, or inaccessible space, follows it.
 //   - Cells: one 8-byte code address per method in read-write, never
 //     executable memory, each initially pointing at the method's prestub.
 //   - Machine: one per run (per goroutine): a context block and a native

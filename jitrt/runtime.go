@@ -432,8 +432,9 @@ func Reservations(mod *il.Module) (code, meta int) {
 	return codeReserve(mod), metaReserve(mod)
 }
 
-// codeReserve sizes the code heap: every method compiled (each install
-// takes whole pages), its cell and prestub, and the stubs, allowing 128
+// codeReserve sizes the code heap: every method compiled (in whole
+// pages, as the heap's single-mapping fallback installs them), its cell
+// and prestub, and the stubs, allowing 128
 // bytes of machine code per IL instruction, more than twice the densest
 // code measured on the corpus (about 55 bytes per instruction in
 // throw-heavy methods, 14 on average). Everything in one code heap is
