@@ -174,7 +174,7 @@ func (g *gen) shift(in *ir.Instr) {
 	// variable one goes in CL, which the 32-bit and 64-bit forms mask
 	// the same way (see shiftCount).
 	count := R(RCX)
-	if c, ok := g.plan.consts[in.Args[1]]; ok {
+	if c, ok := g.plan.consts.get(in.Args[1]); ok {
 		count = Imm(shiftCount(c, wide(k)))
 	} else {
 		g.load(in.Args[1], RCX)
@@ -272,10 +272,10 @@ func (g *gen) divisor(in *ir.Instr) (int64, bool) {
 		return 0, false
 	}
 	y := in.Args[1]
-	if c, ok := g.plan.consts[y]; ok {
+	if c, ok := g.plan.consts.get(y); ok {
 		return c, true
 	}
-	c, ok := g.plan.wide[y]
+	c, ok := g.plan.wide.get(y)
 	return c, ok
 }
 

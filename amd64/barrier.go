@@ -24,7 +24,7 @@ import (
 // barrierWanted reports whether a store of reference v into memory
 // based on address or object base needs the barrier.
 func (g *gen) barrierWanted(base, v ir.Value) bool {
-	if c, ok := g.plan.consts[v]; ok && c == 0 {
+	if c, ok := g.plan.consts.get(v); ok && c == 0 {
 		g.barriersElided++
 		return false
 	}

@@ -338,7 +338,7 @@ func (g *gen) andImm(mask uint64, q bool, r, scratch Reg) {
 // register holds may carry anything in its upper half.
 func (g *gen) loadExtended(v ir.Value, reg Reg, q, signed bool) {
 	_, inArgReg := g.argRegs[v]
-	c, isConst := g.plan.consts[v]
+	c, isConst := g.plan.consts.get(v)
 	switch {
 	case q:
 		g.load(v, reg)

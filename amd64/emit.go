@@ -539,8 +539,8 @@ func (g *gen) branchCond(t *ir.Instr) Op {
 		cmp = CMPL
 	}
 	ys := g.cmpOperand(y)
-	_, yConst := g.plan.consts[y]
-	_, xConst := g.plan.consts[x]
+	_, yConst := g.plan.consts.get(y)
+	_, xConst := g.plan.consts.get(x)
 	r, inReg := g.argRegs[x]
 	switch {
 	case g.avail == x:

@@ -39,7 +39,7 @@ type frame struct {
 // neither a register home nor transient set, the callee-saved registers
 // the homes use (all of them in a method with handlers), the outgoing
 // arguments and the PSPSym.
-func layoutFrame(f *ir.Func, lay *funclet.Layout, homes []Reg, transient map[ir.Value]bool) *frame {
+func layoutFrame(f *ir.Func, lay *funclet.Layout, homes []Reg, transient ir.ValueSet) *frame {
 	fr := &frame{hasEH: len(lay.Funcs) > 1}
 	out := outArgSlots(f)
 	fr.pspOff = 8 * out
@@ -50,7 +50,7 @@ func layoutFrame(f *ir.Func, lay *funclet.Layout, homes []Reg, transient map[ir.
 	fr.slots = make([]int, len(f.Kinds))
 	n := 0
 	for v := range fr.slots {
-		if homes[v] == NoReg && !transient[ir.Value(v)] {
+		if homes[v] == NoReg && !transient.Has(ir.Value(v)) {
 			n++
 			fr.slots[v] = -8 * n
 		}
@@ -123,7 +123,7 @@ func (g *gen) prolog() MarkID {
 	if f.NumLocals > 0 {
 		a.I(XORL, R(RAX), R(RAX))
 		for i := 0; i < f.NumLocals; i++ {
-			if v := ir.Value(f.NumArgs + i); !g.plan.deadLocals[v] {
+			if v := ir.Value(f.NumArgs + i); !g.plan.deadLocals.Has(v) {
 				g.storeBits(RAX, v)
 			}
 		}

@@ -114,7 +114,7 @@ func polls(b *ir.Block) bool {
 
 // planGC computes the GC plan of f, laid out as lay, with the plan p,
 // the main body's liveness mainLive and the homes.
-func planGC(f *ir.Func, lay *funclet.Layout, p *plan, mainLive []blockLive, homes []Reg, transient map[ir.Value]bool) *gcPlan {
+func planGC(f *ir.Func, lay *funclet.Layout, p *plan, mainLive []blockLive, homes []Reg, transient ir.ValueSet) *gcPlan {
 	gc := &gcPlan{}
 	zeroed := map[int]bool{}
 	for _, s := range f.ZeroSlots {
@@ -213,7 +213,7 @@ func planGC(f *ir.Func, lay *funclet.Layout, p *plan, mainLive []blockLive, home
 	}
 	gc.shared = shared
 	for v := range nv {
-		if !shared.Has(ir.Value(v)) || transient[ir.Value(v)] {
+		if !shared.Has(ir.Value(v)) || transient.Has(ir.Value(v)) {
 			continue
 		}
 		if homes[v] != NoReg {
@@ -256,7 +256,7 @@ func (gc *gcPlan) blockSafepoints(b *ir.Block, buf []vlist) (after []vlist, poll
 	f, set := gc.f, gc.set
 	// A null read as an immediate has no location to report.
 	tracked := func(v ir.Value) bool {
-		return v != ir.NoValue && f.Kinds[v].IsGC() && !gc.shared.Has(v) && !gc.plan.slotless[v]
+		return v != ir.NoValue && f.Kinds[v].IsGC() && !gc.shared.Has(v) && !gc.plan.slotless.Has(v)
 	}
 	set.clear()
 	for _, v := range gc.out[b.ID] {

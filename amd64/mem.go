@@ -339,7 +339,7 @@ func (g *gen) storeMem(v ir.Value, m Operand) {
 		g.a.I(movFor(k), R(g.homes[v]), m)
 		return
 	}
-	if c, ok := g.plan.consts[v]; ok && v != g.avail {
+	if c, ok := g.plan.consts.get(v); ok && v != g.avail {
 		if k == ir.I32 {
 			g.a.I(MOVL, Imm(int64(int32(c))), m)
 		} else {

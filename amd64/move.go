@@ -19,7 +19,7 @@ import (
 // immediate everywhere, else a store to its home.
 func (g *gen) constant(in *ir.Instr) {
 	a := g.a
-	if g.plan.slotless[in.Dst] {
+	if g.plan.slotless.Has(in.Dst) {
 		return
 	}
 	switch in.Kind {
@@ -77,7 +77,7 @@ func (g *gen) copyValue(in *ir.Instr) {
 // src returns an operand for reading v: its constant as an immediate, or
 // its slot.
 func (g *gen) src(v ir.Value) Operand {
-	if c, ok := g.plan.consts[v]; ok {
+	if c, ok := g.plan.consts.get(v); ok {
 		return Imm(c)
 	}
 	if r, ok := g.argRegs[v]; ok {
@@ -242,7 +242,7 @@ func (g *gen) load(v ir.Value, reg Reg) {
 		}
 		return
 	}
-	if c, ok := g.plan.consts[v]; ok && !g.f.Kinds[v].IsFloat() {
+	if c, ok := g.plan.consts.get(v); ok && !g.f.Kinds[v].IsFloat() {
 		if g.f.Kinds[v] == ir.I32 {
 			g.a.I(MOVL, Imm(int64(int32(c))), R(reg))
 		} else {

@@ -2,6 +2,7 @@ package amd64
 
 import (
 	"fmt"
+	"slices"
 
 	"miniil/funclet"
 	"miniil/il"
@@ -28,19 +29,19 @@ type plan struct {
 	// consts holds the value of temporaries defined once, by a constant
 	// that fits an immediate (null among them); uses read the immediate
 	// instead of the slot.
-	consts map[ir.Value]int64
+	consts valueInts
 	// wide holds the value of the other integer temporaries defined once
 	// by a constant (I64 ones that fit no immediate): only division reads
 	// them as constants (divisor).
-	wide map[ir.Value]int64
+	wide valueInts
 	// slotless marks the constants no instruction reads from a slot
 	// (slotReads) or, for a wide one, at all but as a divisor: their
 	// definitions emit nothing.
-	slotless map[ir.Value]bool
+	slotless ir.ValueSet
 	// deadLocals marks the locals no instruction reads or writes (a local
 	// kept in a frame block, or one the program never uses): the prolog
 	// does not zero them, and they need no location.
-	deadLocals map[ir.Value]bool
+	deadLocals ir.ValueSet
 	// blocks is each block's plan, by block ID.
 	blocks []blockPlan
 	// deferArgs moves the prolog's stores of register arguments into the
@@ -76,7 +77,7 @@ type Alloc struct {
 	// life (NoReg: a frame slot, or no location for a transient value).
 	Homes []Reg
 	// Transient marks the values that need neither a register nor a slot.
-	Transient map[ir.Value]bool
+	Transient ir.ValueSet
 	liveIn    map[*ir.Block]valueList // values live into each main body block
 	plan      *plan
 	gc        *gcPlan
@@ -120,7 +121,7 @@ func newPlan(f *ir.Func, lay *funclet.Layout) *plan {
 func (p *plan) analyze(f *ir.Func) {
 	p.uses = make([]int, len(f.Kinds))
 	defs := make([]int, len(f.Kinds))
-	p.consts = map[ir.Value]int64{}
+	p.consts = newValueInts(len(f.Kinds))
 	for _, b := range f.Blocks {
 		for in := range b.Each {
 			for _, v := range in.Args {
@@ -132,46 +133,42 @@ func (p *plan) analyze(f *ir.Func) {
 				}
 			}
 			if in.Op == ir.OpConst && in.Kind == ir.I64 && in.Aux.Int != int64(int32(in.Aux.Int)) {
-				if p.wide == nil {
-					p.wide = map[ir.Value]int64{}
+				if p.wide.val == nil {
+					p.wide = newValueInts(len(f.Kinds))
 				}
-				p.wide[in.Dst] = in.Aux.Int
+				p.wide.set(in.Dst, in.Aux.Int)
 			} else if in.Op == ir.OpConst && (in.Kind == ir.I32 || in.Kind == ir.I64 || in.Kind == ir.Ref && in.Aux.Int == 0) {
-				p.consts[in.Dst] = in.Aux.Int
+				p.consts.set(in.Dst, in.Aux.Int)
 			}
 		}
 	}
-	for _, m := range []map[ir.Value]int64{p.consts, p.wide} {
-		for v := range m {
+	for _, m := range []valueInts{p.consts, p.wide} {
+		m.each(func(v ir.Value, _ int64) {
 			if defs[v] != 1 || int(v) < f.NumArgs+f.NumLocals {
-				delete(m, v)
+				m.remove(v)
 			}
-		}
+		})
 	}
-	p.deadLocals = map[ir.Value]bool{}
+	p.deadLocals = ir.NewValueSet(len(f.Kinds))
 	for v := f.NumArgs; v < f.NumArgs+f.NumLocals; v++ {
 		if p.uses[v] == 0 && defs[v] == 0 {
-			p.deadLocals[ir.Value(v)] = true
+			p.deadLocals.Add(ir.Value(v))
 		}
 	}
 	// A constant needs its slot only if some use reads the slot directly,
 	// a wide one if some use reads it at all, but as a divisor (which
 	// divide reads as a constant, never from its slot).
-	p.slotless = map[ir.Value]bool{}
-	for v := range p.consts {
-		p.slotless[v] = true
-	}
-	for v := range p.wide {
-		p.slotless[v] = true
-	}
+	p.slotless = ir.NewValueSet(len(f.Kinds))
+	p.consts.each(func(v ir.Value, _ int64) { p.slotless.Add(v) })
+	p.wide.each(func(v ir.Value, _ int64) { p.slotless.Add(v) })
 	for _, b := range f.Blocks {
 		for in := range b.Each {
 			for k, v := range in.Args {
-				if !p.slotless[v] || k == 1 && intDivision(in) {
+				if !p.slotless.Has(v) || k == 1 && intDivision(in) {
 					continue
 				}
-				if _, wide := p.wide[v]; wide || readsSlot(in, k) {
-					delete(p.slotless, v)
+				if _, wide := p.wide.get(v); wide || readsSlot(in, k) {
+					p.slotless.Remove(v)
 				}
 			}
 		}
@@ -182,23 +179,18 @@ func (p *plan) analyze(f *ir.Func) {
 // constants read as immediates, compares fused into their branch, and
 // results that stay in RAX (or an argument register) for the next
 // instruction.
-func (p *plan) transient() map[ir.Value]bool {
-	t := map[ir.Value]bool{}
-	for v := range p.slotless {
-		t[v] = true
-	}
-	for v := range p.deadLocals {
-		t[v] = true
-	}
+func (p *plan) transient() ir.ValueSet {
+	t := slices.Clone(p.slotless)
+	t.Or(p.deadLocals)
 	for _, bp := range p.blocks {
 		if bp.fused != nil {
-			t[bp.fused.Dst] = true
+			t.Add(bp.fused.Dst)
 		}
 		for v := range bp.elide {
-			t[v] = true
+			t.Add(v)
 		}
 		if bp.lenOf.length != ir.NoValue {
-			t[bp.lenOf.length] = true
+			t.Add(bp.lenOf.length)
 		}
 	}
 	return t

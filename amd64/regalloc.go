@@ -86,7 +86,7 @@ type interval struct {
 // values live into and out of each block of the main body (in layout
 // order). skip marks values that need no location at all (see
 // gen.transient).
-func allocate(f *ir.Func, lay *funclet.Layout, skip map[ir.Value]bool) ([]Reg, []blockLive) {
+func allocate(f *ir.Func, lay *funclet.Layout, skip ir.ValueSet) ([]Reg, []blockLive) {
 	homes := make([]Reg, len(f.Kinds))
 	for i := range homes {
 		homes[i] = NoReg
@@ -129,7 +129,7 @@ func allocate(f *ir.Func, lay *funclet.Layout, skip map[ir.Value]bool) ([]Reg, [
 	var cands []*interval
 	for i := range ivs {
 		iv := &ivs[i]
-		if iv.start > iv.end || skip[iv.v] || framed.Has(iv.v) || crosses(iv, finallyCalls) {
+		if iv.start > iv.end || skip.Has(iv.v) || framed.Has(iv.v) || crosses(iv, finallyCalls) {
 			continue
 		}
 		iv.crossesCall = crosses(iv, calls)

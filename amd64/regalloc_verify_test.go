@@ -47,7 +47,7 @@ func managedCall(in *ir.Instr) bool {
 //     continuation, stay in the frame;
 //   - a value in R8 or R9 is live across no call, and read by no call
 //     nor by the instruction right before one.
-func verifyHomes(f *ir.Func, lay *funclet.Layout, homes []Reg, skip map[ir.Value]bool) []string {
+func verifyHomes(f *ir.Func, lay *funclet.Layout, homes []Reg, skip ir.ValueSet) []string {
 	resumable := resumableFinallys(f)
 	var errs []string
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
@@ -59,7 +59,7 @@ func verifyHomes(f *ir.Func, lay *funclet.Layout, homes []Reg, skip map[ir.Value
 		v := ir.Value(v)
 		switch {
 		case r == NoReg:
-		case skip[v]:
+		case skip != nil && skip.Has(v):
 			bad("%s needs no location but has a home", name(v))
 		case f.Kinds[v].IsFloat() && !slices.Contains(homeXMMs, r), !f.Kinds[v].IsFloat() && !slices.Contains(homeGPRs, r):
 			bad("%s: not a home register for its kind", name(v))

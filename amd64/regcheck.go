@@ -121,7 +121,7 @@ func CheckAlloc(f *ir.Func, lay *funclet.Layout, alloc *Alloc) error {
 		case r == R8 && nInt >= 5, r == R9 && nInt >= 6:
 			return bad("%s is in %s, where an argument of the method arrives", c.name(v), r)
 		case r == NoReg:
-		case c.transient[v]:
+		case c.transient.Has(v):
 			return bad("%s needs no location but has one", c.name(v))
 		case float && slices.Contains(checkedFloatHomes, r), !float && slices.Contains(checkedIntHomes, r):
 		case float && slices.Contains(checkedIntHomes, r), !float && slices.Contains(checkedFloatHomes, r):
@@ -179,7 +179,7 @@ type allocChecker struct {
 	resumable map[int]bool // clauses whose finally holds a try (resumableFinallys)
 	f         *ir.Func
 	homes     []Reg
-	transient map[ir.Value]bool
+	transient ir.ValueSet
 	main      []*ir.Block       // the main body's blocks
 	index     map[*ir.Block]int // position of each main body block
 	liveIn    [][]ir.Value      // values live into each main body block

@@ -239,9 +239,11 @@ func TestCheckAllocRejects(t *testing.T) {
 		{"f", "integer in XMM8", func(x allocFixture) { x.move(x.local(1), amd64.X8) }, "in a register of the other class"},
 		{"f", "float in R10", func(x allocFixture) { x.move(x.local(3), amd64.R10) }, "in a register of the other class"},
 		{"f", "transient with a home", func(x allocFixture) {
-			for v := range x.alloc.Transient {
-				x.move(v, amd64.R10)
-				return
+			for v := range x.alloc.Homes {
+				if x.alloc.Transient.Has(ir.Value(v)) {
+					x.move(ir.Value(v), amd64.R10)
+					return
+				}
 			}
 			x.t.Fatal("no transient value")
 		}, "needs no location but has one"},
@@ -252,13 +254,13 @@ func TestCheckAllocRejects(t *testing.T) {
 		}, "the prolog writes"},
 		{"f", "a call's result over a live local", func(x allocFixture) {
 			r, a := x.result(ir.OpCall, false), x.local(1)
-			x.need(r, x.homed(r) && !x.alloc.Transient[r], "a register")
+			x.need(r, x.homed(r) && !x.alloc.Transient.Has(r), "a register")
 			x.need(a, x.homed(a), "a register")
 			x.alloc.Homes[r] = x.alloc.Homes[a]
 		}, "which is live"},
 		{"f", "both results in one register", func(x allocFixture) {
 			d, flag := x.result(ir.OpAddOvf, false), x.result(ir.OpAddOvf, true)
-			x.need(flag, !x.alloc.Transient[flag], "a location")
+			x.need(flag, !x.alloc.Transient.Has(flag), "a location")
 			x.move(d, amd64.R10)
 			x.alloc.Homes[flag] = amd64.R10
 		}, "both results in R10"},
