@@ -31,7 +31,7 @@ func (r *reader) entryInit() *ir.Block {
 		return nil
 	}
 	b := r.f.NewBlock(0)
-	r.done[b] = true
+	r.markDone(b)
 	return b
 }
 

@@ -16,7 +16,7 @@ func (r *reader) importBlock(start int, b *ir.Block) {
 	for i := start; i < len(m.Code); i++ {
 		in := m.Code[i]
 		if i > start {
-			if _, ok := r.blockAt[i]; ok {
+			if r.blockAt[i] != nil {
 				r.ilOff = int(in.Offset)
 				r.jumpTo(r.target(i))
 				return
@@ -34,7 +34,7 @@ func (r *reader) importBlock(start int, b *ir.Block) {
 // import.
 func (r *reader) target(i int) *ir.Block {
 	b := r.blockAt[i]
-	if !r.done[b] {
+	if !r.isDone(b) {
 		r.work = append(r.work, i)
 	}
 	return b

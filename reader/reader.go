@@ -11,6 +11,7 @@ package reader
 
 import (
 	"fmt"
+	"slices"
 
 	"miniil/il"
 	"miniil/ir"
@@ -64,7 +65,7 @@ type reader struct {
 	f    *ir.Func
 	opts Options
 
-	blockAt  map[int]*ir.Block // IL instruction index of a leader -> block
+	blockAt  []*ir.Block       // IL instruction index of a leader -> block (others: nil)
 	leader   map[*ir.Block]int // the inverse of blockAt
 	forceF64 map[[2]int]bool   // (leader index, depth) whose entry is float64
 	restart  bool              // an entry had to be forced: import again
@@ -79,7 +80,7 @@ type reader struct {
 	entry       map[*ir.Block][]ir.Value
 	spills      map[[2]int]ir.Value // (depth, kind) -> spill temporary
 	work        []int
-	done        map[*ir.Block]bool
+	done        []bool // by block ID: imported (or made by the reader)
 	cur         *ir.Block
 	stack       []ir.Value
 	ilOff       int
@@ -87,7 +88,9 @@ type reader struct {
 	throwBlk    map[throwKey]*ir.Block // shared throw blocks
 	// consts holds the integer constants constI32 and constI64 made:
 	// each is a temporary of its own, defined once and never again.
-	consts map[ir.Value]int64
+	// By value (isConst marks them), so large methods pay no hashing.
+	consts  []int64
+	isConst ir.ValueSet
 
 	// Value types and managed pointers (see value.go).
 	varSlot      map[ir.Value]int            // frame block of a variable kept in memory
@@ -118,10 +121,9 @@ func (r *reader) newInstr() *ir.Instr {
 
 func (r *reader) run() error {
 	m := r.m
-	r.blockAt = map[int]*ir.Block{}
+	r.blockAt = make([]*ir.Block, len(m.Code)+1)
 	r.entry = map[*ir.Block][]ir.Value{}
 	r.spills = map[[2]int]ir.Value{}
-	r.done = map[*ir.Block]bool{}
 	r.throwBlk = map[throwKey]*ir.Block{}
 	pre := r.prepareVars()
 	if err := r.buildRegions(); err != nil {
@@ -171,15 +173,27 @@ func (r *reader) run() error {
 		i := r.work[len(r.work)-1]
 		r.work = r.work[:len(r.work)-1]
 		b := r.blockAt[i]
-		if r.done[b] {
+		if r.isDone(b) {
 			continue
 		}
-		r.done[b] = true
+		r.markDone(b)
 		r.importBlock(i, b)
 	}
 	r.finish()
 	return nil
 }
+
+// markDone records that block b is imported (or made by the reader, with
+// nothing to import).
+func (r *reader) markDone(b *ir.Block) {
+	for len(r.done) <= b.ID {
+		r.done = append(r.done, false)
+	}
+	r.done[b.ID] = true
+}
+
+// isDone reports whether block b is imported.
+func (r *reader) isDone(b *ir.Block) bool { return b.ID < len(r.done) && r.done[b.ID] }
 
 func endsBlock(op il.Op) bool {
 	switch op.Canon() {
@@ -235,18 +249,23 @@ func (r *reader) constI64(v int64) ir.Value { return r.constInt(ir.I64, v) }
 // constInt returns a new temporary of integer kind k holding v.
 func (r *reader) constInt(k ir.Kind, v int64) ir.Value {
 	d := r.value(ir.OpConst, k, ir.Aux{Int: v})
-	if r.consts == nil {
-		r.consts = map[ir.Value]int64{}
+	if int(d) >= len(r.consts) {
+		n := max(2*len(r.consts), int(d)+1, 64)
+		r.consts = slices.Grow(r.consts, n-len(r.consts))[:n]
+		r.isConst = append(r.isConst, make(ir.ValueSet, (n+63)/64-len(r.isConst))...)
 	}
 	r.consts[d] = v
+	r.isConst.Add(d)
 	return d
 }
 
 // constant reports whether v is an integer constant the reader made, and
 // its value (an int32 one sign-extended).
 func (r *reader) constant(v ir.Value) (int64, bool) {
-	c, ok := r.consts[v]
-	return c, ok
+	if int(v) >= len(r.consts) || !r.isConst.Has(v) {
+		return 0, false
+	}
+	return r.consts[v], true
 }
 
 func (r *reader) constF64(v float64) ir.Value {
@@ -373,7 +392,7 @@ func (r *reader) throwBlock(class string) *ir.Block {
 func (r *reader) newBlock() *ir.Block {
 	b := r.f.NewBlock(-1)
 	b.Region = r.region
-	r.done[b] = true
+	r.markDone(b)
 	return b
 }
 

@@ -69,7 +69,7 @@ func (r *reader) prepareVars() *ir.Block {
 		return nil
 	}
 	b := f.NewBlock(0)
-	r.done[b] = true
+	r.markDone(b)
 	return b
 }
 
@@ -228,7 +228,7 @@ func (r *reader) consumedNext() bool {
 	if i >= len(r.m.Code) {
 		return false
 	}
-	if _, leader := r.blockAt[i]; leader {
+	if r.blockAt[i] != nil {
 		return false
 	}
 	switch r.m.Code[i].Op.Canon() {
