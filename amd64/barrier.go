@@ -28,7 +28,7 @@ func (g *gen) barrierWanted(base, v ir.Value) bool {
 		g.barriersElided++
 		return false
 	}
-	if g.frameAddr[base] || g.fresh[base] {
+	if g.frameAddr.Has(base) || g.fresh[base] {
 		g.barriersElided++
 		return false
 	}
@@ -118,23 +118,21 @@ func (g *gen) noteFresh(in *ir.Instr) {
 
 // frameAddrs returns the values defined only by OpSlotAddr: addresses of
 // frame blocks.
-func frameAddrs(f *ir.Func) map[ir.Value]bool {
-	slot := map[ir.Value]bool{}
-	other := map[ir.Value]bool{}
+func frameAddrs(f *ir.Func) ir.ValueSet {
+	slot := ir.NewValueSet(len(f.Kinds))
+	other := ir.NewValueSet(len(f.Kinds))
 	for _, b := range f.Blocks {
 		for _, in := range b.Instrs {
 			if in.Dst == ir.NoValue {
 				continue
 			}
 			if in.Op == ir.OpSlotAddr {
-				slot[in.Dst] = true
+				slot.Add(in.Dst)
 			} else {
-				other[in.Dst] = true
+				other.Add(in.Dst)
 			}
 		}
 	}
-	for v := range other {
-		delete(slot, v)
-	}
+	slot.AndNot(other)
 	return slot
 }

@@ -175,7 +175,7 @@ type gen struct {
 	// The write barrier (barrier.go): values that are frame block
 	// addresses, objects allocated inline with no safepoint since, and
 	// counts of barriers emitted and left out.
-	frameAddr                map[ir.Value]bool
+	frameAddr                ir.ValueSet
 	fresh                    map[ir.Value]bool
 	barriers, barriersElided int
 }

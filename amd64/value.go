@@ -93,7 +93,7 @@ func (g *gen) copyBlk(in *ir.Instr) {
 	dst := g.reg(in.Args[0], RCX)
 	src := g.reg(in.Args[1], RDX)
 	n := int(in.Aux.Int)
-	if (in.Aux.Type == nil || hasRefs(in.Aux.Type)) && !g.frameAddr[in.Args[0]] {
+	if (in.Aux.Type == nil || hasRefs(in.Aux.Type)) && !g.frameAddr.Has(in.Args[0]) {
 		defer g.blockBarrier(dst, n)
 	} else if in.Aux.Type != nil {
 		g.barriersElided++
