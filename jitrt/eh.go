@@ -123,13 +123,14 @@ type tracker struct {
 	site      walkState
 	regs      [abi.NumRegs]uint64
 	regsSaved bool // regs holds them (saved before the first filter runs)
+	filtered  bool // the first pass ran a filter (ehcache.go)
 
 	// A planned second pass (ehplan.go): the funclets it runs, where its
 	// header and first record are, and the frame its catch resumes.
 	plan            bool
 	steps           []planStep
 	planHdr, planLo uintptr
-	target          frame
+	targetSP        uintptr // the RSP the catch's continuation resumes with
 }
 
 // endKind says why a stack walk stopped.
@@ -195,11 +196,13 @@ func (rt *Runtime) nextFrame(t *tracker) bool {
 			continue
 		}
 		r := info.code
-		f := frame{pc: w.pc, sp: w.sp, bp: w.bp, code: r, seg: w.seg, funclet: int(info.funclet), first: int(info.first)}
 		if len(t.frames) >= t.traceSkip {
-			t.trace = append(t.trace, traceRef{r, int(f.pc - r.start)})
+			t.trace = append(t.trace, traceRef{r, int(w.pc - r.start)})
 		}
-		t.frames = append(t.frames, f)
+		// Field by field into the slice (see cachedDispatch).
+		t.frames = append(t.frames, frame{})
+		f := &t.frames[len(t.frames)-1]
+		f.pc, f.sp, f.bp, f.code, f.seg, f.funclet, f.first = w.pc, w.sp, w.bp, r, w.seg, int(info.funclet), int(info.first)
 		switch {
 		case r.funclets[f.funclet].InFilter:
 			w.done, t.ended = true, endFilter
@@ -213,7 +216,7 @@ func (rt *Runtime) nextFrame(t *tracker) bool {
 				// library method whose callback threw): the funclet runs
 				// on top of the nested calls. Without nested calls there
 				// is only one.
-				w.seg = max(w.seg, rt.establisherSeg(f))
+				w.seg = max(w.seg, rt.establisherSeg(*f))
 			}
 			w.pc, w.sp, w.bp = rt.returnAddress(w.bp+8), w.bp+16, uintptr(rt.mach.ReadStack(w.bp))
 		}
@@ -265,14 +268,18 @@ func (rt *Runtime) newTracker(m *Machine, exc uintptr) *tracker {
 		t.frames, t.trace, t.steps = t.frames[:0], t.trace[:0], t.steps[:0]
 		t.ended, t.traceOff, t.traceSkip = endTop, 0, 0
 		t.second, t.swallow, t.fi, t.hf, t.hc = false, false, 0, 0, 0
-		t.running, t.runFrame, t.funcletSP, t.regsSaved = runNone, 0, 0, false
-		t.plan, t.planHdr, t.planLo, t.target = false, 0, 0, frame{}
+		t.running, t.runFrame, t.funcletSP, t.regsSaved, t.filtered = runNone, 0, 0, false, false
+		t.plan, t.planHdr, t.planLo, t.targetSP = false, 0, 0, 0
 	} else {
 		t = &tracker{}
 	}
 	t.exc, t.throwSP, t.ci, t.outerLen = exc, m.SP(), chainStart, len(m.outer)
-	t.walk = walkState{pc: m.PC(), sp: m.SP(), bp: uintptr(m.Reg(abi.CtxRBP))}
-	t.site = t.walk
+	// Field by field: a walkState built aside and copied would be
+	// loaded before its stores are done (a store forwarding stall, per
+	// throw).
+	pc, sp, bp := m.PC(), m.SP(), uintptr(m.Reg(abi.CtxRBP))
+	t.walk.pc, t.walk.sp, t.walk.bp, t.walk.seg, t.walk.done = pc, sp, bp, 0, false
+	t.site.pc, t.site.sp, t.site.bp, t.site.seg, t.site.done = pc, sp, bp, 0, false
 	rt.trackers = append(rt.trackers, t)
 	return t
 }
@@ -283,7 +290,16 @@ func (rt *Runtime) throw(m *Machine, exc uintptr) error {
 	if rt.innerTraces != nil {
 		delete(rt.innerTraces, exc) // thrown anew: a new trace
 	}
-	return rt.firstPass(m, rt.newTracker(m, exc))
+	return rt.dispatch(m, rt.newTracker(m, exc))
+}
+
+// dispatch starts new tracker t's first pass, or its second pass with a
+// remembered search (ehcache.go).
+func (rt *Runtime) dispatch(m *Machine, t *tracker) error {
+	if ok, err := rt.cachedDispatch(m, t); ok {
+		return err
+	}
+	return rt.firstPass(m, t)
 }
 
 // rethrow rethrows the exception of the running catch (or filter
@@ -309,7 +325,7 @@ func (rt *Runtime) rethrow(m *Machine, ilClause int) error {
 		keep := min(old.hf+old.traceOff+1, len(old.trace))
 		t.trace = append(t.trace, old.trace[:keep]...)
 		t.traceSkip, t.traceOff = 1, keep-1
-		return rt.firstPass(m, t)
+		return rt.dispatch(m, t)
 	}
 	return errors.New("jitrt: rethrow outside a running catch handler")
 }
@@ -328,9 +344,10 @@ func (rt *Runtime) firstPass(m *Machine, t *tracker) error {
 			switch c.Kind {
 			case il.EHCatch:
 				if rt.isInstance(t.exc, f.code.catchRT[t.ci]) {
-					return rt.startSecondPass(m, t, t.fi, t.ci)
+					return rt.startSecondPass(m, t, t.fi, t.ci, nil)
 				}
 			case il.EHFilter:
+				t.filtered = true
 				if !t.regsSaved {
 					// The first filter: the machine still has the
 					// registers of the throw site (its exit is being
@@ -355,7 +372,7 @@ func (rt *Runtime) noHandler(m *Machine, t *tracker) error {
 		// catch-all. Finally blocks up to it run, then the exception is
 		// swallowed and the filter counts as false.
 		t.swallow = true
-		return rt.startSecondPass(m, t, len(t.frames)-1, -1)
+		return rt.startSecondPass(m, t, len(t.frames)-1, -1, nil)
 	}
 	rt.pop(t)
 	// Unhandled: no second pass runs (CoreCLR on Linux).
@@ -392,11 +409,11 @@ func (rt *Runtime) noHandler(m *Machine, t *tracker) error {
 
 // startSecondPass records the handler (hc -1: none, run every finally of
 // frame hf) and runs the finally and fault funclets between the throw site
-// and it.
-func (rt *Runtime) startSecondPass(m *Machine, t *tracker, hf, hc int) error {
+// and it; steps, if not nil, are the plan's (a remembered search's).
+func (rt *Runtime) startSecondPass(m *Machine, t *tracker, hf, hc int, steps []planStep) error {
 	t.second, t.hf, t.hc = true, hf, hc
 	t.fi, t.ci = 0, chainStart
-	if rt.planSecondPass(m, t) {
+	if rt.planSecondPass(m, t, steps) {
 		return nil
 	}
 	return rt.secondPass(m, t)
@@ -460,7 +477,7 @@ func (rt *Runtime) funcletReturned(m *Machine) error {
 	switch kind {
 	case runFilter:
 		if int32(result) != 0 {
-			return rt.startSecondPass(m, t, t.fi, t.ci)
+			return rt.startSecondPass(m, t, t.fi, t.ci, nil)
 		}
 		t.ci = t.frames[t.fi].code.clauses[t.ci].Next
 		return rt.firstPass(m, t)

@@ -110,11 +110,28 @@ func (rt *Runtime) isDispatchReturn(ret uintptr) bool {
 }
 
 // planSecondPass starts t's second pass (handler hf, hc) as a plan, if it
-// can; false: the caller runs it funclet by funclet.
-func (rt *Runtime) planSecondPass(m *Machine, t *tracker) bool {
+// can; false: the caller runs it funclet by funclet. The plan's steps are
+// cached if not nil (a remembered search's), else found from the frames'
+// clauses, and then the search is remembered.
+func (rt *Runtime) planSecondPass(m *Machine, t *tracker, cached []planStep) bool {
 	if t.swallow || t.hc < 0 || t.frames[t.hf].seg != 0 {
 		return false
 	}
+	if cached != nil {
+		t.steps = append(t.steps[:0], cached...)
+		return rt.writePlan(m, t)
+	}
+	if !rt.findPlanSteps(t) || !rt.writePlan(m, t) {
+		return false
+	}
+	rt.rememberDispatch(t)
+	return true
+}
+
+// findPlanSteps sets t.steps to the funclets of t's second pass: the
+// finally and fault funclets up to the handler, then the catch; false if
+// there are too many for a plan.
+func (rt *Runtime) findPlanSteps(t *tracker) bool {
 	steps := t.steps[:0]
 	for fi := 0; fi <= t.hf; fi++ {
 		f := &t.frames[fi]
@@ -131,11 +148,23 @@ func (rt *Runtime) planSecondPass(m *Machine, t *tracker) bool {
 	}
 	hf := &t.frames[t.hf]
 	c := &hf.code.clauses[t.hc]
-	steps = append(steps, planStep{frame: t.hf, funclet: hf.code.funcletAt(c.HandlerStart), off: c.HandlerStart})
-	t.steps = steps
-	target, err := rt.tryFrame(m, *hf, c.TryFunclet)
-	if err != nil || target.seg != 0 {
-		return false // the path of eh.go reports it, or resumes beyond
+	t.steps = append(steps, planStep{frame: t.hf, funclet: hf.code.funcletAt(c.HandlerStart), off: c.HandlerStart})
+	return true
+}
+
+// writePlan writes t's plan (t.steps) below its throw site and points the
+// machine at the plan stub, if it can; false: nothing was written.
+func (rt *Runtime) writePlan(m *Machine, t *tracker) bool {
+	steps := t.steps
+	hf := &t.frames[t.hf]
+	c := &hf.code.clauses[t.hc]
+	target := hf
+	if hf.funclet != c.TryFunclet {
+		f, err := rt.tryFrame(m, *hf, c.TryFunclet)
+		if err != nil || f.seg != 0 {
+			return false // the path of eh.go reports it, or resumes beyond
+		}
+		target = &f
 	}
 	if n := len(rt.checkpoints); n > 0 && rt.checkpoints[n-1].slot < target.sp {
 		return false // unwindTo must run when the continuation resumes
@@ -150,25 +179,20 @@ func (rt *Runtime) planSecondPass(m *Machine, t *tracker) bool {
 	if lo < m.HardStackLimit()+4096 || lo < m.stackLo {
 		return false
 	}
-	m.WriteStack(hdr, uint64(lo))
-	m.WriteStack(hdr+8, uint64(target.sp))
-	m.WriteStack(hdr+16, uint64(target.bp))
-	m.WriteStack(hdr+24, 0)
+	// One bounds check for the whole plan: records, then the header.
+	words := m.stackWordsAt(lo, (len(steps)*planRecord+planHeader)/8)
+	h := words[len(steps)*planRecord/8:]
+	h[0], h[1], h[2], h[3] = uint64(lo), uint64(target.sp), uint64(target.bp), 0
 	for i, s := range steps {
 		f := &t.frames[s.frame]
-		rec := lo + uintptr(planRecord*i)
+		r := words[i*planRecord/8 : (i+1)*planRecord/8]
 		var exc, last uint64
 		if i == len(steps)-1 {
 			exc, last = uint64(t.exc), 1
 		}
-		m.WriteStack(rec, uint64(f.code.start+uintptr(s.off)))
-		m.WriteStack(rec+8, uint64(f.sp))
-		m.WriteStack(rec+16, uint64(f.bp))
-		m.WriteStack(rec+24, exc)
-		m.WriteStack(rec+32, uint64(hdr))
-		m.WriteStack(rec+40, last)
+		r[0], r[1], r[2], r[3], r[4], r[5] = uint64(f.code.start+uintptr(s.off)), uint64(f.sp), uint64(f.bp), exc, uint64(hdr), last
 	}
-	t.plan, t.planHdr, t.planLo, t.target = true, hdr, lo, target
+	t.plan, t.planHdr, t.planLo, t.targetSP = true, hdr, lo, target.sp
 	rt.planAt(t, lo)
 	m.SetPC(rt.planStub)
 	m.SetSP(lo)
@@ -230,12 +254,12 @@ func (rt *Runtime) syncPlans() {
 		// abandoned; so are older ones whose funclets ran below the
 		// frame resumed.
 		n := i
-		for n > 0 && (rt.trackers[n-1].running == runNone || rt.trackers[n-1].runningBelow() < t.target.sp) {
+		for n > 0 && (rt.trackers[n-1].running == runNone || rt.trackers[n-1].runningBelow() < t.targetSP) {
 			n--
 		}
 		rt.freeTrackers = append(rt.freeTrackers, rt.trackers[n:]...)
 		rt.trackers = rt.trackers[:n]
-		rt.unwindTo(t.target.sp)
+		rt.unwindTo(t.targetSP)
 	}
 	for _, t := range rt.trackers {
 		if t.plan {
