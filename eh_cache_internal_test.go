@@ -123,6 +123,32 @@ N: ldloc i ldc.i4.1 add stloc i
 C: ldloc i ldarg.0 blt.s L
   ldsfld int32 acc ret
 }
+// filterthrows: a filter whose exception escapes it every other time
+// (it counts as declining), between the finally in viaB and a catch.
+.method public static bool flaky() cil managed {
+  .maxstack 2
+  ldsfld int32 accept ldc.i4.1 add dup stsfld int32 accept
+  ldc.i4.1 and brfalse.s OK
+  newobj instance void E2::.ctor() throw
+OK: ldc.i4.0 ret
+}
+.method public static int32 filterthrows(int32 n) cil managed {
+  .maxstack 3
+  .locals init (int32 i)
+  ldc.i4.0 stsfld int32 acc
+  ldc.i4.0 stsfld int32 accept
+  br.s C
+L: .try {
+    .try { call void viaB() leave.s N }
+    filter {
+      pop ldsfld int32 acc ldc.i4.s 31 mul ldc.i4.s 29 add stsfld int32 acc
+      call bool flaky() endfilter
+    } { pop ldc.i4.0 stsfld int32 acc leave.s N }
+  } catch E1 { pop ldsfld int32 acc ldc.i4.s 31 mul ldc.i4.s 37 add stsfld int32 acc leave.s N }
+N: ldloc i ldc.i4.1 add stloc i
+C: ldloc i ldarg.0 blt.s L
+  ldsfld int32 acc ret
+}
 // fresh calls a method compiled on its first call.
 .method public static int32 fresh(int32 n) cil managed {
   .maxstack 1
@@ -136,7 +162,7 @@ C: ldloc i ldarg.0 blt.s L
 // find the same handler and funclets: the checksums, which depend on
 // which handlers ran in which order, must be the interpreter's when the
 // type thrown, the callers of the throw site, or a filter's verdict
-// change from one throw to the next.
+// change from one throw to the next, or a filter throws.
 func TestDispatchCache(t *testing.T) {
 	mod, err := il.Load("ehcache.il", []byte(ehCacheShapes))
 	if err != nil {
@@ -163,10 +189,11 @@ func TestDispatchCache(t *testing.T) {
 			method  string
 			minHits int // for n throws
 		}{
-			{"types", n - 2},      // a miss per type
-			{"chains", n/2 - 2},   // the same site and type through two chains in turn: the second of each pair hits
-			{"rethrows", 2*n - 2}, // the throws and the rethrows
-			{"filters", 0},        // searches that ran a filter are not remembered
+			{"types", n - 2},        // a miss per type
+			{"chains", n/2 - 2},     // the same site and type through two chains in turn: the second of each pair hits
+			{"rethrows", 2*n - 2},   // the throws and the rethrows
+			{"filters", n - 2},      // run again each time; one that accepts ends the plan
+			{"filterthrows", n - 2}, // one that throws ends the plan too
 		} {
 			m := method(tc.method)
 			want, err := interp.Call(context.Background(), mod, m, []any{int64(n)}, interp.Options{})

@@ -123,7 +123,12 @@ type tracker struct {
 	site      walkState
 	regs      [abi.NumRegs]uint64
 	regsSaved bool // regs holds them (saved before the first filter runs)
-	filtered  bool // the first pass ran a filter (ehcache.go)
+	// filters lists the filters the first pass ran, in order, and
+	// diverged says that a plan's filter accepted or threw, or that a
+	// filter's exception was swallowed: the search is not remembered
+	// (ehcache.go).
+	filters  []planStep
+	diverged bool
 
 	// A planned second pass (ehplan.go): the funclets it runs, where its
 	// header and first record are, and the frame its catch resumes.
@@ -268,7 +273,8 @@ func (rt *Runtime) newTracker(m *Machine, exc uintptr) *tracker {
 		t.frames, t.trace, t.steps = t.frames[:0], t.trace[:0], t.steps[:0]
 		t.ended, t.traceOff, t.traceSkip = endTop, 0, 0
 		t.second, t.swallow, t.fi, t.hf, t.hc = false, false, 0, 0, 0
-		t.running, t.runFrame, t.funcletSP, t.regsSaved, t.filtered = runNone, 0, 0, false, false
+		t.running, t.runFrame, t.funcletSP, t.regsSaved = runNone, 0, 0, false
+		t.filters, t.diverged = t.filters[:0], false
 		t.plan, t.planHdr, t.planLo, t.targetSP = false, 0, 0, 0
 	} else {
 		t = &tracker{}
@@ -347,15 +353,12 @@ func (rt *Runtime) firstPass(m *Machine, t *tracker) error {
 					return rt.startSecondPass(m, t, t.fi, t.ci, nil)
 				}
 			case il.EHFilter:
-				t.filtered = true
+				t.filters = append(t.filters, planStep{frame: t.fi, clause: t.ci, funclet: f.code.funcletAt(c.FilterStart), off: c.FilterStart, kind: runFilter})
 				if !t.regsSaved {
 					// The first filter: the machine still has the
 					// registers of the throw site (its exit is being
 					// served), which the GC walk needs while filters run.
-					for n := range t.regs {
-						t.regs[n] = m.Reg(abi.RegCtx(n))
-					}
-					t.regsSaved = true
+					t.saveRegs(m)
 				}
 				t.running, t.runFrame = runFilter, t.fi
 				return rt.invoke(m, t, f, c.FilterStart)
@@ -363,6 +366,15 @@ func (rt *Runtime) firstPass(m *Machine, t *tracker) error {
 		}
 	}
 	return rt.noHandler(m, t)
+}
+
+// saveRegs keeps the registers of the throw site, which the machine
+// still has (its exit is being served).
+func (t *tracker) saveRegs(m *Machine) {
+	for n := range t.regs {
+		t.regs[n] = m.Reg(abi.RegCtx(n))
+	}
+	t.regsSaved = true
 }
 
 // noHandler ends a first pass that found no handler.
@@ -416,6 +428,13 @@ func (rt *Runtime) startSecondPass(m *Machine, t *tracker, hf, hc int, steps []p
 	if rt.planSecondPass(m, t, steps) {
 		return nil
 	}
+	if len(steps) > 0 && steps[0].kind == runFilter {
+		// A remembered search whose filters only a plan would run: the
+		// first pass runs them (over the frames already walked).
+		t.second, t.hf, t.hc, t.fi, t.ci = false, 0, 0, 0, chainStart
+		t.diverged = true
+		return rt.firstPass(m, t)
+	}
 	return rt.secondPass(m, t)
 }
 
@@ -445,7 +464,9 @@ func (rt *Runtime) secondPass(m *Machine, t *tracker) error {
 			if owner := rt.trackers[i]; owner.running == runFilter {
 				rt.freeTrackers = append(rt.freeTrackers, rt.trackers[i+1:]...)
 				rt.trackers = rt.trackers[:i+1]
-				owner.running = runNone
+				// A plan running the filter ends: the first pass goes on
+				// here.
+				owner.running, owner.plan, owner.diverged = runNone, false, true
 				owner.ci = owner.frames[owner.fi].code.clauses[owner.ci].Next
 				return rt.firstPass(m, owner)
 			}
@@ -476,6 +497,12 @@ func (rt *Runtime) funcletReturned(m *Machine) error {
 	t.running = runNone
 	switch kind {
 	case runFilter:
+		if t.plan {
+			// A plan's filter accepted (the plan stub goes on only
+			// when they decline): the plan ends, the first pass
+			// decides anew.
+			t.plan, t.diverged = false, true
+		}
 		if int32(result) != 0 {
 			return rt.startSecondPass(m, t, t.fi, t.ci, nil)
 		}

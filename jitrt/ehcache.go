@@ -1,6 +1,9 @@
 package jitrt
 
-import "miniil/abi"
+import (
+	"miniil/abi"
+	"miniil/il"
+)
 
 // The dispatch cache. A program that throws from one place usually
 // throws the same type there, through the same callers, to the same
@@ -49,7 +52,7 @@ type cachedFrame struct {
 // from the throw site (frames[0].pc) to the handling frame (the last),
 // the handling clause of that frame, and the plan's steps.
 type dispatchEntry struct {
-	excType  uint64 // the exception's type id
+	excType  uint64 // the exception's method table
 	frames   []cachedFrame
 	hc       int
 	steps    []planStep
@@ -68,9 +71,10 @@ func (rt *Runtime) dispatchSet(pc uintptr) *dispatchSet {
 	return &rt.dispatchCache[(pc^pc>>7)&(dispatchSets-1)]
 }
 
-// excTypeID returns the type id of exception object exc.
-func (rt *Runtime) excTypeID(exc uintptr) uint64 {
-	return rt.u64(uintptr(rt.u64(exc+abi.ObjMT)) + abi.MTTypeID)
+// excType returns the type of exception object exc as its method table
+// (one per type, and they do not move).
+func (rt *Runtime) excType(exc uintptr) uint64 {
+	return rt.u64(exc + abi.ObjMT)
 }
 
 // clearDispatchCache forgets every remembered search.
@@ -86,7 +90,10 @@ func (rt *Runtime) clearDispatchCache() {
 // rememberDispatch records t's search, whose second pass was just
 // planned, if the cache may reuse it.
 func (rt *Runtime) rememberDispatch(t *tracker) {
-	if t.filtered || !t.plan || t.hc < 0 {
+	// Filters must have declined: the handler is a catch. They are run
+	// again, as the plan's first records.
+	if t.diverged || !t.plan || t.hc < 0 || t.frames[t.hf].code.clauses[t.hc].Kind != il.EHCatch ||
+		len(t.filters)+len(t.steps) > maxPlanSteps+1 {
 		return
 	}
 	funclets := false
@@ -100,20 +107,20 @@ func (rt *Runtime) rememberDispatch(t *tracker) {
 	s := rt.dispatchSet(t.frames[0].pc)
 	s.last = (s.last + 1) % dispatchWays
 	e := &s.ways[s.last]
-	e.excType, e.hc, e.funclets = rt.excTypeID(t.exc), t.hc, funclets
+	e.excType, e.hc, e.funclets = rt.excType(t.exc), t.hc, funclets
 	e.frames = e.frames[:0]
 	for i := 0; i <= t.hf; i++ {
 		f := &t.frames[i]
 		e.frames = append(e.frames, cachedFrame{pc: f.pc, code: f.code, funclet: f.funclet, first: f.first})
 	}
-	e.steps = append(e.steps[:0], t.steps...)
+	e.steps = append(append(e.steps[:0], t.filters...), t.steps...)
 }
 
 // cachedDispatch dispatches t, a tracker that has not looked at any
 // frame yet, with a remembered search if one fits: it reports whether it
 // did, and then the second pass's start.
 func (rt *Runtime) cachedDispatch(m *Machine, t *tracker) (bool, error) {
-	id := rt.excTypeID(t.exc)
+	id := rt.excType(t.exc)
 	s := rt.dispatchSet(t.walk.pc)
 	for k := range s.ways {
 		e := &s.ways[k]
@@ -154,7 +161,13 @@ func (rt *Runtime) takeFrames(m *Machine, t *tracker, frames []cachedFrame) bool
 		t.frames = append(t.frames, frame{})
 		f := &t.frames[len(t.frames)-1]
 		f.pc, f.sp, f.bp, f.code, f.funclet, f.first = pc, sp, bp, cf.code, cf.funclet, cf.first
-		pc, sp, bp = rt.returnAddress(bp+8), bp+16, uintptr(m.ReadStack(bp))
+		// The caller's RBP and return address, with one bounds check
+		// (the bounds were checked above).
+		link := m.stackWordsAt(bp, 2)
+		pc, sp, bp = uintptr(link[1]), bp+16, uintptr(link[0])
+		if pc == rt.checkpointStub {
+			pc = rt.returnAddress(sp - 8)
+		}
 	}
 	t.walk.pc, t.walk.sp, t.walk.bp = pc, sp, bp
 	return true

@@ -52,28 +52,48 @@ const (
 
 // planStep is one funclet of a plan.
 type planStep struct {
-	frame   int // index in tracker.frames of the establisher frame
-	funclet int // index in code.funclets
-	off     int // code offset of the funclet's entry
+	frame   int     // index in tracker.frames of the establisher frame
+	clause  int     // index in code.clauses of the funclet's clause
+	funclet int     // index in code.funclets
+	off     int     // code offset of the funclet's entry
+	kind    runKind // runFilter, runFinally (finally or fault) or runCatch
 }
+
+// Plan record kinds (the record's last word).
+const (
+	recFinally = 0
+	recCatch   = 1 // the last record
+	recFilter  = 2
+)
 
 // emitPlanStub emits the plan stub; it returns the mark of planRet, the
 // return address of its funclet calls.
 func emitPlanStub(a *amd64.Assembler) amd64.MarkID {
-	loop, done := a.NewLabel(), a.NewLabel()
+	loop, next, filter, done := a.NewLabel(), a.NewLabel(), a.NewLabel(), a.NewLabel()
 	rsp := func(d int32) amd64.Operand { return amd64.Mem(amd64.RSP, d) }
 	a.Bind(loop)
 	a.I(amd64.MOVQ, rsp(32), amd64.R(amd64.RAX))
 	a.I(amd64.MOVQ, amd64.R(amd64.RSP), amd64.Mem(amd64.RAX, 0))
 	a.I(amd64.MOVQ, rsp(8), amd64.R(amd64.RDI))
 	a.I(amd64.MOVQ, rsp(16), amd64.R(amd64.RBP))
-	a.I(amd64.MOVQ, rsp(24), amd64.R(amd64.RSI))
+	// The exception from the catch record, which the collector updates
+	// (a funclet run before may have moved it).
+	a.I(amd64.MOVQ, amd64.Mem(amd64.RAX, -planRecord+24), amd64.R(amd64.RSI))
 	a.I(amd64.CALL, rsp(0))
 	ret := a.Mark()
-	a.I(amd64.CMPQ, rsp(40), amd64.Imm(0))
-	a.Jump(amd64.JNE, done)
+	a.I(amd64.MOVQ, rsp(40), amd64.R(amd64.RCX))
+	a.I(amd64.CMPQ, amd64.R(amd64.RCX), amd64.Imm(recCatch))
+	a.Jump(amd64.JEQ, done)
+	a.Jump(amd64.JHI, filter)
+	a.Bind(next)
 	a.I(amd64.ADDQ, amd64.Imm(planRecord), amd64.R(amd64.RSP))
 	a.Jump(amd64.JMP, loop)
+	// A filter that declines lets the plan go on; one that accepts ends
+	// it, returning to the dispatcher as a filter it invoked would.
+	a.Bind(filter)
+	a.I(amd64.TESTL, amd64.R(amd64.RAX), amd64.R(amd64.RAX))
+	a.Jump(amd64.JEQ, next)
+	emitExitStub(a, abi.ExitFuncletReturn, 0, false, amd64.UD2)
 	a.Bind(done)
 	a.I(amd64.MOVQ, rsp(32), amd64.R(amd64.RCX))
 	a.I(amd64.INCQ, ctx(abi.CtxPlansDone))
@@ -142,13 +162,13 @@ func (rt *Runtime) findPlanSteps(t *tracker) bool {
 					t.steps = steps
 					return false
 				}
-				steps = append(steps, planStep{frame: fi, funclet: f.code.funcletAt(c.HandlerStart), off: c.HandlerStart})
+				steps = append(steps, planStep{frame: fi, clause: ci, funclet: f.code.funcletAt(c.HandlerStart), off: c.HandlerStart, kind: runFinally})
 			}
 		}
 	}
 	hf := &t.frames[t.hf]
 	c := &hf.code.clauses[t.hc]
-	t.steps = append(steps, planStep{frame: t.hf, funclet: hf.code.funcletAt(c.HandlerStart), off: c.HandlerStart})
+	t.steps = append(steps, planStep{frame: t.hf, clause: t.hc, funclet: hf.code.funcletAt(c.HandlerStart), off: c.HandlerStart, kind: runCatch})
 	return true
 }
 
@@ -186,11 +206,19 @@ func (rt *Runtime) writePlan(m *Machine, t *tracker) bool {
 	for i, s := range steps {
 		f := &t.frames[s.frame]
 		r := words[i*planRecord/8 : (i+1)*planRecord/8]
-		var exc, last uint64
-		if i == len(steps)-1 {
-			exc, last = uint64(t.exc), 1
+		var exc, kind uint64
+		switch s.kind {
+		case runCatch:
+			exc, kind = uint64(t.exc), recCatch
+		case runFilter:
+			kind = recFilter
 		}
-		r[0], r[1], r[2], r[3], r[4], r[5] = uint64(f.code.start+uintptr(s.off)), uint64(f.sp), uint64(f.bp), exc, uint64(hdr), last
+		r[0], r[1], r[2], r[3], r[4], r[5] = uint64(f.code.start+uintptr(s.off)), uint64(f.sp), uint64(f.bp), exc, uint64(hdr), kind
+	}
+	if steps[0].kind == runFilter && !t.regsSaved {
+		// The GC walk needs the throw site's registers while a filter
+		// runs (see firstPass).
+		t.saveRegs(m)
 	}
 	t.plan, t.planHdr, t.planLo, t.targetSP = true, hdr, lo, target.sp
 	rt.planAt(t, lo)
@@ -206,9 +234,11 @@ func (rt *Runtime) planAt(t *tracker, rec uintptr) {
 		k = 0 // cannot happen while the plan is live
 	}
 	s := t.steps[k]
-	t.running, t.runFrame = runFinally, s.frame
-	if k == len(t.steps)-1 {
-		t.running = runCatch
+	t.running, t.runFrame = s.kind, s.frame
+	if s.kind == runFilter {
+		// Where the first pass stands, as if the dispatcher had invoked
+		// the filter: the plan ends here if it accepts or throws.
+		t.fi, t.ci = s.frame, s.clause
 	}
 	f := &t.frames[s.frame]
 	t.funcletSP = t.planLo + uintptr(planRecord*k) - 16 - uintptr(f.code.funclets[s.funclet].FrameSize)
