@@ -19,17 +19,20 @@ import (
 // second pass the same finally and fault funclets. Only the frames'
 // stack and frame pointers differ; the plan is written with them.
 //
-// Only searches that ran no filter are remembered (a filter's verdict
-// can change from one throw to the next, and it has side effects), and
-// only those whose second pass was planned, whose frames all lie in the
-// current native call and none of which is a filter's. A funclet's frame
-// is followed to its caller the same way whatever dispatch invoked it,
-// but with nested native calls its caller may belong to an outer one
-// (establisherSeg): a remembered search through a funclet's frame is
-// then not taken. The frame of the catch's continuation (tryFrame), the
-// call-depth checkpoints and the stack room are looked at anew on every
-// throw, as planSecondPass does for any plan. The cache is emptied when
-// code is installed (the codeRange pointers it holds move).
+// Filters run every time (their verdict can change from one throw to
+// the next, and they have side effects): a remembered search lists the
+// filters it ran, all of which declined, and the plan runs them first;
+// one that accepts or throws ends the plan and the first pass goes on
+// from it in Go (ehplan.go), and such a search is not remembered. Only
+// searches whose second pass was planned are remembered, whose frames
+// all lie in the current native call and none of which is a filter's. A
+// funclet's frame is followed to its caller the same way whatever
+// dispatch invoked it, but with nested native calls its caller may
+// belong to an outer one (establisherSeg): a remembered search through
+// a funclet's frame is then not taken. The frame of the catch's
+// continuation (tryFrame), the call-depth checkpoints and the stack room
+// are looked at anew on every throw, as for any plan. The cache is
+// emptied when code is installed (the codeRange pointers it holds move).
 
 // dispatchSets is the number of sets of the dispatch cache (a power of
 // two), chosen by the throw site; each holds dispatchWays entries, so a
@@ -50,7 +53,8 @@ type cachedFrame struct {
 
 // dispatchEntry is a remembered search: the exception type, the frames
 // from the throw site (frames[0].pc) to the handling frame (the last),
-// the handling clause of that frame, and the plan's steps.
+// the handling clause of that frame, and the plan's steps (the filters
+// the search ran, then the second pass's funclets).
 type dispatchEntry struct {
 	excType  uint64 // the exception's method table
 	frames   []cachedFrame
