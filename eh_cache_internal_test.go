@@ -2,7 +2,9 @@ package miniil
 
 import (
 	"context"
+	"errors"
 	"io"
+	"slices"
 	"testing"
 
 	"miniil/il"
@@ -149,6 +151,22 @@ N: ldloc i ldc.i4.1 add stloc i
 C: ldloc i ldarg.0 blt.s L
   ldsfld int32 acc ret
 }
+// traced: n throws caught by the catch that rethrows them to the
+// filter around it, which takes all but the last: that one is
+// unhandled, with the trace of the remembered search's frames.
+.method public static void traced(int32 n) cil managed {
+  .maxstack 3
+  .locals init (int32 i)
+  br.s C
+L: .try {
+    .try { call void viaB() leave.s N }
+    catch E1 { pop rethrow }
+  } filter { pop ldloc i ldc.i4.1 add ldarg.0 clt endfilter }
+  { pop leave.s N }
+N: ldloc i ldc.i4.1 add stloc i
+C: ldloc i ldarg.0 blt.s L
+  ret
+}
 // fresh calls a method compiled on its first call.
 .method public static int32 fresh(int32 n) cil managed {
   .maxstack 1
@@ -224,5 +242,36 @@ func TestDispatchCache(t *testing.T) {
 		if hits := rt.Stats().DispatchHits - before; hits != 0 {
 			t.Errorf("gcstress %d: a throw took a search remembered before code was installed", stress)
 		}
+	}
+}
+
+// TestDispatchCacheTrace checks that an exception dispatched with a
+// remembered search keeps the stack trace the search would have made:
+// rethrown past the last handler after 19 throws from the same place,
+// it reports the trace (methods and IL offsets) of the same exception
+// thrown once, and the interpreter's methods.
+func TestDispatchCacheTrace(t *testing.T) {
+	p, err := Load("ehcache.il", []byte(ehCacheShapes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [3]*ManagedException
+	for i, run := range []struct {
+		cfg Config
+		n   int32
+	}{{Config{Engine: JIT}, 20}, {Config{Engine: JIT}, 1}, {Config{Engine: Interp}, 20}} {
+		if _, err := p.Call(context.Background(), run.cfg, "traced", run.n); !errors.As(err, &got[i]) {
+			t.Fatalf("traced(%d) on %+v: %v, want a managed exception", run.n, run.cfg, err)
+		}
+	}
+	warm, cold, in := got[0], got[1], got[2]
+	if warm.Type != cold.Type || !slices.Equal(warm.StackTrace, cold.StackTrace) || !slices.Equal(warm.ILOffsets, cold.ILOffsets) {
+		t.Errorf("after 19 throws: %s at %q %v; thrown once: %s at %q %v", warm.Type, warm.StackTrace, warm.ILOffsets, cold.Type, cold.StackTrace, cold.ILOffsets)
+	}
+	if warm.Type != in.Type || !slices.Equal(warm.StackTrace, in.StackTrace) {
+		t.Errorf("JIT: %s at %q; interpreter: %s at %q", warm.Type, warm.StackTrace, in.Type, in.StackTrace)
+	}
+	if len(warm.StackTrace) != 3 {
+		t.Errorf("trace %q, want 3 frames (one, viaB, traced)", warm.StackTrace)
 	}
 }

@@ -21,13 +21,20 @@ import (
 //
 //	hdr:       progress (the record running), target RSP, target RBP, 0
 //	hdr-48*n:  record 0 .. record n-1 (the catch), each
-//	           funclet address, RDI (establisher frame), RBP, RSI (the
-//	           exception, for the catch; 0), hdr, last (1 for the catch)
+//	           funclet address, RDI (establisher frame), RBP, the
+//	           exception (in the catch's record; 0), hdr, kind
+//	           (recFinally, recCatch, recFilter)
 //
 // The stub stores RSP (the record) into the header's progress word, then
 // calls the funclet with RSP at the record, so the funclet's frame lies
-// below its record and no record above it is touched. After the catch it
-// increments CtxPlansDone and resumes the continuation. Go learns what a
+// below its record and no record above it is touched, and RSI = the
+// exception of the catch's record (a GC root, updated when the exception
+// moves). After the catch it increments CtxPlansDone and resumes the
+// continuation. A remembered search (ehcache.go) puts the filters of its
+// first pass before the finally records: the stub goes on after a
+// filter that declines, and exits as a filter's return to the
+// dispatcher would after one that accepts (planAt has set the first
+// pass's position from the progress word), which ends the plan. Go learns what a
 // plan did when it next looks (syncPlans, at every exit and before every
 // use of the tracker stack): the progress word says which funclet runs
 // (the tracker's running, runFrame and funcletSP then are what invoke
@@ -191,8 +198,8 @@ func (rt *Runtime) writePlan(m *Machine, t *tracker) bool {
 	}
 	// The catch record where the funclet-at-a-time path runs every
 	// funclet (so a catch uses no more stack: recursion from catch
-	// handlers reaches the same depth), the header above it, the finally
-	// records below.
+	// handlers reaches the same depth), the header above it, the filter
+	// and finally records below.
 	last := (t.throwSP - 256) &^ 15
 	hdr := last + planRecord
 	lo := last - uintptr(planRecord*(len(steps)-1))
