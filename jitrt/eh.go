@@ -353,7 +353,7 @@ func (rt *Runtime) firstPass(m *Machine, t *tracker) error {
 					return rt.startSecondPass(m, t, t.fi, t.ci, nil)
 				}
 			case il.EHFilter:
-				t.filters = append(t.filters, planStep{frame: t.fi, clause: t.ci, funclet: f.code.funcletAt(c.FilterStart), off: c.FilterStart, kind: runFilter})
+				t.filters = append(t.filters, newPlanStep(t, t.fi, t.ci, c.FilterStart, runFilter))
 				if !t.regsSaved {
 					// The first filter: the machine still has the
 					// registers of the throw site (its exit is being

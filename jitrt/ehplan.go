@@ -59,11 +59,18 @@ const (
 
 // planStep is one funclet of a plan.
 type planStep struct {
-	frame   int     // index in tracker.frames of the establisher frame
-	clause  int     // index in code.clauses of the funclet's clause
-	funclet int     // index in code.funclets
-	off     int     // code offset of the funclet's entry
-	kind    runKind // runFilter, runFinally (finally or fault) or runCatch
+	frame     int     // index in tracker.frames of the establisher frame
+	clause    int     // index in code.clauses of the funclet's clause
+	entry     uintptr // the funclet's entry address
+	frameSize uintptr // the funclet's frame size
+	kind      runKind // runFilter, runFinally (finally or fault) or runCatch
+}
+
+// newPlanStep returns the step that runs the funclet at code offset off
+// of frame fi (of t) for clause ci.
+func newPlanStep(t *tracker, fi, ci, off int, kind runKind) planStep {
+	r := t.frames[fi].code
+	return planStep{frame: fi, clause: ci, entry: r.start + uintptr(off), frameSize: uintptr(r.funclets[r.funcletAt(off)].FrameSize), kind: kind}
 }
 
 // Plan record kinds (the record's last word).
@@ -169,13 +176,13 @@ func (rt *Runtime) findPlanSteps(t *tracker) bool {
 					t.steps = steps
 					return false
 				}
-				steps = append(steps, planStep{frame: fi, clause: ci, funclet: f.code.funcletAt(c.HandlerStart), off: c.HandlerStart, kind: runFinally})
+				steps = append(steps, newPlanStep(t, fi, ci, c.HandlerStart, runFinally))
 			}
 		}
 	}
 	hf := &t.frames[t.hf]
 	c := &hf.code.clauses[t.hc]
-	t.steps = append(steps, planStep{frame: t.hf, clause: t.hc, funclet: hf.code.funcletAt(c.HandlerStart), off: c.HandlerStart, kind: runCatch})
+	t.steps = append(steps, newPlanStep(t, t.hf, t.hc, c.HandlerStart, runCatch))
 	return true
 }
 
@@ -220,7 +227,7 @@ func (rt *Runtime) writePlan(m *Machine, t *tracker) bool {
 		case runFilter:
 			kind = recFilter
 		}
-		r[0], r[1], r[2], r[3], r[4], r[5] = uint64(f.code.start+uintptr(s.off)), uint64(f.sp), uint64(f.bp), exc, uint64(hdr), kind
+		r[0], r[1], r[2], r[3], r[4], r[5] = uint64(s.entry), uint64(f.sp), uint64(f.bp), exc, uint64(hdr), kind
 	}
 	if steps[0].kind == runFilter && !t.regsSaved {
 		// The GC walk needs the throw site's registers while a filter
@@ -240,15 +247,14 @@ func (rt *Runtime) planAt(t *tracker, rec uintptr) {
 	if rec < t.planLo || k >= len(t.steps) {
 		k = 0 // cannot happen while the plan is live
 	}
-	s := t.steps[k]
+	s := &t.steps[k]
 	t.running, t.runFrame = s.kind, s.frame
 	if s.kind == runFilter {
 		// Where the first pass stands, as if the dispatcher had invoked
 		// the filter: the plan ends here if it accepts or throws.
 		t.fi, t.ci = s.frame, s.clause
 	}
-	f := &t.frames[s.frame]
-	t.funcletSP = t.planLo + uintptr(planRecord*k) - 16 - uintptr(f.code.funclets[s.funclet].FrameSize)
+	t.funcletSP = t.planLo + uintptr(planRecord*k) - 16 - s.frameSize
 }
 
 // planExc returns the address of the exception word of t's catch record
