@@ -515,10 +515,12 @@ func (rt *Runtime) funcletReturned(m *Machine) error {
 	// code holding the clause's try (for a duplicate clause found in a
 	// nested funclet's frame, one of its physical parents) and discard
 	// every frame below it, with the dispatches they held.
-	f, err := rt.tryFrame(m, t.frames[t.hf], t.frames[t.hf].code.clauses[t.hc].TryFunclet)
+	var scratch frame
+	fp, err := rt.tryFrame(m, &t.frames[t.hf], t.frames[t.hf].code.clauses[t.hc].TryFunclet, &scratch)
 	if err != nil {
 		return err
 	}
+	f := *fp
 	rt.pop(t)
 	// Dispatches whose funclets ran below the frame resumed are abandoned.
 	// They are the newest ones: a dispatch starts inside the funclet of
@@ -545,7 +547,12 @@ func (rt *Runtime) funcletReturned(m *Machine) error {
 // normal path (callfinally) was called by its parent, whose frame sits
 // right above its own; one invoked by the dispatcher has its establisher
 // frame recorded by the tracker that invoked it.
-func (rt *Runtime) tryFrame(m *Machine, f frame, k int) (frame, error) {
+//
+// The frame found is f itself, a tracker's frame or, for a frame of a
+// callfinally, *scratch, which it fills: pointers, not copies, as the
+// frames were often just written field by field, and a copy would load
+// them before the stores are done (a store forwarding stall per throw).
+func (rt *Runtime) tryFrame(m *Machine, f *frame, k int, scratch *frame) (*frame, error) {
 	// Each step goes to an older frame at a higher address. The funclets
 	// met were invoked by ever older dispatches, so the search for the
 	// next one's tracker continues down the tracker stack from the last
@@ -557,7 +564,7 @@ func (rt *Runtime) tryFrame(m *Machine, f frame, k int) (frame, error) {
 		}
 		size := uintptr(f.code.funclets[f.funclet].FrameSize)
 		ret := uintptr(m.ReadStack(f.sp + size + 8))
-		var next frame
+		var next *frame
 		if rt.isDispatchReturn(ret) {
 			i := rt.invokerOf(f.sp, below)
 			if i < 0 {
@@ -565,10 +572,13 @@ func (rt *Runtime) tryFrame(m *Machine, f frame, k int) (frame, error) {
 			}
 			below = i
 			o := rt.trackers[i]
-			next = o.frames[o.runFrame]
+			next = &o.frames[o.runFrame]
 		} else {
-			next = frame{pc: ret, sp: f.sp + size + 16, bp: f.bp, code: f.code, seg: f.seg}
-			next.funclet = next.code.funcletAt(next.offset())
+			// f may be scratch: the fields are read before it is written.
+			sp, bp, code, seg := f.sp+size+16, f.bp, f.code, f.seg
+			next = scratch
+			next.pc, next.sp, next.bp, next.code, next.seg, next.first = ret, sp, bp, code, seg, 0
+			next.funclet = code.funcletAt(next.offset())
 		}
 		if next.sp <= f.sp {
 			return f, fmt.Errorf("jitrt: the frames of %s do not lead outward from sp %#x", f.code.method.FullName(), f.sp)

@@ -192,13 +192,10 @@ func (rt *Runtime) writePlan(m *Machine, t *tracker) bool {
 	steps := t.steps
 	hf := &t.frames[t.hf]
 	c := &hf.code.clauses[t.hc]
-	target := hf
-	if hf.funclet != c.TryFunclet {
-		f, err := rt.tryFrame(m, *hf, c.TryFunclet)
-		if err != nil || f.seg != 0 {
-			return false // the path of eh.go reports it, or resumes beyond
-		}
-		target = &f
+	var scratch frame
+	target, err := rt.tryFrame(m, hf, c.TryFunclet, &scratch)
+	if err != nil || target.seg != 0 {
+		return false // the path of eh.go reports it, or resumes beyond
 	}
 	if n := len(rt.checkpoints); n > 0 && rt.checkpoints[n-1].slot < target.sp {
 		return false // unwindTo must run when the continuation resumes
