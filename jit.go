@@ -64,6 +64,9 @@ func runJIT(ctx context.Context, mod *il.Module, cfg Config, out io.Writer) (int
 	if cfg.JITStats != nil {
 		cfg.jitStats.Fprint(cfg.JITStats)
 		printExits(cfg.JITStats, rt.ExitCounts())
+		if n := rt.Stats().DispatchHits; n > 0 {
+			fmt.Fprintf(cfg.JITStats, "exceptions dispatched with a remembered search: %d\n", n)
+		}
 		if cfg.VerifyGC {
 			st := rt.GCVerifyStats()
 			fmt.Fprintf(cfg.JITStats, "gc info checks: %d exits walked, %d locations checked (%d references, %d interior pointers, %d untracked, %d in registers), %d frames, %d through dispatches\n",

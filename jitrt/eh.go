@@ -123,13 +123,19 @@ type tracker struct {
 	site      walkState
 	regs      [abi.NumRegs]uint64
 	regsSaved bool // regs holds them (saved before the first filter runs)
+	// filters lists the filters the first pass ran, in order, and
+	// diverged says that a plan's filter accepted or threw, or that a
+	// filter's exception was swallowed: the search is not remembered
+	// (ehcache.go).
+	filters  []planStep
+	diverged bool
 
 	// A planned second pass (ehplan.go): the funclets it runs, where its
 	// header and first record are, and the frame its catch resumes.
 	plan            bool
 	steps           []planStep
 	planHdr, planLo uintptr
-	target          frame
+	targetSP        uintptr // the RSP the catch's continuation resumes with
 }
 
 // endKind says why a stack walk stopped.
@@ -195,11 +201,13 @@ func (rt *Runtime) nextFrame(t *tracker) bool {
 			continue
 		}
 		r := info.code
-		f := frame{pc: w.pc, sp: w.sp, bp: w.bp, code: r, seg: w.seg, funclet: int(info.funclet), first: int(info.first)}
 		if len(t.frames) >= t.traceSkip {
-			t.trace = append(t.trace, traceRef{r, int(f.pc - r.start)})
+			t.trace = append(t.trace, traceRef{r, int(w.pc - r.start)})
 		}
-		t.frames = append(t.frames, f)
+		// Field by field into the slice (see cachedDispatch).
+		t.frames = append(t.frames, frame{})
+		f := &t.frames[len(t.frames)-1]
+		f.pc, f.sp, f.bp, f.code, f.seg, f.funclet, f.first = w.pc, w.sp, w.bp, r, w.seg, int(info.funclet), int(info.first)
 		switch {
 		case r.funclets[f.funclet].InFilter:
 			w.done, t.ended = true, endFilter
@@ -213,7 +221,7 @@ func (rt *Runtime) nextFrame(t *tracker) bool {
 				// library method whose callback threw): the funclet runs
 				// on top of the nested calls. Without nested calls there
 				// is only one.
-				w.seg = max(w.seg, rt.establisherSeg(f))
+				w.seg = max(w.seg, rt.establisherSeg(*f))
 			}
 			w.pc, w.sp, w.bp = rt.returnAddress(w.bp+8), w.bp+16, uintptr(rt.mach.ReadStack(w.bp))
 		}
@@ -266,13 +274,18 @@ func (rt *Runtime) newTracker(m *Machine, exc uintptr) *tracker {
 		t.ended, t.traceOff, t.traceSkip = endTop, 0, 0
 		t.second, t.swallow, t.fi, t.hf, t.hc = false, false, 0, 0, 0
 		t.running, t.runFrame, t.funcletSP, t.regsSaved = runNone, 0, 0, false
-		t.plan, t.planHdr, t.planLo, t.target = false, 0, 0, frame{}
+		t.filters, t.diverged = t.filters[:0], false
+		t.plan, t.planHdr, t.planLo, t.targetSP = false, 0, 0, 0
 	} else {
 		t = &tracker{}
 	}
 	t.exc, t.throwSP, t.ci, t.outerLen = exc, m.SP(), chainStart, len(m.outer)
-	t.walk = walkState{pc: m.PC(), sp: m.SP(), bp: uintptr(m.Reg(abi.CtxRBP))}
-	t.site = t.walk
+	// Field by field: a walkState built aside and copied would be
+	// loaded before its stores are done (a store forwarding stall, per
+	// throw).
+	pc, sp, bp := m.PC(), m.SP(), uintptr(m.Reg(abi.CtxRBP))
+	t.walk.pc, t.walk.sp, t.walk.bp, t.walk.seg, t.walk.done = pc, sp, bp, 0, false
+	t.site.pc, t.site.sp, t.site.bp, t.site.seg, t.site.done = pc, sp, bp, 0, false
 	rt.trackers = append(rt.trackers, t)
 	return t
 }
@@ -283,7 +296,16 @@ func (rt *Runtime) throw(m *Machine, exc uintptr) error {
 	if rt.innerTraces != nil {
 		delete(rt.innerTraces, exc) // thrown anew: a new trace
 	}
-	return rt.firstPass(m, rt.newTracker(m, exc))
+	return rt.dispatch(m, rt.newTracker(m, exc))
+}
+
+// dispatch starts new tracker t's first pass, or its second pass with a
+// remembered search (ehcache.go).
+func (rt *Runtime) dispatch(m *Machine, t *tracker) error {
+	if ok, err := rt.cachedDispatch(m, t); ok {
+		return err
+	}
+	return rt.firstPass(m, t)
 }
 
 // rethrow rethrows the exception of the running catch (or filter
@@ -309,7 +331,7 @@ func (rt *Runtime) rethrow(m *Machine, ilClause int) error {
 		keep := min(old.hf+old.traceOff+1, len(old.trace))
 		t.trace = append(t.trace, old.trace[:keep]...)
 		t.traceSkip, t.traceOff = 1, keep-1
-		return rt.firstPass(m, t)
+		return rt.dispatch(m, t)
 	}
 	return errors.New("jitrt: rethrow outside a running catch handler")
 }
@@ -328,17 +350,15 @@ func (rt *Runtime) firstPass(m *Machine, t *tracker) error {
 			switch c.Kind {
 			case il.EHCatch:
 				if rt.isInstance(t.exc, f.code.catchRT[t.ci]) {
-					return rt.startSecondPass(m, t, t.fi, t.ci)
+					return rt.startSecondPass(m, t, t.fi, t.ci, nil)
 				}
 			case il.EHFilter:
+				t.filters = append(t.filters, newPlanStep(t, t.fi, t.ci, c.FilterStart, runFilter))
 				if !t.regsSaved {
 					// The first filter: the machine still has the
 					// registers of the throw site (its exit is being
 					// served), which the GC walk needs while filters run.
-					for n := range t.regs {
-						t.regs[n] = m.Reg(abi.RegCtx(n))
-					}
-					t.regsSaved = true
+					t.saveRegs(m)
 				}
 				t.running, t.runFrame = runFilter, t.fi
 				return rt.invoke(m, t, f, c.FilterStart)
@@ -348,6 +368,15 @@ func (rt *Runtime) firstPass(m *Machine, t *tracker) error {
 	return rt.noHandler(m, t)
 }
 
+// saveRegs keeps the registers of the throw site, which the machine
+// still has (its exit is being served).
+func (t *tracker) saveRegs(m *Machine) {
+	for n := range t.regs {
+		t.regs[n] = m.Reg(abi.RegCtx(n))
+	}
+	t.regsSaved = true
+}
+
 // noHandler ends a first pass that found no handler.
 func (rt *Runtime) noHandler(m *Machine, t *tracker) error {
 	if t.ended == endFilter {
@@ -355,7 +384,7 @@ func (rt *Runtime) noHandler(m *Machine, t *tracker) error {
 		// catch-all. Finally blocks up to it run, then the exception is
 		// swallowed and the filter counts as false.
 		t.swallow = true
-		return rt.startSecondPass(m, t, len(t.frames)-1, -1)
+		return rt.startSecondPass(m, t, len(t.frames)-1, -1, nil)
 	}
 	rt.pop(t)
 	// Unhandled: no second pass runs (CoreCLR on Linux).
@@ -392,12 +421,19 @@ func (rt *Runtime) noHandler(m *Machine, t *tracker) error {
 
 // startSecondPass records the handler (hc -1: none, run every finally of
 // frame hf) and runs the finally and fault funclets between the throw site
-// and it.
-func (rt *Runtime) startSecondPass(m *Machine, t *tracker, hf, hc int) error {
+// and it; steps, if not nil, are the plan's (a remembered search's).
+func (rt *Runtime) startSecondPass(m *Machine, t *tracker, hf, hc int, steps []planStep) error {
 	t.second, t.hf, t.hc = true, hf, hc
 	t.fi, t.ci = 0, chainStart
-	if rt.planSecondPass(m, t) {
+	if rt.planSecondPass(m, t, steps) {
 		return nil
+	}
+	if len(steps) > 0 && steps[0].kind == runFilter {
+		// A remembered search whose filters only a plan would run: the
+		// first pass runs them (over the frames already walked).
+		t.second, t.hf, t.hc, t.fi, t.ci = false, 0, 0, 0, chainStart
+		t.diverged = true
+		return rt.firstPass(m, t)
 	}
 	return rt.secondPass(m, t)
 }
@@ -428,7 +464,9 @@ func (rt *Runtime) secondPass(m *Machine, t *tracker) error {
 			if owner := rt.trackers[i]; owner.running == runFilter {
 				rt.freeTrackers = append(rt.freeTrackers, rt.trackers[i+1:]...)
 				rt.trackers = rt.trackers[:i+1]
-				owner.running = runNone
+				// A plan running the filter ends: the first pass goes on
+				// here.
+				owner.running, owner.plan, owner.diverged = runNone, false, true
 				owner.ci = owner.frames[owner.fi].code.clauses[owner.ci].Next
 				return rt.firstPass(m, owner)
 			}
@@ -459,8 +497,14 @@ func (rt *Runtime) funcletReturned(m *Machine) error {
 	t.running = runNone
 	switch kind {
 	case runFilter:
+		if t.plan {
+			// A plan's filter accepted (the plan stub goes on only
+			// when they decline): the plan ends, the first pass
+			// decides anew.
+			t.plan, t.diverged = false, true
+		}
 		if int32(result) != 0 {
-			return rt.startSecondPass(m, t, t.fi, t.ci)
+			return rt.startSecondPass(m, t, t.fi, t.ci, nil)
 		}
 		t.ci = t.frames[t.fi].code.clauses[t.ci].Next
 		return rt.firstPass(m, t)
@@ -471,10 +515,12 @@ func (rt *Runtime) funcletReturned(m *Machine) error {
 	// code holding the clause's try (for a duplicate clause found in a
 	// nested funclet's frame, one of its physical parents) and discard
 	// every frame below it, with the dispatches they held.
-	f, err := rt.tryFrame(m, t.frames[t.hf], t.frames[t.hf].code.clauses[t.hc].TryFunclet)
+	var scratch frame
+	fp, err := rt.tryFrame(m, &t.frames[t.hf], t.frames[t.hf].code.clauses[t.hc].TryFunclet, &scratch)
 	if err != nil {
 		return err
 	}
+	f := *fp
 	rt.pop(t)
 	// Dispatches whose funclets ran below the frame resumed are abandoned.
 	// They are the newest ones: a dispatch starts inside the funclet of
@@ -501,7 +547,12 @@ func (rt *Runtime) funcletReturned(m *Machine) error {
 // normal path (callfinally) was called by its parent, whose frame sits
 // right above its own; one invoked by the dispatcher has its establisher
 // frame recorded by the tracker that invoked it.
-func (rt *Runtime) tryFrame(m *Machine, f frame, k int) (frame, error) {
+//
+// The frame found is f itself, a tracker's frame or, for a frame of a
+// callfinally, *scratch, which it fills: pointers, not copies, as the
+// frames were often just written field by field, and a copy would load
+// them before the stores are done (a store forwarding stall per throw).
+func (rt *Runtime) tryFrame(m *Machine, f *frame, k int, scratch *frame) (*frame, error) {
 	// Each step goes to an older frame at a higher address. The funclets
 	// met were invoked by ever older dispatches, so the search for the
 	// next one's tracker continues down the tracker stack from the last
@@ -513,7 +564,7 @@ func (rt *Runtime) tryFrame(m *Machine, f frame, k int) (frame, error) {
 		}
 		size := uintptr(f.code.funclets[f.funclet].FrameSize)
 		ret := uintptr(m.ReadStack(f.sp + size + 8))
-		var next frame
+		var next *frame
 		if rt.isDispatchReturn(ret) {
 			i := rt.invokerOf(f.sp, below)
 			if i < 0 {
@@ -521,10 +572,13 @@ func (rt *Runtime) tryFrame(m *Machine, f frame, k int) (frame, error) {
 			}
 			below = i
 			o := rt.trackers[i]
-			next = o.frames[o.runFrame]
+			next = &o.frames[o.runFrame]
 		} else {
-			next = frame{pc: ret, sp: f.sp + size + 16, bp: f.bp, code: f.code, seg: f.seg}
-			next.funclet = next.code.funcletAt(next.offset())
+			// f may be scratch: the fields are read before it is written.
+			sp, bp, code, seg := f.sp+size+16, f.bp, f.code, f.seg
+			next = scratch
+			next.pc, next.sp, next.bp, next.code, next.seg, next.first = ret, sp, bp, code, seg, 0
+			next.funclet = code.funcletAt(next.offset())
 		}
 		if next.sp <= f.sp {
 			return f, fmt.Errorf("jitrt: the frames of %s do not lead outward from sp %#x", f.code.method.FullName(), f.sp)

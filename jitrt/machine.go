@@ -250,6 +250,18 @@ func (m *Machine) stackPtr(addr uintptr) unsafe.Pointer {
 	return unsafe.Add(m.memBase, addr-m.memAddr)
 }
 
+// stackWordsAt returns the n words of the native stack from address
+// addr, for reading and writing several at a time.
+func (m *Machine) stackWordsAt(addr uintptr, n int) []uint64 {
+	if n <= 0 {
+		return nil
+	}
+	if k := bits.RotateLeft64(uint64(addr-m.stackLo), -3); k >= m.stackWords || uint64(n) > m.stackWords-k {
+		badStackAddr(addr)
+	}
+	return unsafe.Slice((*uint64)(unsafe.Add(m.memBase, addr-m.memAddr)), n)
+}
+
 // badStackAddr panics for an address outside the native stack.
 //
 //go:noinline

@@ -252,7 +252,11 @@ type Runtime struct {
 	// The plan stub (ehplan.go): its start, the return address of its
 	// funclet calls and its end.
 	planStub, planRet, planEnd uintptr
-	oom                        uintptr // the preallocated OutOfMemoryException (in meta)
+	// The dispatch cache (ehcache.go), emptied when codeMap changes, and
+	// the throws that took a remembered search.
+	dispatchCache [dispatchSets]dispatchSet
+	dispatchHits  int
+	oom           uintptr // the preallocated OutOfMemoryException (in meta)
 	// Call depth (depth.go).
 	maxDepth       int
 	checkpoints    []checkpoint // oldest (highest address) first
@@ -1318,6 +1322,7 @@ func (rt *Runtime) compile(i int) error {
 	copy(rt.codeMap[k+1:], rt.codeMap[k:])
 	rt.codeMap[k] = r
 	rt.pcCache = [pcCacheSize]pcInfo{}
+	rt.clearDispatchCache()
 	return nil
 }
 
@@ -1494,6 +1499,10 @@ type Stats struct {
 	CodeBytes int // code heap pages in use (code, stubs, cells)
 	Trackers  int // exception dispatches in progress
 	Methods   int // compiled methods
+	// DispatchHits counts the exceptions whose handler the dispatcher
+	// found with a search it remembered from an earlier throw at the same
+	// place (ehcache.go).
+	DispatchHits int
 }
 
 // exitCodes bounds the exit codes counted one by one (abi's codes are
@@ -1524,6 +1533,6 @@ func (rt *Runtime) Stats() Stats {
 	cs := rt.code.Stats()
 	return Stats{
 		HeapBytes: rt.gc.used(), MetaBytes: rt.meta.used(), CodeBytes: cs.SealedBytes + cs.CellBytes,
-		Trackers: len(rt.trackers), Methods: len(rt.codeMap),
+		Trackers: len(rt.trackers), Methods: len(rt.codeMap), DispatchHits: rt.dispatchHits,
 	}
 }
