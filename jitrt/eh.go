@@ -562,6 +562,9 @@ func (rt *Runtime) tryFrame(m *Machine, f *frame, k int, scratch *frame) (*frame
 		if f.funclet == 0 {
 			return f, fmt.Errorf("jitrt: no frame of %s runs the code of its try (funclet %d)", f.code.method.FullName(), k)
 		}
+		// f may be scratch, which next may become: what the check below
+		// compares is read first.
+		fsp, fcode := f.sp, f.code
 		size := uintptr(f.code.funclets[f.funclet].FrameSize)
 		ret := uintptr(m.ReadStack(f.sp + size + 8))
 		var next *frame
@@ -580,8 +583,8 @@ func (rt *Runtime) tryFrame(m *Machine, f *frame, k int, scratch *frame) (*frame
 			next.pc, next.sp, next.bp, next.code, next.seg, next.first = ret, sp, bp, code, seg, 0
 			next.funclet = code.funcletAt(next.offset())
 		}
-		if next.sp <= f.sp {
-			return f, fmt.Errorf("jitrt: the frames of %s do not lead outward from sp %#x", f.code.method.FullName(), f.sp)
+		if next.sp <= fsp {
+			return f, fmt.Errorf("jitrt: the frames of %s do not lead outward from sp %#x", fcode.method.FullName(), fsp)
 		}
 		f = next
 	}
