@@ -293,13 +293,9 @@ func (x *loopHoist) hoistCheck(b *ir.Block, v ir.Value) {
 }
 
 // hoistDepthCheck moves the depth check b.Instrs[i] to the end of the
-// tail, unless the tail already ends with one at least as deep, which
-// passes only if this one would.
+// tail.
 func (x *loopHoist) hoistDepthCheck(b *ir.Block, i int) {
-	in, t := b.Instrs[i], x.tail.Instrs
-	if n := len(t); n == 0 || t[n-1].Op != ir.OpDepthCheck || t[n-1].Aux.Int < in.Aux.Int {
-		x.tail.Instrs = append(t, in)
-	}
+	x.tail.Instrs = append(x.tail.Instrs, b.Instrs[i])
 	b.Instrs = slices.Delete(b.Instrs, i, i+1)
 	x.moved++
 }
