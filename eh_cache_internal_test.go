@@ -186,15 +186,7 @@ func TestDispatchCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	method := func(name string) *il.Method {
-		for _, x := range mod.Methods {
-			if x.Name == name {
-				return x
-			}
-		}
-		t.Fatalf("no method %s", name)
-		return nil
-	}
+	method := func(name string) *il.Method { return methodNamed(t, mod, name) }
 	for _, stress := range []int{0, 1} {
 		rt, err := jitrt.NewRuntime(mod, jitrt.Options{Stdout: io.Discard, Compile: compileMethod(mod, jit.Config{Validate: true}),
 			GCStress: stress, NurseryBytes: jitrt.MinNurseryBytes})

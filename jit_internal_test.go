@@ -114,3 +114,16 @@ func testCatchLoopMemory(t *testing.T, src string) {
 	}
 	t.Logf("%d exceptions: managed heap +%.1f bytes each, Go heap %d -> %d bytes", n, perThrow, before.HeapAlloc, after.HeapAlloc)
 }
+
+// methodNamed returns mod's top-level method called name, failing the
+// test if there is none.
+func methodNamed(t *testing.T, mod *il.Module, name string) *il.Method {
+	t.Helper()
+	for _, x := range mod.Methods {
+		if x.Name == name {
+			return x
+		}
+	}
+	t.Fatalf("no method %s", name)
+	return nil
+}

@@ -147,15 +147,7 @@ func TestStringBuilderBuiltinExits(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rt.Close()
-	method := func(name string) *il.Method {
-		for _, x := range mod.Methods {
-			if x.Name == name {
-				return x
-			}
-		}
-		t.Fatalf("no method %s", name)
-		return nil
-	}
+	method := func(name string) *il.Method { return methodNamed(t, mod, name) }
 	const n = 1000
 	members := func(n int64) int64 {
 		acc := int64(0)
