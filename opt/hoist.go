@@ -14,7 +14,8 @@ import (
 //     preheader when the loop is sure to run it before anything with an
 //     effect: the chain of blocks from the header, each the only
 //     predecessor of the next, holds only instructions without effects
-//     up to it. A chain may pass the loop's exit test (while (c) body):
+//     up to it. In a try, a write to a variable is an effect: the
+//     handlers, and the code after a catch, see the variables. A chain may pass the loop's exit test (while (c) body):
 //     the preheader then repeats the test first, on copies of the
 //     temporaries it computes (loop inversion: if (c) do body while (c)),
 //     so the checks after it run only when the body would have.
@@ -136,7 +137,10 @@ type loopHoist struct {
 	// preNonNull tells the values known non-null at the end of the
 	// preheader, as it was.
 	preNonNull func(ir.Value) bool
-	moved      int
+	// caught tells whether the loop lies in a try: an exception it
+	// throws may be caught in this frame, which sees its variables.
+	caught bool
+	moved  int
 }
 
 // loop hoists what it can out of lp.
@@ -146,7 +150,7 @@ func (h *hoister) loop(lp *Loop) int {
 		return 0
 	}
 	x := &loopHoist{hoister: h, lp: lp, fl: lp.Header.Region.Funclet(), defs: loopDefs(h.f, lp.Body()),
-		pre: pre, tail: pre, checked: map[ir.Value]bool{}, reads: map[ir.Value]bool{}}
+		pre: pre, tail: pre, checked: map[ir.Value]bool{}, reads: map[ir.Value]bool{}, caught: inTry(lp.Header.Region)}
 	x.preNonNull = func(ir.Value) bool { return false }
 	if readsObjects(lp) {
 		// Before anything moves to the preheader.
@@ -208,7 +212,7 @@ func (x *loopHoist) inLoop(test *ir.Block) *ir.Block {
 func (x *loopHoist) chain(b *ir.Block, beforeTest, dry bool) (passed []*ir.Block, test *ir.Block) {
 	for range 64 {
 		for _, in := range b.Instrs {
-			if beforeTest && !x.repeatable(in) || !beforeTest && !effectless(in) {
+			if beforeTest && !x.repeatable(in) || !beforeTest && (!effectless(in) || x.observable(in)) {
 				return passed, nil
 			}
 		}
@@ -248,6 +252,34 @@ func (x *loopHoist) repeatable(in *ir.Instr) bool {
 		return true
 	case in.Op == ir.OpArrLen || in.Op == ir.OpLdField:
 		return x.checked[in.Args[0]] || x.nonNull(in.Args[0])
+	}
+	return false
+}
+
+// observable reports whether a handler of this method could see what in
+// defines, had an exception been thrown after it: it writes a variable
+// (an argument or a local; temporaries never live across an exception's
+// edge) and the loop lies in a try, whose handlers, or the code after
+// them, may read the variable. A check moved above it would throw with
+// the variable's value of before.
+func (x *loopHoist) observable(in *ir.Instr) bool {
+	if !x.caught {
+		return false
+	}
+	for _, d := range [2]ir.Value{in.Dst, in.Dst2} {
+		if d != ir.NoValue && !isTemp(x.f, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// inTry reports whether r is a try region or lies in one.
+func inTry(r *ir.Region) bool {
+	for ; r != nil; r = r.Parent {
+		if r.Kind == ir.RegionTry {
+			return true
+		}
 	}
 	return false
 }

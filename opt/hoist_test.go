@@ -56,6 +56,30 @@ D:  leave.s E
   } catch [mscorlib]System.Exception { pop leave.s E }
 E: ldloc s ret
 }
+// In a try, s is written before a's check: the catch and the code
+// after it see s, so the check stays after the write (a null a leaves
+// s = 1, not 0) and the length with it.
+.method public static int32 WriteInTry(int32[] a, int32 n) cil managed {
+  .locals init (int32 i, int32 s)
+  .try {
+L:  ldloc i ldarg.1 bge.s D
+    ldloc s ldc.i4.1 add stloc s
+    ldloc s ldarg.0 ldloc i ldelem.i4 add stloc s
+    ldloc i ldc.i4.1 add stloc i br.s L
+D:  leave.s E
+  } catch [mscorlib]System.NullReferenceException { pop leave.s E }
+E: ldloc s ret
+}
+// The same loop outside a try: an exception ends the frame, which no
+// one sees again, so the check and the length move.
+.method public static int32 WriteNoTry(int32[] a, int32 n) cil managed {
+  .locals init (int32 i, int32 s)
+L: ldloc i ldarg.1 bge.s D
+  ldloc s ldc.i4.1 add stloc s
+  ldloc s ldarg.0 ldloc i ldelem.i4 add stloc s
+  ldloc i ldc.i4.1 add stloc i br.s L
+D: ldloc s ret
+}
 // A try inside the loop: nothing moves.
 .method public static int32 TryInside(int32[] a, int32 n) cil managed {
   .locals init (int32 i, int32 s)
@@ -130,6 +154,8 @@ func TestHoistLoops(t *testing.T) {
 		{"Replaced", 1, 1, 1, 1},
 		{"Divide", 0, 1, 0, 1},
 		{"InTry", 1, 1, 0, 0},
+		{"WriteInTry", 1, 1, 1, 1},
+		{"WriteNoTry", 1, 1, 0, 0},
 		{"TryInside", 1, 1, 1, 1},
 		{"DoWhile", 1, 0, 0, 0},
 		{"FilterConst", 0, 1, 0, 1},
