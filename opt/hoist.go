@@ -19,6 +19,11 @@ import (
 //     the preheader then repeats the test first, on copies of the
 //     temporaries it computes (loop inversion: if (c) do body while (c)),
 //     so the checks after it run only when the body would have.
+//   - The call-depth check of an inlined call (OpDepthCheck) moves the
+//     same way, under the same conditions: its verdict depends only on
+//     the frame's depth, which the loop does not change, so checking
+//     once before the loop decides exactly what checking on every
+//     iteration would.
 //   - Arithmetic, compares and conversions of values the loop does not
 //     write (none of which can fault), and the lengths of arrays known
 //     non-null in the preheader, compute their temporaries there.
@@ -203,16 +208,25 @@ func (x *loopHoist) inLoop(test *ir.Block) *ir.Block {
 
 // chain walks the blocks the loop surely runs, in order, from b: each
 // the continuation of a null check or of a jump and the only
-// predecessor of the next. The null checks of invariant values it meets
-// before anything with an effect move to the tail. Before the loop's
+// predecessor of the next. The null checks of invariant values and the
+// depth checks it meets before anything with an effect move to the tail. Before the loop's
 // exit test (beforeTest), only instructions the preheader can repeat
 // are passed; the walk returns the blocks passed and the block of the
 // exit test, if it got there. A dry walk moves nothing and returns the
 // blocks whose checks it would move.
 func (x *loopHoist) chain(b *ir.Block, beforeTest, dry bool) (passed []*ir.Block, test *ir.Block) {
 	for range 64 {
-		for _, in := range b.Instrs {
-			if beforeTest && !x.repeatable(in) || !beforeTest && (!effectless(in) || x.observable(in)) {
+		for i := 0; i < len(b.Instrs); i++ {
+			in := b.Instrs[i]
+			switch {
+			case in.Op == ir.OpDepthCheck && dry:
+				if len(passed) == 0 || passed[len(passed)-1] != b {
+					passed = append(passed, b)
+				}
+			case in.Op == ir.OpDepthCheck:
+				x.hoistDepthCheck(b, i)
+				i--
+			case beforeTest && !x.repeatable(in) || !beforeTest && (!effectless(in) || x.observable(in)):
 				return passed, nil
 			}
 		}
@@ -307,6 +321,18 @@ func (x *loopHoist) hoistCheck(b *ir.Block, v ir.Value) {
 	throw.Preds = append(throw.Preds, x.tail)
 	x.tail = next
 	x.checked[v] = true
+	x.moved++
+}
+
+// hoistDepthCheck moves the depth check b.Instrs[i] to the end of the
+// tail, unless the tail already ends with one at least as deep, which
+// passes only if this one would.
+func (x *loopHoist) hoistDepthCheck(b *ir.Block, i int) {
+	in, t := b.Instrs[i], x.tail.Instrs
+	if n := len(t); n == 0 || t[n-1].Op != ir.OpDepthCheck || t[n-1].Aux.Int < in.Aux.Int {
+		x.tail.Instrs = append(t, in)
+	}
+	b.Instrs = slices.Delete(b.Instrs, i, i+1)
 	x.moved++
 }
 

@@ -176,3 +176,122 @@ func TestHoistLoops(t *testing.T) {
 		})
 	}
 }
+
+const depthSrc = `
+.field static int32 g
+.method public static int32 Leaf(int32 x) cil managed { ldarg.0 ldc.i4.1 add ret }
+// Sum calls Leaf first thing in its loop: the depth check of the
+// inlined call leaves the loop.
+.method public static int32 Sum(int32 n) cil managed {
+  .locals init (int32 i, int32 s)
+  br.s T
+L:
+  ldloc.1
+  ldloc.0
+  call int32 Leaf(int32)
+  add
+  stloc.1
+  ldloc.0
+  ldc.i4.1
+  add
+  stloc.0
+T:
+  ldloc.0
+  ldarg.0
+  blt.s L
+  ldloc.1
+  ret
+}
+// Two calls Leaf twice in its loop: one check before the loop stands
+// for both.
+.method public static int32 Two(int32 n) cil managed {
+  .locals init (int32 i, int32 s)
+  br.s T
+L:
+  ldloc.1
+  ldloc.0
+  call int32 Leaf(int32)
+  call int32 Leaf(int32)
+  add
+  stloc.1
+  ldloc.0
+  ldc.i4.1
+  add
+  stloc.0
+T:
+  ldloc.0
+  ldarg.0
+  blt.s L
+  ldloc.1
+  ret
+}
+// AfterStore writes a static before the call: a stack overflow must
+// come after the write, so the check stays.
+.method public static int32 AfterStore(int32 n) cil managed {
+  .locals init (int32 i, int32 s)
+  br.s T
+L:
+  ldloc.0
+  stsfld int32 g
+  ldloc.1
+  ldloc.0
+  call int32 Leaf(int32)
+  add
+  stloc.1
+  ldloc.0
+  ldc.i4.1
+  add
+  stloc.0
+T:
+  ldloc.0
+  ldarg.0
+  blt.s L
+  ldloc.1
+  ret
+}
+`
+
+// TestHoistDepthChecks checks that the call-depth check of a call inlined
+// in a loop moves to the preheader when the loop surely runs it before
+// any effect, and stays otherwise.
+func TestHoistDepthChecks(t *testing.T) {
+	for _, tc := range []struct {
+		method        string
+		calls         int // inlined
+		before, after int // depth checks in loops
+		total         int // depth checks in the method, after
+	}{
+		{"Sum", 1, 1, 0, 1},
+		{"Two", 2, 2, 0, 1},
+		{"AfterStore", 1, 1, 1, 1},
+	} {
+		t.Run(tc.method, func(t *testing.T) {
+			f, n := inlineFrom(t, depthSrc, tc.method)
+			if n != tc.calls {
+				t.Fatalf("%d calls inlined, want %d:\n%s", n, tc.calls, f)
+			}
+			prepare(f)
+			if _, c := inLoops(f, ir.OpDepthCheck); c != tc.before {
+				t.Fatalf("before: %d depth checks in loops, want %d:\n%s", c, tc.before, f)
+			}
+			opt.HoistLoops(f)
+			if err := ir.Check(f); err != nil {
+				t.Fatalf("%v\n%s", err, f)
+			}
+			if _, c := inLoops(f, ir.OpDepthCheck); c != tc.after {
+				t.Errorf("after: %d depth checks in loops, want %d:\n%s", c, tc.after, f)
+			}
+			total := 0
+			for _, b := range f.Blocks {
+				for _, in := range b.Instrs {
+					if in.Op == ir.OpDepthCheck {
+						total++
+					}
+				}
+			}
+			if total != tc.total {
+				t.Errorf("%d depth checks in the method, want %d:\n%s", total, tc.total, f)
+			}
+		})
+	}
+}

@@ -74,9 +74,16 @@ L: ldloc i ldc.i4.1 add stloc i ldloc i ldarg.0 blt.s L
 // and returns its IR and the number of calls inlined.
 func inlineInto(t *testing.T, name string) (*ir.Func, int) {
 	t.Helper()
+	return inlineFrom(t, inlineSrc, name)
+}
+
+// inlineFrom imports method name of src, runs the inliner on it and
+// returns its IR and the number of calls inlined.
+func inlineFrom(t *testing.T, src, name string) (*ir.Func, int) {
+	t.Helper()
 	const head = ".assembly extern mscorlib {}\n.assembly t {}\n" +
 		".method public static void main() cil managed\n{\n  .entrypoint\n  ret\n}\n"
-	mod, err := il.Load("test.il", []byte(head+inlineSrc))
+	mod, err := il.Load("test.il", []byte(head+src))
 	if err != nil {
 		t.Fatal(err)
 	}
