@@ -15,7 +15,8 @@ package fuzz
 //     be replaced in the loop body; reads, writes and read-modify-writes
 //     of a[i], a[i+1], a[i+j] of an enclosing loop, the index read after
 //     the loop and in handlers, nested loops, bodies that throw and are
-//     caught outside (bounds-check elimination, loop-invariant hoisting);
+//     caught outside, bodies in a try that first write a variable the
+//     catch reads (bounds-check elimination, loop-invariant hoisting);
 //   - small methods (SmallFn: 1 to about 12 IL instructions, leaves,
 //     static or instance methods of a class Sm, virtual final or not)
 //     with arguments, returning int32 or int64 or storing a field, some

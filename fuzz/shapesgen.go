@@ -544,7 +544,7 @@ func (g *gen) forArr(budget *int, depth int, call bool) *ForArr {
 
 // arrLoop returns a loop over an array, sometimes after a new array is
 // stored (null, empty, ...), and sometimes in a try whose catch reads
-// the index.
+// the index (and a variable the body writes first, before its checks).
 func (g *gen) arrLoop(budget *int, depth int) Stmt {
 	return g.arrLoopCall(budget, depth, false)
 }
@@ -567,17 +567,27 @@ func (g *gen) arrLoopCall(budget *int, depth int, call bool) Stmt {
 		pre = append(pre, g.aset(f.A, false))
 	}
 	var out Stmt = f
+	var after []Stmt
 	if t != nil {
 		g.pop()
 		t.Body = []Stmt{f}
 		cls := []string{"System.Exception", "System.Object", "System.IndexOutOfRangeException", nre}[g.r.IntN(4)]
-		t.Handlers = []*Handler{{Kind: Catch, ID: g.id(), Class: cls, Body: []Stmt{&Mix{E: &IdxLoad{Loop: f.ID}}}}}
+		h := &Handler{Kind: Catch, ID: g.id(), Class: cls, Body: []Stmt{&Mix{E: &IdxLoad{Loop: f.ID}}}}
+		if g.chance(40) {
+			// A variable written before the body's first check, read in
+			// the catch and after it: no check may move above the write.
+			v := g.sumVar()
+			f.Body = append([]Stmt{accumulate(v, &Const{T: I4, V: 1})}, f.Body...)
+			h.Body = append(h.Body, &Mix{E: &Load{V: v}})
+			after = append(after, &Mix{E: &Load{V: v}})
+		}
+		t.Handlers = []*Handler{h}
 		out = t
 	}
-	if len(pre) == 0 {
+	if len(pre) == 0 && len(after) == 0 {
 		return out
 	}
-	return &Block{Body: append(pre, out)}
+	return &Block{Body: append(append(pre, out), after...)}
 }
 
 // ehLoop returns a loop whose body is a try/finally or try/catch: a
