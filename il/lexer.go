@@ -74,30 +74,34 @@ func isIdentPart(c byte) bool {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-// checkTokens lexes all of src without keeping the tokens and returns
-// the first lexical error (an invalid UTF-8 byte first), so that one is
-// reported whatever syntax errors come before it. It returns the lexer's
-// interned names, for the parsing pass to reuse.
-func checkTokens(file string, src []byte) (map[string]string, error) {
-	if !utf8.Valid(src) {
-		// Find the first bad byte for the position.
-		lx := newLexer(file, src)
-		for i := 0; i < len(src); {
-			r, n := utf8.DecodeRune(src[i:])
-			if r == utf8.RuneError && n <= 1 {
-				return nil, &Error{Pos: lx.posAt(i), Msg: "source is not valid UTF-8"}
-			}
-			i += n
-		}
+// checkUTF8 returns an error at the first byte of src that is not
+// valid UTF-8, if there is one: that error comes before any other.
+func checkUTF8(file string, src []byte) error {
+	if utf8.Valid(src) {
+		return nil
 	}
 	lx := newLexer(file, src)
+	for i := 0; i < len(src); {
+		r, n := utf8.DecodeRune(src[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return &Error{Pos: lx.posAt(i), Msg: "source is not valid UTF-8"}
+		}
+		i += n
+	}
+	return nil
+}
+
+// checkTokens lexes the rest of lx's source, without keeping the
+// tokens, and returns the first lexical error, if any: one is reported
+// whatever syntax errors come before it.
+func checkTokens(lx *lexer) error {
 	for {
 		t, err := lx.next()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if t.kind == tEOF {
-			return lx.names, nil
+			return nil
 		}
 	}
 }

@@ -25,12 +25,10 @@ func Load(file string, src []byte) (*Module, error) {
 // Parse parses a program and resolves its names against itself and the
 // base library, without verifying method bodies.
 func Parse(file string, src []byte) (m *Module, err error) {
-	names, err := checkTokens(file, src)
-	if err != nil {
+	if err := checkUTF8(file, src); err != nil {
 		return nil, err
 	}
 	lx := newLexer(file, src)
-	lx.names = names
 	p := &parser{lx: lx, m: &Module{File: file},
 		classTypes: map[string]*Type{}, arrayTypes: map[*Type]*Type{},
 		valueTypes: map[string]*Type{}, bareTypes: map[string]*Type{}, byrefTypes: map[*Type]*Type{},
@@ -43,6 +41,13 @@ func Parse(file string, src []byte) (m *Module, err error) {
 				panic(r)
 			}
 			m, err = nil, b.err
+			if !b.lexical {
+				// A lexical error anywhere wins over a syntax error
+				// before it: lex the rest to find one.
+				if lerr := checkTokens(lx); lerr != nil {
+					err = lerr
+				}
+			}
 		}
 	}()
 	p.module()
@@ -52,13 +57,18 @@ func Parse(file string, src []byte) (m *Module, err error) {
 	return p.m, nil
 }
 
-// bailout carries a syntax error out of the recursive-descent parser.
-type bailout struct{ err *Error }
+// bailout carries a syntax error out of the recursive-descent parser,
+// or a lexical one (lexical) from the lexer it drives.
+type bailout struct {
+	err     *Error
+	lexical bool
+}
 
 type parser struct {
-	// The tokens are lexed as the parser goes (the whole program was
-	// lexed once already, to find lexical errors first): toks holds the
-	// current token and any peeked at beyond it, prev the one before.
+	// The tokens are lexed as the parser goes (after a syntax error, the
+	// rest is lexed too, so that a lexical error is reported first):
+	// toks holds the current token and any peeked at beyond it, prev the
+	// one before.
 	lx   *lexer
 	toks []token
 	prev token
@@ -104,8 +114,8 @@ type fixup struct {
 func (p *parser) fill(n int) {
 	for len(p.toks) < n && (len(p.toks) == 0 || p.toks[len(p.toks)-1].kind != tEOF) {
 		t, err := p.lx.next()
-		if err != nil { // checkTokens found none: cannot happen
-			panic(bailout{err.(*Error)})
+		if err != nil { // the first lexical error of the source
+			panic(bailout{err: err.(*Error), lexical: true})
 		}
 		p.toks = append(p.toks, t)
 	}
@@ -130,7 +140,7 @@ func (p *parser) next() token {
 }
 
 func (p *parser) errorf(pos Pos, format string, args ...any) {
-	panic(bailout{&Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}})
+	panic(bailout{err: &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}})
 }
 
 func (p *parser) isPunct(s string) bool {
