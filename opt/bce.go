@@ -28,10 +28,11 @@ func BoundsChecks(f *ir.Func) int {
 		return 0
 	}
 	d := definitions(f)
+	defs := newLoopDefs(f)
 	removed := 0
 	allow := map[*ir.Instr]bool{}
 	for _, lp := range loops.All {
-		if iv := findCountingLoop(f, loops, d, lp); iv != nil {
+		if iv := findCountingLoop(f, loops, d, defs, lp); iv != nil {
 			removed += iv.removeChecks(loops, allow)
 		}
 	}
@@ -54,7 +55,7 @@ type countingLoop struct {
 }
 
 // findCountingLoop returns lp as a counting loop, or nil.
-func findCountingLoop(f *ir.Func, loops *Loops, d *defInfo, lp *Loop) *countingLoop {
+func findCountingLoop(f *ir.Func, loops *Loops, d *defInfo, defs *loopDefs, lp *Loop) *countingLoop {
 	if !oneRegion(lp) {
 		return nil
 	}
@@ -67,9 +68,10 @@ func findCountingLoop(f *ir.Func, loops *Loops, d *defInfo, lp *Loop) *countingL
 	if i == ir.NoValue || !d.undisturbed(i, fl) || !d.undisturbed(n, fl) {
 		return nil
 	}
-	defs := loopDefs(f, lp.Body())
+	defs.count(lp.Body())
+	defer defs.reset()
 	arr := lengthOf(test, at, n, d, loops.Dom(), lp, defs)
-	if arr == ir.NoValue || defs[arr] > 0 || !d.undisturbed(arr, fl) || defs[i] != 1 {
+	if arr == ir.NoValue || defs.of(arr) > 0 || !d.undisturbed(arr, fl) || defs.of(i) != 1 {
 		return nil
 	}
 	c := &countingLoop{lp: lp, i: i, arr: arr, entry: entry}
@@ -138,11 +140,11 @@ func loopBound(test *ir.Block, loops *Loops, lp *Loop) (i, n ir.Value, entry *ir
 // cmpAt), or set once in the method, before the loop, by a block that
 // dominates it and after every definition of a. It returns NoValue when
 // neither holds.
-func lengthOf(test *ir.Block, cmpAt int, n ir.Value, d *defInfo, dom *Dominators, lp *Loop, defs map[ir.Value]int) ir.Value {
+func lengthOf(test *ir.Block, cmpAt int, n ir.Value, d *defInfo, dom *Dominators, lp *Loop, defs *loopDefs) ir.Value {
 	if at := lastDef(test, cmpAt, n); at >= 0 {
 		return arrayLength(test, at)
 	}
-	if defs[n] > 0 {
+	if defs.of(n) > 0 {
 		return ir.NoValue
 	}
 	def, nb := d.single(n)

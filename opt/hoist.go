@@ -55,7 +55,7 @@ func HoistLoops(f *ir.Func) int {
 	if len(made) > 0 {
 		loops = FindLoops(f) // with the preheaders
 	}
-	h := &hoister{f: f, loops: loops, d: definitions(f)}
+	h := &hoister{f: f, loops: loops, d: definitions(f), defs: newLoopDefs(f)}
 	n := 0
 	for _, lp := range loops.All {
 		if lp.Innermost() && slices.Contains(headers, lp.Header) {
@@ -73,6 +73,7 @@ type hoister struct {
 	f     *ir.Func
 	loops *Loops
 	d     *defInfo
+	defs  *loopDefs // the loop being hoisted out of, counted
 	// Computed when first needed (before anything moves): the null-check
 	// analysis, and the blocks reading each value (nil past a few).
 	nn     *nonNullSets
@@ -134,7 +135,7 @@ type loopHoist struct {
 	*hoister
 	lp      *Loop
 	fl      *ir.Region // the loop's funclet
-	defs    map[ir.Value]int
+	defs    *loopDefs
 	pre     *ir.Block // the preheader
 	tail    *ir.Block // the last block before the header, where code goes
 	checked map[ir.Value]bool
@@ -154,7 +155,8 @@ func (h *hoister) loop(lp *Loop) int {
 	if pre == nil || len(pre.Succs) != 1 {
 		return 0
 	}
-	x := &loopHoist{hoister: h, lp: lp, fl: lp.Header.Region.Funclet(), defs: loopDefs(h.f, lp.Body()),
+	defer h.defs.reset()
+	x := &loopHoist{hoister: h, lp: lp, fl: lp.Header.Region.Funclet(), defs: h.defs.count(lp.Body()),
 		pre: pre, tail: pre, checked: map[ir.Value]bool{}, reads: map[ir.Value]bool{}, caught: inTry(lp.Header.Region)}
 	x.preNonNull = func(ir.Value) bool { return false }
 	if readsObjects(lp) {
@@ -187,7 +189,7 @@ func readsObjects(lp *Loop) bool {
 
 // invariant reports whether the loop never writes v.
 func (x *loopHoist) invariant(v ir.Value) bool {
-	return x.defs[v] == 0 && x.d.undisturbed(v, x.fl)
+	return x.defs.of(v) == 0 && x.d.undisturbed(v, x.fl)
 }
 
 // nonNull reports whether v is known non-null where the tail ends.
@@ -513,7 +515,7 @@ func (x *loopHoist) moveToTail(in *ir.Instr) {
 		in.Args[i] = c.Dst
 	}
 	x.tail.Instrs = append(x.tail.Instrs, in)
-	x.defs[in.Dst]--
+	x.defs.drop(in.Dst)
 	x.moved++
 }
 

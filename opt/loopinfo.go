@@ -7,22 +7,25 @@ type defInfo struct {
 	f *ir.Func
 	// count is the number of instructions defining each value in f.
 	count []int32
-	// site is the instruction defining each value that has one
-	// definition, and its block.
-	site  []*ir.Instr
-	block []*ir.Block
-	// funclets records, for each value, the funclet of its definitions
-	// (nil: the main body) when they all lie in one, and whether they
-	// do not.
-	funclet []*ir.Region
-	mixed   []bool
+	// defs holds, for each value, the instruction defining it when it
+	// has one definition, and its block; the funclet of its definitions
+	// (nil: the main body) when they all lie in one, and whether they do
+	// not. One array, so that the scan allocates twice.
+	defs []defSite
+}
+
+// defSite is what definitions records of one value.
+type defSite struct {
+	site    *ir.Instr
+	block   *ir.Block
+	funclet *ir.Region
+	mixed   bool
 }
 
 // definitions scans f's definitions.
 func definitions(f *ir.Func) *defInfo {
 	n := len(f.Kinds)
-	d := &defInfo{f: f, count: make([]int32, n), site: make([]*ir.Instr, n), block: make([]*ir.Block, n),
-		funclet: make([]*ir.Region, n), mixed: make([]bool, n)}
+	d := &defInfo{f: f, count: make([]int32, n), defs: make([]defSite, n)}
 	for _, b := range f.Blocks {
 		fl := b.Region.Funclet()
 		for _, in := range b.Instrs {
@@ -30,11 +33,12 @@ func definitions(f *ir.Func) *defInfo {
 				if v == ir.NoValue {
 					continue
 				}
-				if d.count[v] > 0 && d.funclet[v] != fl {
-					d.mixed[v] = true
+				e := &d.defs[v]
+				if d.count[v] > 0 && e.funclet != fl {
+					e.mixed = true
 				}
 				d.count[v]++
-				d.site[v], d.block[v], d.funclet[v] = in, b, fl
+				e.site, e.block, e.funclet = in, b, fl
 			}
 		}
 	}
@@ -47,33 +51,73 @@ func (d *defInfo) single(v ir.Value) (*ir.Instr, *ir.Block) {
 	if v == ir.NoValue || d.count[v] != 1 {
 		return nil, nil
 	}
-	return d.site[v], d.block[v]
+	return d.defs[v].site, d.defs[v].block
 }
 
 // undisturbed reports whether code of funclet fl (nil: the main body)
 // sees every definition of v: none lies in another funclet, which could
 // run in the middle of fl's code (a filter, a finally).
 func (d *defInfo) undisturbed(v ir.Value, fl *ir.Region) bool {
-	return d.count[v] == 0 || !d.mixed[v] && d.funclet[v] == fl
+	return d.count[v] == 0 || !d.defs[v].mixed && d.defs[v].funclet == fl
 }
 
 // isTemp reports whether v is a temporary (neither argument nor local).
 func isTemp(f *ir.Func, v ir.Value) bool { return int(v) >= f.NumArgs+f.NumLocals }
 
-// loopDefs counts the definitions of each value in the blocks of a loop.
-func loopDefs(f *ir.Func, blocks []*ir.Block) map[ir.Value]int {
-	defs := map[ir.Value]int{}
+// loopDefs counts the definitions of each value in a loop's blocks. A
+// pass makes one and reuses it for loop after loop: reset empties it in
+// time linear in what it counted.
+type loopDefs struct {
+	n       []int32 // by value
+	touched []ir.Value
+}
+
+func newLoopDefs(f *ir.Func) *loopDefs {
+	return &loopDefs{n: make([]int32, len(f.Kinds))}
+}
+
+// count adds the definitions in blocks.
+func (c *loopDefs) count(blocks []*ir.Block) *loopDefs {
 	for _, b := range blocks {
 		for _, in := range b.Instrs {
-			if in.Dst != ir.NoValue {
-				defs[in.Dst]++
-			}
-			if in.Dst2 != ir.NoValue {
-				defs[in.Dst2]++
+			for _, v := range [2]ir.Value{in.Dst, in.Dst2} {
+				if v == ir.NoValue {
+					continue
+				}
+				if int(v) >= len(c.n) { // made by the pass
+					c.n = append(c.n, make([]int32, int(v)+1-len(c.n))...)
+				}
+				if c.n[v] == 0 {
+					c.touched = append(c.touched, v)
+				}
+				c.n[v]++
 			}
 		}
 	}
-	return defs
+	return c
+}
+
+// of returns the number of definitions of v counted.
+func (c *loopDefs) of(v ir.Value) int32 {
+	if int(v) < len(c.n) {
+		return c.n[v]
+	}
+	return 0
+}
+
+// drop forgets one definition of v (moved out of the loop).
+func (c *loopDefs) drop(v ir.Value) {
+	if int(v) < len(c.n) && c.n[v] > 0 {
+		c.n[v]--
+	}
+}
+
+// reset forgets every definition counted.
+func (c *loopDefs) reset() {
+	for _, v := range c.touched {
+		c.n[v] = 0
+	}
+	c.touched = c.touched[:0]
 }
 
 // oneRegion reports whether every block of the loop lies in its

@@ -76,17 +76,18 @@ func (lp *Loop) Contains(l *Loops, b *ir.Block) bool {
 func FindLoops(f *ir.Func) *Loops {
 	dom := Dominate(f)
 	l := &Loops{of: make([]*Loop, len(f.Blocks)), dom: dom}
-	byHeader := map[*ir.Block]*Loop{}
+	// Until the nest is known, l.of holds each header's loop.
+	byHeader := l.of
 	var headers []*ir.Block
 	for _, b := range f.Blocks {
 		for _, h := range b.Succs {
 			if !dom.Dominates(h, b) {
 				continue
 			}
-			lp := byHeader[h]
+			lp := byHeader[h.ID]
 			if lp == nil {
 				lp = &Loop{Header: h}
-				byHeader[h] = lp
+				byHeader[h.ID] = lp
 				headers = append(headers, h)
 			}
 			lp.Blocks = append(lp.Blocks, b) // a latch, for now
@@ -95,12 +96,18 @@ func FindLoops(f *ir.Func) *Loops {
 	if len(headers) == 0 {
 		return l
 	}
+	loops := make([]*Loop, len(headers))
+	for i, h := range headers {
+		loops[i] = byHeader[h.ID]
+		byHeader[h.ID] = nil
+	}
 	// Each loop's body: the header, and every block that reaches a latch
 	// without passing through the header.
 	in := make([]bool, len(f.Blocks))
 	var work []*ir.Block
-	for _, h := range headers {
-		lp := byHeader[h]
+	l.All = make([]*Loop, 0, len(loops))
+	for _, lp := range loops {
+		h := lp.Header
 		latches := lp.Blocks
 		lp.Blocks = []*ir.Block{h}
 		in[h.ID] = true
@@ -145,14 +152,18 @@ func FindLoops(f *ir.Func) *Loops {
 			l.of[b.ID] = lp
 		}
 	}
-	// Each loop's own blocks: those whose innermost loop it is.
+	// Each loop's own blocks: those whose innermost loop it is, each
+	// list carved from one array (a block is its innermost loop's only),
+	// capped so that appending to one (Preheader) copies it.
+	own := make([]*ir.Block, 0, len(f.Blocks))
 	for _, lp := range l.All {
-		lp.Blocks = nil
+		start := len(own)
 		for _, b := range lp.body {
 			if l.of[b.ID] == lp {
-				lp.Blocks = append(lp.Blocks, b)
+				own = append(own, b)
 			}
 		}
+		lp.Blocks = own[start:len(own):len(own)]
 	}
 	return l
 }
@@ -265,18 +276,21 @@ func Dominate(f *ir.Func) *Dominators {
 			roots = append(roots, r.Entry)
 		}
 	}
+	// One allocation for the tree's arrays and the scratch of its
+	// construction (a compile builds the tree several times).
+	buf := make([]int, 7*n)
+	d := &Dominators{idom: buf[:n:n], order: buf[n : 2*n : 2*n], pre: buf[2*n : 3*n : 3*n], post: buf[3*n : 4*n : 4*n]}
+	first, next, isRoot := buf[4*n:5*n], buf[5*n:6*n], buf[6*n:]
 	rpo := postorder(f, roots)
 	slices.Reverse(rpo)
-	d := &Dominators{idom: make([]int, n), order: make([]int, n)}
 	for i := range d.idom {
 		d.idom[i], d.order[i] = -2, -1
 	}
 	for i, b := range rpo {
 		d.order[b] = i
 	}
-	isRoot := make([]bool, n)
 	for _, r := range roots {
-		isRoot[r.ID] = true
+		isRoot[r.ID] = 1
 		d.idom[r.ID] = -1
 	}
 	// intersect climbs from two blocks to their nearest common dominator
@@ -302,7 +316,7 @@ func Dominate(f *ir.Func) *Dominators {
 	for changed := true; changed; {
 		changed = false
 		for _, b := range rpo {
-			if isRoot[b] {
+			if isRoot[b] == 1 {
 				continue
 			}
 			nd := -2
@@ -322,7 +336,6 @@ func Dominate(f *ir.Func) *Dominators {
 		}
 	}
 	// Number the tree: children lists, then an iterative walk.
-	first, next := make([]int, n), make([]int, n)
 	for i := range first {
 		first[i], next[i] = -1, -1
 	}
@@ -331,10 +344,9 @@ func Dominate(f *ir.Func) *Dominators {
 			next[i], first[p] = first[p], i
 		}
 	}
-	d.pre, d.post = make([]int, n), make([]int, n)
 	clk := 0
 	type item struct{ b, child int }
-	var stack []item
+	stack := make([]item, 0, 32) // on the Go stack unless the tree is deep
 	for _, r := range rpo {
 		if d.idom[r] != -1 {
 			continue // not a tree's root (a root, or a block whose
@@ -391,7 +403,7 @@ func postorder(f *ir.Func, roots []*ir.Block) []int {
 		b    *ir.Block
 		next int
 	}
-	var stack []item
+	stack := make([]item, 0, 32) // on the Go stack unless paths are long
 	for _, r := range roots {
 		if seen[r.ID] {
 			continue
