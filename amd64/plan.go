@@ -390,12 +390,14 @@ func consumes(f *ir.Func, in *ir.Instr, d ir.Value) bool {
 
 // canDeferArgStores reports whether the prolog may leave register
 // arguments unstored: the entry block is reached by no branch, only reads
-// its arguments from their registers, ends in a plain branch, and each of
-// its successors is reached from it alone (so each can store the arguments
-// itself, see storeArgs). Methods with handlers never do this (newPlan).
+// its arguments from their registers, ends in a plain branch or a
+// return, and each of its successors is reached from it alone (so each
+// can store the arguments itself, see storeArgs). A leaf of one block
+// (x + 12345) then stores none. Methods with handlers never do this
+// (newPlan).
 func (p *plan) canDeferArgStores(f *ir.Func) bool {
 	b := f.Blocks[0]
-	if len(b.Preds) > 0 || b.Term.Op != ir.OpIf && b.Term.Op != ir.OpJump {
+	if len(b.Preds) > 0 || b.Term.Op != ir.OpIf && b.Term.Op != ir.OpJump && b.Term.Op != ir.OpRet {
 		return false
 	}
 	for _, in := range b.Instrs {
