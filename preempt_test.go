@@ -20,10 +20,40 @@ import (
 // a process that never makes progress again: the parent kills a child that
 // hangs and reports it, instead of hanging itself.
 
-// spinPrograms are programs that run forever without calls (a pure loop)
-// and without loops (recursion whose every frame calls twice more).
+// spinPrograms are programs that run forever without calls (a pure loop),
+// without loops (recursion whose every frame calls twice more), and in a
+// loop whose every iteration calls a method (which has a try, so that it
+// is not inlined): that loop has no poll of its own, the callee's prolog
+// polls.
 var spinPrograms = map[string]string{
 	"loop": spin,
+	"loopcall": `.assembly t {}
+.method public static int32 step(int32 x) cil managed {
+  .maxstack 2
+  .locals init (int32 r)
+  .try {
+    ldarg.0
+    ldc.i4.1
+    add
+    stloc.0
+    leave.s D
+  } finally {
+    endfinally
+  }
+D:
+  ldloc.0
+  ret
+}
+.method public static void main() cil managed {
+  .entrypoint
+  .maxstack 1
+  .locals init (int32 i)
+L:
+  ldloc.0
+  call int32 step(int32)
+  stloc.0
+  br.s L
+}`,
 	"recursion": `.assembly t {}
 .method public static int32 fib(int32 n) cil managed {
   .maxstack 3
@@ -166,7 +196,7 @@ func TestPreemption(t *testing.T) {
 	deadline := map[string]time.Duration{"gc-during-run": time.Second, "cancel-many": 300 * time.Millisecond, "deadline-many": 500 * time.Millisecond}
 	for _, procs := range []string{"1", "2"} {
 		for _, c := range []string{"gc-during-run", "cancel-many", "deadline-many"} {
-			for _, p := range []string{"loop", "recursion"} {
+			for _, p := range []string{"loop", "recursion", "loopcall"} {
 				for _, eng := range engines {
 					name := fmt.Sprintf("GOMAXPROCS=%s/%s/%s/%s", procs, c, p, eng)
 					t.Run(name, func(t *testing.T) {

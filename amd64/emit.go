@@ -463,7 +463,7 @@ func (g *gen) instr(in *ir.Instr) {
 // (a branch to a block at or before it in layout order).
 func (g *gen) term(b *ir.Block) {
 	a, t := g.a, b.Term
-	if polls(b) {
+	if g.plan.polls[b.ID] {
 		g.poll(b)
 	}
 	next := func(s *ir.Block) bool { return s.ID == b.ID+1 && !g.funcletStart[s.ID] }

@@ -101,15 +101,65 @@ func hasSafepoint(in *ir.Instr) bool {
 	return false
 }
 
-// polls reports whether the terminator of block b is preceded by a poll
-// (a branch to a block at or before it in layout order).
-func polls(b *ir.Block) bool {
-	for _, s := range b.Succs {
-		if s.ID <= b.ID {
-			return true
+// pollBlocks reports, by block ID, whether a block's terminator is
+// preceded by a poll: it branches back, to a block at or before it in
+// layout order, and some path from that block back to it makes no call
+// of a compiled method. A loop that calls one on every iteration needs
+// no poll, as RyuJIT's loops with calls need no GC poll: the callee's
+// prolog polls through its stack check (a poll request raises the
+// limit). The search gives up, keeping the poll, past maxPollSearch
+// blocks, so that it stays linear in the method's size.
+func pollBlocks(f *ir.Func) []bool {
+	polls := make([]bool, len(f.Blocks))
+	calls := func(b *ir.Block) bool { return slices.ContainsFunc(b.Instrs, callsCompiled) }
+	var seen []int32 // by block ID: the latch whose search last saw it, plus one
+	var work []*ir.Block
+	for _, b := range f.Blocks {
+		for _, h := range b.Succs {
+			if h.ID > b.ID || polls[b.ID] {
+				continue
+			}
+			if calls(b) || calls(h) {
+				continue // every path from h back to b passes the call
+			}
+			if seen == nil {
+				seen = make([]int32, len(f.Blocks))
+			}
+			// A call-free path from h to b? Blocks with a call end paths.
+			mark := int32(b.ID + 1)
+			work = append(work[:0], h)
+			seen[h.ID] = mark
+			visited := 0
+			for len(work) > 0 && !polls[b.ID] {
+				x := work[len(work)-1]
+				work = work[:len(work)-1]
+				if visited++; visited > maxPollSearch {
+					polls[b.ID] = true
+					break
+				}
+				for _, s := range x.Succs {
+					switch {
+					case s == b:
+						polls[b.ID] = true
+					case seen[s.ID] != mark && !calls(s):
+						seen[s.ID] = mark
+						work = append(work, s)
+					}
+				}
+			}
 		}
 	}
-	return false
+	return polls
+}
+
+// maxPollSearch bounds the blocks pollBlocks visits per back edge.
+const maxPollSearch = 64
+
+// callsCompiled reports whether in surely calls a compiled method, whose
+// prolog checks the stack limit: a base library method (or a virtual
+// one, which an override in a base library class may implement) may not.
+func callsCompiled(in *ir.Instr) bool {
+	return (in.Op == ir.OpCall || in.Op == ir.OpCallVirt) && in.Aux.Method != nil && !in.Aux.Method.Builtin
 }
 
 // planGC computes the GC plan of f, laid out as lay, with the plan p,
@@ -273,7 +323,7 @@ func (gc *gcPlan) blockSafepoints(b *ir.Block, buf []vlist) (after []vlist, poll
 			set.add(a)
 		}
 	}
-	if polls(b) {
+	if gc.plan.polls[b.ID] {
 		if c := gc.plan.blocks[b.ID].fused; c != nil {
 			for _, a := range c.Args {
 				if tracked(a) {

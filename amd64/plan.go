@@ -44,6 +44,9 @@ type plan struct {
 	deadLocals ir.ValueSet
 	// blocks is each block's plan, by block ID.
 	blocks []blockPlan
+	// polls tells, by block ID, the blocks whose terminator polls first
+	// (pollBlocks).
+	polls []bool
 	// deferArgs moves the prolog's stores of register arguments into the
 	// entry block's successors that need them (see canDeferArgStores).
 	deferArgs bool
@@ -106,6 +109,7 @@ func Allocate(f *ir.Func, lay *funclet.Layout) (alloc *Alloc, err error) {
 func newPlan(f *ir.Func, lay *funclet.Layout) *plan {
 	p := &plan{}
 	p.analyze(f)
+	p.polls = pollBlocks(f)
 	p.blocks = make([]blockPlan, len(f.Blocks))
 	for _, b := range f.Blocks {
 		p.blocks[b.ID] = p.planBlock(f, b)
@@ -339,7 +343,7 @@ func (p *plan) planBlock(f *ir.Func, b *ir.Block) blockPlan {
 		}
 	}
 	// Not before a poll: the array would have to be reported live there.
-	if c := bp.fused; c != nil && len(b.Instrs) >= 2 && !polls(b) {
+	if c := bp.fused; c != nil && len(b.Instrs) >= 2 && !p.polls[b.ID] {
 		l := b.Instrs[len(b.Instrs)-2]
 		if l.Op == ir.OpArrLen && c.Args[1] == l.Dst && c.Args[0] != l.Dst && p.uses[l.Dst] == 1 &&
 			!bp.elide[l.Dst] && !bp.elide[l.Args[0]] {
