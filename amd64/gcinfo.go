@@ -111,7 +111,16 @@ func hasSafepoint(in *ir.Instr) bool {
 // blocks, so that it stays linear in the method's size.
 func pollBlocks(f *ir.Func) []bool {
 	polls := make([]bool, len(f.Blocks))
-	calls := func(b *ir.Block) bool { return slices.ContainsFunc(b.Instrs, callsCompiled) }
+	var hasCall []bool // by block ID, computed at the first back edge
+	calls := func(b *ir.Block) bool {
+		if hasCall == nil {
+			hasCall = make([]bool, len(f.Blocks))
+			for _, x := range f.Blocks {
+				hasCall[x.ID] = slices.ContainsFunc(x.Instrs, callsCompiled)
+			}
+		}
+		return hasCall[b.ID]
+	}
 	var seen []int32 // by block ID: the latch whose search last saw it, plus one
 	var work []*ir.Block
 	for _, b := range f.Blocks {
