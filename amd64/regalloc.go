@@ -41,7 +41,11 @@ import (
 // by the instruction before a call; and in a method whose own arguments
 // arrive in them, they are not homes at all (the entry block may still
 // read the arguments from their registers). Loops without calls, inlined
-// bodies among them, get eight integer homes instead of six.
+// bodies among them, get eight integer homes instead of six. XMM2-7, the
+// third to eighth float argument registers, are float homes under the
+// same rule (exits preserve them, only calls write them): after XMM8-15,
+// for loops of float code with more values live at once than eight
+// (nbody's Advance), which would otherwise go through the frame.
 //
 // Only the main body's values get homes, and not all of them (DESIGN.md:
 // values live into or out of a handler stay in the frame): funclets reach
@@ -50,7 +54,7 @@ import (
 // value live at the start of a catch's continuation keeps its slot too.
 var (
 	gprHomes = []Reg{RSI, RDI, R8, R9, R10, R11, RBX, R12, R13, R14} // caller-saved first
-	xmmHomes = []Reg{X8, X9, X10, X11, X12, X13, X14, X15}
+	xmmHomes = []Reg{X8, X9, X10, X11, X12, X13, X14, X15, X2, X3, X4, X5, X6, X7}
 	// CalleeSaved lists the callee-saved registers of the managed
 	// convention besides RBP, in save-slot order.
 	CalleeSaved = []Reg{RBX, R12, R13, R14}
@@ -155,8 +159,30 @@ func allocate(f *ir.Func, lay *funclet.Layout, skip ir.ValueSet) ([]Reg, []block
 		gprs = slices.DeleteFunc(slices.Clone(gprHomes), func(r Reg) bool { return r == R8 || r == R9 && n == 6 })
 	}
 	scan(f, cands, homes, false, gprs)
-	scan(f, cands, homes, true, xmmHomes)
+	xmms := xmmHomes
+	if n := floatArgs(f); n > 2 {
+		// XMM2 brings the third float argument, and so on.
+		xmms = slices.DeleteFunc(slices.Clone(xmmHomes), func(r Reg) bool { return r >= X2 && r < X0+Reg(n) })
+	}
+	scan(f, cands, homes, true, xmms)
 	return homes, live
+}
+
+// isArgHome reports whether home r is an argument register of the
+// managed convention (R8, R9, XMM2-7), which only values no call comes
+// near may take.
+func isArgHome(r Reg) bool { return r == R8 || r == R9 || r >= X2 && r <= X7 }
+
+// floatArgs returns how many of f's arguments arrive in float argument
+// registers (at most 8).
+func floatArgs(f *ir.Func) int {
+	n := 0
+	for _, k := range f.Kinds[:f.NumArgs] {
+		if k.IsFloat() {
+			n++
+		}
+	}
+	return min(n, len(floatArgRegs))
 }
 
 // intArgs returns how many of f's arguments arrive in integer argument
@@ -192,7 +218,7 @@ func scan(f *ir.Func, cands []*interval, homes []Reg, float bool, regs []Reg) {
 		}
 		active = active[:n]
 		fits := func(r Reg) bool {
-			return (!iv.crossesCall || isCalleeSaved(r)) && !(iv.nearCall && (r == R8 || r == R9)) &&
+			return (!iv.crossesCall || isCalleeSaved(r)) && !(iv.nearCall && isArgHome(r)) &&
 				!(iv.nearArgUse && (r == RDI || r == RSI))
 		}
 		// Of the free registers that fit, take a caller-saved one, else a

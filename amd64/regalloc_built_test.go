@@ -71,7 +71,11 @@ func TestHomesUnderPressure(t *testing.T) {
 			b := irtest.New(t, ir.I32)
 			n := b.Arg(0)
 			i := b.Locals(ir.I32)[0]
-			vs := b.Locals(slices.Repeat([]ir.Kind{k}, 10)...)
+			count := 10 // more than the homes, with acc, i and n
+			if k.IsFloat() {
+				count = 14
+			}
+			vs := b.Locals(slices.Repeat([]ir.Kind{k}, count)...)
 			acc := b.Locals(k)[0]
 			for j, v := range vs {
 				b.Copy(v, b.Const(k, int64(j)))
@@ -99,6 +103,36 @@ func TestHomesUnderPressure(t *testing.T) {
 				t.Errorf("homes use %v, want all of %v (more values than registers are live in the loop):%s", used, want, homeList(homes))
 			}
 		})
+	}
+}
+
+// TestFloatArgRegsNotHomes keeps many floats live through a loop in a
+// method whose four float arguments arrive in XMM0-3: the values take
+// XMM4-15 but never XMM2 or XMM3, which the prolog reads the arguments
+// from.
+func TestFloatArgRegsNotHomes(t *testing.T) {
+	b := irtest.New(t, ir.F64, ir.F64, ir.F64, ir.F64, ir.I32)
+	n := b.Arg(4)
+	i := b.Locals(ir.I32)[0]
+	vs := b.Locals(slices.Repeat([]ir.Kind{ir.F64}, 14)...)
+	acc := b.Locals(ir.F64)[0]
+	for j, v := range vs {
+		b.Copy(v, b.Const(ir.F64, int64(j)))
+	}
+	counted(b, i, n, func() {
+		b.Copy(acc, b.Bin(ir.OpAdd, acc, sum(b, append(vs, b.Arg(0), b.Arg(3))...)))
+	})
+	b.Ret(b.Bin(ir.OpAdd, acc, b.Arg(2)))
+	homes := allocateBuilt(t, b.Func(), nil)
+	used := map[Reg]bool{}
+	for _, r := range homes {
+		used[r] = true
+	}
+	if used[X2] || used[X3] {
+		t.Errorf("a home in XMM2 or XMM3, where arguments arrive:%s", homeList(homes))
+	}
+	if !used[X4] || !used[X7] {
+		t.Errorf("XMM4 and XMM7 unused under pressure:%s", homeList(homes))
 	}
 }
 

@@ -16,14 +16,18 @@ import (
 
 var (
 	// Registers a home may be: never a scratch register of the code
-	// generator (RAX, RCX, RDX, XMM0, XMM1), an argument register but R8
-	// and R9 (for values no call comes near), RSP, RBP or R15 (the
+	// generator (RAX, RCX, RDX, XMM0, XMM1), an argument register but R8,
+	// R9 and XMM2-7 (for values no call comes near), RSP, RBP or R15 (the
 	// context).
 	homeGPRs = []Reg{RSI, RDI, R8, R9, R10, R11, RBX, R12, R13, R14}
-	homeXMMs = []Reg{X8, X9, X10, X11, X12, X13, X14, X15}
+	homeXMMs = []Reg{X2, X3, X4, X5, X6, X7, X8, X9, X10, X11, X12, X13, X14, X15}
 	// Registers a managed call preserves.
 	calleeSavedGPRs = []Reg{RBX, R12, R13, R14}
 )
+
+// argHome reports whether r is an argument register a home may be: R8,
+// R9 or XMM2-7, where a call may load an argument.
+func argHome(r Reg) bool { return r == R8 || r == R9 || r >= X2 && r <= X7 }
 
 // managedCall reports whether in calls managed code (which may change
 // every caller-saved register); base library calls run in exits, which
@@ -45,8 +49,8 @@ func managedCall(in *ir.Instr) bool {
 //     a finally holding a try in the frame;
 //   - values a funclet mentions, and values live into a catch's
 //     continuation, stay in the frame;
-//   - a value in R8 or R9 is live across no call, and read by no call
-//     nor by the instruction right before one.
+//   - a value in R8, R9 or XMM2-7 is live across no call, and read by
+//     no call nor by the instruction right before one.
 func verifyHomes(f *ir.Func, lay *funclet.Layout, homes []Reg, skip ir.ValueSet) []string {
 	resumable := resumableFinallys(f)
 	var errs []string
@@ -122,7 +126,7 @@ func verifyHomes(f *ir.Func, lay *funclet.Layout, homes []Reg, skip ir.ValueSet)
 					framed(v, "is live across "+where)
 				case (managedCall(in) || in.Op == ir.OpCallFinally) && homes[v] != NoReg && !slices.Contains(calleeSavedGPRs, homes[v]):
 					bad("%s: %s is live across the call in a register the call may change", where, name(v))
-				case (in.Op == ir.OpCall || in.Op == ir.OpCallVirt) && (homes[v] == R8 || homes[v] == R9):
+				case (in.Op == ir.OpCall || in.Op == ir.OpCallVirt) && argHome(homes[v]):
 					bad("%s: %s is live across a call, which may load an argument there", where, name(v))
 				case writesRDIRSI(in) && (homes[v] == RDI || homes[v] == RSI):
 					bad("%s: %s is live across code writing RDI or RSI", where, name(v))
@@ -139,7 +143,7 @@ func verifyHomes(f *ir.Func, lay *funclet.Layout, homes []Reg, skip ir.ValueSet)
 			call := func(x *ir.Instr) bool { return x.Op == ir.OpCall || x.Op == ir.OpCallVirt }
 			if call(in) || i+1 < len(code) && call(code[i+1]) {
 				for _, a := range in.Args {
-					if homes[a] == R8 || homes[a] == R9 {
+					if argHome(homes[a]) {
 						bad("%s: reads %s at or just before a call", where, name(a))
 					}
 				}

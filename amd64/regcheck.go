@@ -20,7 +20,7 @@ var (
 	// and R9 (for values no call comes near), RSP, RBP, or R15 (the
 	// context).
 	checkedIntHomes   = []Reg{RSI, RDI, R8, R9, R10, R11, RBX, R12, R13, R14}
-	checkedFloatHomes = []Reg{X8, X9, X10, X11, X12, X13, X14, X15}
+	checkedFloatHomes = []Reg{X2, X3, X4, X5, X6, X7, X8, X9, X10, X11, X12, X13, X14, X15}
 	// checkedCalleeSaved are the home registers a managed call preserves.
 	checkedCalleeSaved = []Reg{RBX, R12, R13, R14}
 )
@@ -35,8 +35,6 @@ func notAHome(r Reg) string {
 		return "the stack or frame pointer"
 	case R15:
 		return "the context register"
-	case X2, X3, X4, X5, X6, X7:
-		return "an argument register"
 	}
 	return "an unknown register"
 }
@@ -85,11 +83,11 @@ func callsManaged(in *ir.Instr) bool {
 //     so never a float, and one live across the callfinally of a
 //     finally holding a try is in the frame (a catch in the finally may
 //     resume with the registers of the frames it unwound);
-//   - a value in R8 or R9 is live across no call of any kind and read by
-//     no call nor by the instruction before one (the code generator loads
-//     arguments there, and computes the instruction before a call into
-//     them), and neither is a home in a method whose arguments arrive
-//     there; a value in RDI or RSI the same for every instruction whose
+//   - a value in R8, R9 or XMM2-7 is live across no call of any kind and
+//     read by no call nor by the instruction before one (the code
+//     generator loads arguments there, and computes the instruction
+//     before a call into them), and none is a home in a method whose
+//     arguments arrive there; a value in RDI or RSI the same for every instruction whose
 //     code writes them (calls, allocations, boxes, type tests, store
 //     checks, throws, reference stores and value copies, which have write
 //     barriers), and it does not live in the entry block nor in a block
@@ -109,16 +107,18 @@ func CheckAlloc(f *ir.Func, lay *funclet.Layout, alloc *Alloc) error {
 	if len(c.homes) != len(f.Kinds) {
 		return bad("%d homes for %d values", len(c.homes), len(f.Kinds))
 	}
-	nInt := 0
+	nInt, nFloat := 0, 0
 	for _, k := range f.Kinds[:f.NumArgs] {
 		if !k.IsFloat() {
 			nInt++
+		} else {
+			nFloat++
 		}
 	}
 	for v, r := range c.homes {
 		v := ir.Value(v)
 		switch float := f.Kinds[v].IsFloat(); {
-		case r == R8 && nInt >= 5, r == R9 && nInt >= 6:
+		case r == R8 && nInt >= 5, r == R9 && nInt >= 6, r >= X2 && r <= X7 && int(r-X0) < nFloat:
 			return bad("%s is in %s, where an argument of the method arrives", c.name(v), r)
 		case r == NoReg:
 		case c.transient.Has(v):
@@ -401,13 +401,13 @@ func (c *allocChecker) block(k int, b *ir.Block) error {
 		}
 		isCall := func(x *ir.Instr) bool { return x.Op == ir.OpCall || x.Op == ir.OpCallVirt }
 		if isCall(in) {
-			if err := across(func(r Reg) bool { return r != R8 && r != R9 }, "a call, which may load an argument there"); err != nil {
+			if err := across(func(r Reg) bool { return r != R8 && r != R9 && !(r >= X2 && r <= X7) }, "a call, which may load an argument there"); err != nil {
 				return err
 			}
 		}
 		if isCall(in) || i+1 < len(code) && isCall(code[i+1]) {
 			for _, a := range in.Args {
-				if h := c.homes[a]; h == R8 || h == R9 {
+				if h := c.homes[a]; h == R8 || h == R9 || h >= X2 && h <= X7 {
 					return fmt.Errorf("%s: reads %s, at or just before a call", where(), c.name(a))
 				}
 			}

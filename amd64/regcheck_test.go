@@ -232,7 +232,7 @@ func TestCheckAllocRejects(t *testing.T) {
 		{"f", "XMM0", func(x allocFixture) { x.move(x.local(3), amd64.X0) }, "is in a scratch register of the code generator"},
 		{"f", "RDI", func(x allocFixture) { x.move(x.local(1), amd64.RDI) }, "lives in a block where arguments may still be read"},
 		{"f", "RCX", func(x allocFixture) { x.move(x.local(1), amd64.RCX) }, "is in a scratch register"},
-		{"f", "XMM2", func(x allocFixture) { x.move(x.local(3), amd64.X2) }, "is in an argument register"},
+		{"f", "XMM2", func(x allocFixture) { x.move(x.local(3), amd64.X2) }, "is live across a managed call in a register it may change"},
 		{"f", "RSP", func(x allocFixture) { x.move(x.local(1), amd64.RSP) }, "is in the stack or frame pointer"},
 		{"f", "R15", func(x allocFixture) { x.move(x.local(1), amd64.R15) }, "is in the context register"},
 		{"f", "no register", func(x allocFixture) { x.move(x.local(1), amd64.Reg(40)) }, "is in an unknown register"},
