@@ -92,7 +92,7 @@
 // those registers restored from the context, so an exit behaves like a
 // call that preserves every general purpose register (except as the Go
 // side changed them, typically RAX for a helper result) and XMM0-15's low
-// halves (the code generator keeps float values in XMM8-15 across exits).
+// halves (the code generator keeps float values in XMM2-15 across exits).
 // An exit clobbers the flags and the high halves of the XMM registers. The
 // Go side may change CtxPC and CtxRSP before resuming (the prestub handler
 // and exception dispatch do).
