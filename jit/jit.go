@@ -25,6 +25,8 @@
 //	             over a.Length removed
 //	loophoist    opt.HoistLoops: invariant null checks, array lengths and
 //	             arithmetic of innermost loops moved to their preheaders
+//	fold         opt.FoldAddresses: a load or store at a managed pointer's
+//	             lea reads the pointer and the summed offset
 //	cse          opt.CSE: repeated computations along extended basic blocks
 //	             replaced by copies, repeated bounds checks removed
 //	layout       funclet.Build: main body and funclets, block order (*funclet.Layout)
@@ -100,6 +102,7 @@ const (
 	Coalesce    = "coalesce"
 	BCE         = "bce"
 	LoopHoist   = "loophoist"
+	Fold        = "fold"
 	CSE         = "cse"
 	TypeChecks  = "typechecks"
 	NullChecks  = "nullchecks"
@@ -142,6 +145,8 @@ var phases = []Phase{
 		run: func(c *Compiler, m *Method) error { opt.BoundsChecks(m.Func); return nil }},
 	{Name: LoopHoist, Optional: true, Doc: "move invariant null checks, array lengths and arithmetic out of innermost loops", IR: true,
 		run: func(c *Compiler, m *Method) error { opt.HoistLoops(m.Func); return nil }},
+	{Name: Fold, Optional: true, Doc: "fold the address arithmetic of managed pointers into the loads and stores that use it", IR: true,
+		run: func(c *Compiler, m *Method) error { opt.FoldAddresses(m.Func); return nil }},
 	{Name: CSE, Optional: true, Doc: "replace repeated computations of extended basic blocks by copies; drop repeated bounds checks", IR: true,
 		run: func(c *Compiler, m *Method) error { opt.CSE(m.Func); return nil }},
 	{Name: Layout, Doc: "main body and one funclet per handler, block order",
