@@ -20,6 +20,11 @@ import (
 // field address: the load's address is a pointer), and only when p is
 // not written between the lea and the use, nor by another funclet.
 func FoldAddresses(f *ir.Func) int {
+	if !slices.ContainsFunc(f.Blocks, func(b *ir.Block) bool {
+		return slices.ContainsFunc(b.Instrs, func(in *ir.Instr) bool { return in.Op == ir.OpLea })
+	}) {
+		return 0 // most methods: no definitions to scan
+	}
 	d := definitions(f)
 	n := 0
 	var folded []*ir.Instr // the leas folded somewhere
