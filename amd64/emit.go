@@ -201,6 +201,10 @@ type regState struct {
 	// the prolog until the entry block first clobbers an argument
 	// register; entryArgRegs is what it was at the end of the entry block.
 	argRegs, entryArgRegs map[ir.Value]Reg
+	// argsUnstored tells whether the register arguments are not in their
+	// homes yet, the prolog having deferred their stores (plan.deferArgs):
+	// in the entry block, and in a block after it that only returns.
+	argsUnstored bool
 }
 
 // siteMark, cellRef and noteMark are a call site, a CALL [RIP+disp32] to
@@ -343,13 +347,16 @@ func (g *gen) block(b *ir.Block) {
 	g.hold = ir.NoValue // a branch target: RAX holds nothing known
 	switch {
 	case b.ID == 0 && len(b.Preds) == 0:
+		g.argsUnstored = g.plan.deferArgs
 	case b.ID != 0 && readsArgRegs(f, b):
 		g.argRegs = g.entryArgRegs // reached only from the entry block
+		g.argsUnstored = g.plan.deferArgs && returnsOnly(b)
 		if g.plan.deferArgs && !returnsOnly(b) {
 			g.storeArgs(b)
 		}
 	default:
 		g.argRegs = nil
+		g.argsUnstored = false
 	}
 	g.cur = g.plan.blocks[b.ID]
 	g.fwd.v = ir.NoValue

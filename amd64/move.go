@@ -131,9 +131,11 @@ func (g *gen) loadBits(v ir.Value, m Operand, reg Reg) {
 }
 
 // inHome reports whether v's value lives in its register home here (it
-// has one, and is not a result elided into RAX).
+// has one, is not a result elided into RAX, and is no argument whose
+// store to its home the prolog deferred: that one is still in the
+// register it arrived in, argRegs).
 func (g *gen) inHome(v ir.Value) bool {
-	return g.homes[v] != NoReg && !g.cur.elide[v]
+	return g.homes[v] != NoReg && !g.cur.elide[v] && !(g.argsUnstored && int(v) < g.f.NumArgs)
 }
 
 // twoAddress decides whether dst = x op y can be computed in dst's home h
