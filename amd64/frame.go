@@ -123,7 +123,10 @@ func (g *gen) prolog() MarkID {
 	if f.NumLocals > 0 {
 		a.I(XORL, R(RAX), R(RAX))
 		for i := 0; i < f.NumLocals; i++ {
-			if v := ir.Value(f.NumArgs + i); !g.plan.deadLocals.Has(v) {
+			// Not a local with no location (a compare fused into its
+			// branch, computed straight into the local its only reader
+			// reads: its initial zero is never seen).
+			if v := ir.Value(f.NumArgs + i); !g.plan.deadLocals.Has(v) && (g.homes[v] != NoReg || g.frame.slots[v] != 0) {
 				g.storeBits(RAX, v)
 			}
 		}
