@@ -28,27 +28,39 @@ func FoldAddresses(f *ir.Func) int {
 	d := definitions(f)
 	n := 0
 	var folded []*ir.Instr // the leas folded somewhere
+	// Where each value was last defined in the block being walked
+	// (position+1, stamped with the block's ID+1), so that "p is not
+	// written between the lea and the use" costs no search back.
+	defPos := make([]int32, len(f.Kinds))
+	defIn := make([]int32, len(f.Kinds))
+	lastDef := func(b *ir.Block, v ir.Value) int {
+		if defIn[v] == int32(b.ID+1) {
+			return int(defPos[v]) - 1
+		}
+		return -1
+	}
 	for _, b := range f.Blocks {
 		fl := b.Region.Funclet()
 		for i, in := range b.Instrs {
-			if in.Op != ir.OpLoad && in.Op != ir.OpStore {
-				continue
+			if in.Op == ir.OpLoad || in.Op == ir.OpStore {
+				if lea, at := d.single(in.Args[0]); lea != nil && lea.Op == ir.OpLea && at == b && isTemp(f, in.Args[0]) {
+					p := lea.Args[0]
+					off := lea.Aux.Int + in.Aux.Int
+					if f.Kinds[p] == ir.Ptr && d.undisturbed(p, fl) && off >= math.MinInt32 && off <= math.MaxInt32 &&
+						lastDef(b, p) < lastDef(b, in.Args[0]) {
+						in.Args = slices.Clone(in.Args)
+						in.Args[0] = p
+						in.Aux.Int = off
+						folded = append(folded, lea)
+						n++
+					}
+				}
 			}
-			lea, at := d.single(in.Args[0])
-			if lea == nil || lea.Op != ir.OpLea || at != b || !isTemp(f, in.Args[0]) {
-				continue
+			for _, v := range [2]ir.Value{in.Dst, in.Dst2} {
+				if v != ir.NoValue {
+					defPos[v], defIn[v] = int32(i+1), int32(b.ID+1)
+				}
 			}
-			p := lea.Args[0]
-			off := lea.Aux.Int + in.Aux.Int
-			if f.Kinds[p] != ir.Ptr || !d.undisturbed(p, fl) || off < math.MinInt32 || off > math.MaxInt32 ||
-				writtenBetween(b, lea, i, p) {
-				continue
-			}
-			in.Args = slices.Clone(in.Args)
-			in.Args[0] = p
-			in.Aux.Int = off
-			folded = append(folded, lea)
-			n++
 		}
 	}
 	if n > 0 {
@@ -82,19 +94,4 @@ func dropUnread(f *ir.Func, leas []*ir.Instr) {
 	for _, b := range f.Blocks {
 		b.Instrs = slices.DeleteFunc(b.Instrs, func(in *ir.Instr) bool { return drop[in] })
 	}
-}
-
-// writtenBetween reports whether an instruction of b after from and
-// before b.Instrs[to] defines v (from not found before to: true).
-func writtenBetween(b *ir.Block, from *ir.Instr, to int, v ir.Value) bool {
-	k := slices.Index(b.Instrs[:to], from)
-	if k < 0 {
-		return true
-	}
-	for _, in := range b.Instrs[k+1 : to] {
-		if in.Dst == v || in.Dst2 == v {
-			return true
-		}
-	}
-	return false
 }
