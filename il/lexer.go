@@ -41,28 +41,22 @@ func (t token) String() string {
 type lexer struct {
 	file string
 	src  []byte
+	// text is src as one string, copied once: token texts (identifiers,
+	// directives, numbers) are substrings of it, so lexing allocates
+	// nothing per token and a name repeated throughout a program costs
+	// no memory of its own.
+	text string
 	off  int
 	line int
 	col  int
-	// names interns token texts (identifiers, directives, numbers), so a
-	// name repeated throughout a program is one string.
-	names map[string]string
 }
 
 func newLexer(file string, src []byte) *lexer {
-	return &lexer{file: file, src: src, line: 1, col: 1, names: map[string]string{}}
+	return &lexer{file: file, src: src, text: string(src), line: 1, col: 1}
 }
 
-// text returns src[start:end] as an interned string.
-func (lx *lexer) text(start, end int) string {
-	b := lx.src[start:end]
-	if s, ok := lx.names[string(b)]; ok {
-		return s
-	}
-	s := string(b)
-	lx.names[s] = s
-	return s
-}
+// slice returns the source text from byte start to end.
+func (lx *lexer) slice(start, end int) string { return lx.text[start:end] }
 
 func isIdentStart(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '$' || c == '@' || c == '?' || c == '`' || c >= 0x80
@@ -195,13 +189,13 @@ func (lx *lexer) next() (token, error) {
 		for lx.off < len(lx.src) && isIdentPart(lx.src[lx.off]) {
 			lx.advance()
 		}
-		return token{kind: tIdent, text: lx.text(start, lx.off), pos: p}, nil
+		return token{kind: tIdent, text: lx.slice(start, lx.off), pos: p}, nil
 	case c == '.' && isIdentStart(lx.peekByte(1)):
 		lx.advance()
 		for lx.off < len(lx.src) && isIdentPart(lx.src[lx.off]) {
 			lx.advance()
 		}
-		return token{kind: tDot, text: lx.text(start, lx.off), pos: p}, nil
+		return token{kind: tDot, text: lx.slice(start, lx.off), pos: p}, nil
 	case isDigit(c) || (c == '-' || c == '+') && (isDigit(lx.peekByte(1)) || lx.peekByte(1) == '.' && isDigit(lx.peekByte(2))) || c == '.' && isDigit(lx.peekByte(1)):
 		lx.advance()
 		hex := c == '0' && (lx.peekByte(0) == 'x' || lx.peekByte(0) == 'X')
@@ -218,7 +212,7 @@ func (lx *lexer) next() (token, error) {
 			}
 			break
 		}
-		return token{kind: tNumber, text: lx.text(start, lx.off), pos: p}, nil
+		return token{kind: tNumber, text: lx.slice(start, lx.off), pos: p}, nil
 	case c == '"':
 		s, err := lx.quoted('"')
 		if err != nil {

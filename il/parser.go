@@ -581,10 +581,13 @@ func (p *parser) method(owner *Class) *Method {
 func (p *parser) body(m *Method) {
 	open := p.expect("{")
 	p.meth = m
-	p.labels = map[string]int{}
-	p.pending = nil
-	p.fixups = nil
-	p.clauseFixups = nil
+	if p.labels == nil {
+		p.labels = map[string]int{}
+	}
+	clear(p.labels)
+	p.pending = p.pending[:0]
+	p.fixups = p.fixups[:0]
+	p.clauseFixups = p.clauseFixups[:0]
 	m.Code = p.code[:0] // grown in a buffer reused by every body
 	p.items(open, "method "+m.Name)
 	p.code = m.Code
@@ -956,7 +959,7 @@ func (p *parser) instr() {
 		m.Labels = append(m.Labels, Label{Name: l.text, Instr: len(m.Code)})
 		p.labels[l.text] = len(m.Code)
 	}
-	p.pending = nil
+	p.pending = p.pending[:0]
 	info := op.Info()
 	switch info.Operand {
 	case OpNone:
