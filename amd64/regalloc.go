@@ -101,7 +101,7 @@ func allocate(f *ir.Func, lay *funclet.Layout, skip ir.ValueSet) ([]Reg, []block
 	for _, v := range f.Untracked {
 		framed.Add(v) // the GC information reports their slots everywhere
 	}
-	index := blockIndex(blocks)
+	index := blockIndex(f.Cache, blocks)
 	for _, fn := range lay.Funcs[1:] {
 		for _, b := range fn.Blocks {
 			for in := range b.Each {
@@ -117,7 +117,7 @@ func allocate(f *ir.Func, lay *funclet.Layout, skip ir.ValueSet) ([]Reg, []block
 				}
 			}
 			if b.Term.Op == ir.OpCatchRet {
-				if k, ok := index[b.Succs[0]]; ok {
+				if k, ok := index.at(b.Succs[0]); ok {
 					for _, v := range live[k].in {
 						framed.Add(v)
 					}
@@ -276,7 +276,7 @@ func scan(f *ir.Func, cands []*interval, homes []Reg, float bool, regs []Reg) {
 // 2i+3; arguments and locals are written at position 0 (the prolog).
 func intervals(f *ir.Func, blocks []*ir.Block, live []blockLive) (ivs []interval, calls, finallyCalls, anyCalls, argUses []int, argBlocks [][2]int) {
 	nv := len(f.Kinds)
-	ivs = make([]interval, nv)
+	ivs = ir.Make[interval](f.Cache, nv)
 	for v := range ivs {
 		ivs[v] = interval{v: ir.Value(v), start: 1 << 30, end: -1}
 	}
@@ -394,11 +394,11 @@ func clobbers(in *ir.Instr) bool {
 // The ranges are summed with a difference array: linear in blocks and
 // edges, however many loops overlap.
 func loopDepths(blocks []*ir.Block) []int {
-	index := blockIndex(blocks)
+	index := blockIndex(nil, blocks)
 	diff := make([]int, len(blocks)+1)
 	for t, b := range blocks {
 		for _, s := range b.Succs {
-			if h, ok := index[s]; ok && h <= t {
+			if h, ok := index.at(s); ok && h <= t {
 				diff[h]++
 				diff[t+1]--
 			}
@@ -413,11 +413,30 @@ func loopDepths(blocks []*ir.Block) []int {
 	return depth
 }
 
+// blockPos gives each block of a list its position in the list, by
+// block ID (-1: not in the list).
+type blockPos []int32
+
+// at returns b's position in the list, and whether it is in it.
+func (p blockPos) at(b *ir.Block) (int, bool) {
+	if b.ID < 0 || b.ID >= len(p) || p[b.ID] < 0 {
+		return -1, false
+	}
+	return int(p[b.ID]), true
+}
+
 // blockIndex maps each block to its position in blocks.
-func blockIndex(blocks []*ir.Block) map[*ir.Block]int {
-	index := make(map[*ir.Block]int, len(blocks))
+func blockIndex(c *ir.Cache, blocks []*ir.Block) blockPos {
+	n := 0
+	for _, b := range blocks {
+		n = max(n, b.ID+1)
+	}
+	index := blockPos(ir.Make[int32](c, n))
+	for i := range index {
+		index[i] = -1
+	}
 	for i, b := range blocks {
-		index[b] = i
+		index[b.ID] = int32(i)
 	}
 	return index
 }
@@ -449,13 +468,13 @@ func liveness(f *ir.Func, blocks []*ir.Block) []blockLive {
 func livenessOf(f *ir.Func, blocks []*ir.Block, only func(ir.Kind) bool) []blockLive {
 	nv := len(f.Kinds)
 	nb := len(blocks)
-	index := blockIndex(blocks)
+	index := blockIndex(f.Cache, blocks)
 	// Per value: the blocks that read it before any write (upward-exposed
 	// uses), and the blocks that write it, as flat lists (value v's are
 	// uses[ustart[v]:ustart[v+1]]): counted in a first walk over the code,
 	// filled in a second (marks i+1, then -(i+1)). One allocation for all
 	// the per-value and per-block arrays.
-	ints := make([]int32, 6*nv+2+3*nb+1)
+	ints := ir.Make[int32](f.Cache, 6*nv+2+3*nb+1)
 	ustart, ints := ints[:nv+1], ints[nv+1:]
 	dstart, ints := ints[:nv+1], ints[nv+1:]
 	ucur, ints := ints[:nv], ints[nv:]
@@ -511,14 +530,14 @@ func livenessOf(f *ir.Func, blocks []*ir.Block, only func(ir.Kind) bool) []block
 	}
 	copy(ucur, ustart[:nv])
 	copy(dcur, dstart[:nv])
-	flat := make([]int32, ustart[nv]+dstart[nv])
+	flat := ir.Make[int32](f.Cache, int(ustart[nv]+dstart[nv]))
 	uses, defs := flat[:ustart[nv]], flat[ustart[nv]:]
 	walk(true, uses, defs)
 	// Predecessors among the blocks, from the successor lists (the
 	// dataflow's edges), flat as well.
 	for _, b := range blocks {
 		for _, s := range b.Succs {
-			if k, ok := index[s]; ok {
+			if k, ok := index.at(s); ok {
 				pstart[k+1]++
 			}
 		}
@@ -526,19 +545,19 @@ func livenessOf(f *ir.Func, blocks []*ir.Block, only func(ir.Kind) bool) []block
 	for k := range nb {
 		pstart[k+1] += pstart[k]
 	}
-	preds := make([]int32, pstart[nb])
+	preds := ir.Make[int32](f.Cache, int(pstart[nb]))
 	pcur := inMark // free until the dataflow below
 	copy(pcur, pstart[:nb])
 	for i, b := range blocks {
 		for _, s := range b.Succs {
-			if k, ok := index[s]; ok {
+			if k, ok := index.at(s); ok {
 				preds[pcur[k]] = int32(i)
 				pcur[k]++
 			}
 		}
 	}
 	clear(inMark)
-	defines := make([]bool, nb)
+	defines := ir.Make[bool](f.Cache, nb)
 	// The live sets, as (block, value) pairs in increasing value order,
 	// bucketed by block at the end.
 	var ins, outs []livePair
@@ -578,8 +597,8 @@ func livenessOf(f *ir.Func, blocks []*ir.Block, only func(ir.Kind) bool) []block
 			defines[i] = false
 		}
 	}
-	live := make([]blockLive, nb)
-	vals := make([]ir.Value, len(ins)+len(outs))
+	live := ir.Make[blockLive](f.Cache, nb)
+	vals := ir.Make[ir.Value](f.Cache, len(ins)+len(outs))
 	bucketLive(live, ins, vals[:len(ins)], pstart, true)
 	bucketLive(live, outs, vals[len(ins):], pstart, false)
 	return live

@@ -460,6 +460,9 @@ type Func struct {
 	// passes that remove what made them so (a call of a finally, a
 	// handler's use), so the collector sees what it did before.
 	Untracked []Value
+	// Cache is where the function and the passes over it take memory
+	// that lives only as long as the compile (nil: they allocate).
+	Cache *Cache
 }
 
 // InlineSite is a call whose callee's body the inliner copied into the

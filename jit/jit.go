@@ -117,13 +117,13 @@ const (
 var phases = []Phase{
 	{Name: Import, Doc: "IL to IR: explicit checks, EH regions and terminators", IR: true,
 		run: func(c *Compiler, m *Method) (err error) {
-			m.Func, err = reader.ImportWith(m.Module, m.IL, reader.Options{Initialized: c.cfg.Initialized})
+			m.Func, err = reader.ImportWith(m.Module, m.IL, reader.Options{Initialized: c.cfg.Initialized, Cache: c.cache})
 			return err
 		}},
 	{Name: Inline, Optional: true, Doc: "replace calls of small methods by a copy of their code", IR: true,
 		run: func(c *Compiler, m *Method) error {
 			opt.Inline(m.Func, func(callee *il.Method) (*ir.Func, error) {
-				return reader.ImportWith(m.Module, callee, reader.Options{Initialized: c.cfg.Initialized})
+				return reader.ImportWith(m.Module, callee, reader.Options{Initialized: c.cfg.Initialized, Cache: c.cache})
 			})
 			return nil
 		}},
@@ -231,6 +231,10 @@ type Config struct {
 type Compiler struct {
 	cfg Config
 	asm *amd64.Assembler
+	// cache is the memory each compile's IR and scratch arrays are made
+	// in, reused by the next compile: a Method's Func is valid until
+	// the Compiler's next Compile.
+	cache *ir.Cache
 }
 
 // New returns a Compiler.
@@ -245,11 +249,13 @@ func New(cfg Config) *Compiler {
 			panic("jit: no optional phase named " + name)
 		}
 	}
-	return &Compiler{cfg: cfg, asm: amd64.NewAssembler()}
+	return &Compiler{cfg: cfg, asm: amd64.NewAssembler(), cache: new(ir.Cache)}
 }
 
 // Compile runs the pipeline for method m of mod, through phase last (""
-// for every phase), and returns the method's state.
+// for every phase), and returns the method's state. The state's IR
+// (Func) is made in memory the Compiler reuses: it is valid until the
+// next Compile; the compiled code (Method.Code) stays valid.
 func (c *Compiler) Compile(mod *il.Module, m *il.Method, last string) (*Method, error) {
 	stop := len(phases) - 1
 	if last != "" {
@@ -257,6 +263,7 @@ func (c *Compiler) Compile(mod *il.Module, m *il.Method, last string) (*Method, 
 			return nil, fmt.Errorf("jit: no phase named %q", last)
 		}
 	}
+	c.cache.Reset()
 	st := &Method{Module: mod, IL: m, Env: c.cfg.Env}
 	for _, p := range phases[:stop+1] {
 		if err := c.runPhase(p, st); err != nil {

@@ -25,7 +25,7 @@ import (
 // run in between) are not numbered, and neither are references and
 // addresses, whose longer life the GC information would have to know.
 func CSE(f *ir.Func) int {
-	c := &cse{f: f, d: definitions(f), vn: make([]int32, len(f.Kinds)), avail: map[cseKey]cseEntry{},
+	c := &cse{f: f, d: definitions(f), vn: ir.Make[int32](f.Cache, len(f.Kinds)), avail: map[cseKey]cseEntry{},
 		falseVN: map[int32]bool{}, rename: map[ir.Value]ir.Value{}}
 	for v := range c.vn {
 		c.vn[v] = c.fresh()

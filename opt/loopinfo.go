@@ -25,7 +25,7 @@ type defSite struct {
 // definitions scans f's definitions.
 func definitions(f *ir.Func) *defInfo {
 	n := len(f.Kinds)
-	d := &defInfo{f: f, count: make([]int32, n), defs: make([]defSite, n)}
+	d := &defInfo{f: f, count: ir.Make[int32](f.Cache, n), defs: ir.Make[defSite](f.Cache, n)}
 	for _, b := range f.Blocks {
 		fl := b.Region.Funclet()
 		for _, in := range b.Instrs {
@@ -73,7 +73,7 @@ type loopDefs struct {
 }
 
 func newLoopDefs(f *ir.Func) *loopDefs {
-	return &loopDefs{n: make([]int32, len(f.Kinds))}
+	return &loopDefs{n: ir.Make[int32](f.Cache, len(f.Kinds))}
 }
 
 // count adds the definitions in blocks.

@@ -75,7 +75,7 @@ func (lp *Loop) Contains(l *Loops, b *ir.Block) bool {
 // passes that use loops then leave its blocks alone.
 func FindLoops(f *ir.Func) *Loops {
 	dom := Dominate(f)
-	l := &Loops{of: make([]*Loop, len(f.Blocks)), dom: dom}
+	l := &Loops{of: ir.Make[*Loop](f.Cache, len(f.Blocks)), dom: dom}
 	// Until the nest is known, l.of holds each header's loop.
 	byHeader := l.of
 	var headers []*ir.Block
@@ -103,7 +103,7 @@ func FindLoops(f *ir.Func) *Loops {
 	}
 	// Each loop's body: the header, and every block that reaches a latch
 	// without passing through the header.
-	in := make([]bool, len(f.Blocks))
+	in := ir.Make[bool](f.Cache, len(f.Blocks))
 	var work []*ir.Block
 	l.All = make([]*Loop, 0, len(loops))
 	for _, lp := range loops {
@@ -155,7 +155,7 @@ func FindLoops(f *ir.Func) *Loops {
 	// Each loop's own blocks: those whose innermost loop it is, each
 	// list carved from one array (a block is its innermost loop's only),
 	// capped so that appending to one (Preheader) copies it.
-	own := make([]*ir.Block, 0, len(f.Blocks))
+	own := ir.Make[*ir.Block](f.Cache, len(f.Blocks))[:0]
 	for _, lp := range l.All {
 		start := len(own)
 		for _, b := range lp.body {
@@ -278,7 +278,7 @@ func Dominate(f *ir.Func) *Dominators {
 	}
 	// One allocation for the tree's arrays and the scratch of its
 	// construction (a compile builds the tree several times).
-	buf := make([]int, 7*n)
+	buf := ir.Make[int](f.Cache, 7*n)
 	d := &Dominators{idom: buf[:n:n], order: buf[n : 2*n : 2*n], pre: buf[2*n : 3*n : 3*n], post: buf[3*n : 4*n : 4*n]}
 	first, next, isRoot := buf[4*n:5*n], buf[5*n:6*n], buf[6*n:]
 	rpo := postorder(f, roots)

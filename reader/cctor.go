@@ -12,6 +12,9 @@ type Options struct {
 	// it then need no check, since that state never changes again. Nil:
 	// none has (a dump shows every check).
 	Initialized func(*il.TypeInit) bool
+	// Cache is the memory the IR is made in (ir.Cache; nil: fresh). The
+	// function is then valid until the cache's next Reset.
+	Cache *ir.Cache
 }
 
 // initialized reports whether ti needs no check in this method.

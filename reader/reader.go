@@ -37,7 +37,7 @@ func ImportWith(mod *il.Module, m *il.Method, opts Options) (f *ir.Func, err err
 	// so this ends.
 	force := map[[2]int]bool{}
 	for {
-		r := &reader{mod: mod, m: m, f: &ir.Func{Method: m}, forceF64: force, opts: opts}
+		r := &reader{mod: mod, m: m, f: &ir.Func{Method: m, Cache: opts.Cache}, forceF64: force, opts: opts}
 		for i := 0; i < m.NumArgs(); i++ {
 			r.f.Kinds = append(r.f.Kinds, ir.KindOf(m.ArgType(i)))
 		}
@@ -108,6 +108,9 @@ type reader struct {
 
 // newInstr returns a zeroed instruction from the slab.
 func (r *reader) newInstr() *ir.Instr {
+	if r.opts.Cache != nil {
+		return r.opts.Cache.NewInstr()
+	}
 	if len(r.slab) == cap(r.slab) {
 		n := min(2*cap(r.slab), 1024)
 		if n == 0 {
