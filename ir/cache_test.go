@@ -1,0 +1,75 @@
+package ir
+
+import "testing"
+
+func TestCacheMake(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		cache *Cache
+	}{
+		{"nil cache", nil},
+		{"cache", new(Cache)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := tc.cache
+			a := Make[int32](c, 10)
+			b := Make[int32](c, 5)
+			if len(a) != 10 || cap(a) != 10 || len(b) != 5 || cap(b) != 5 {
+				t.Fatalf("len/cap: a %d/%d, b %d/%d", len(a), cap(a), len(b), cap(b))
+			}
+			for i := range a {
+				a[i] = 7
+			}
+			for _, v := range b {
+				if v != 0 {
+					t.Fatalf("b not zeroed: %v", b)
+				}
+			}
+			// Appending past the cap copies out: b's neighbours are untouched.
+			a = append(a, 1)
+			b[0] = 3
+			if a[0] != 7 || a[10] != 1 {
+				t.Fatalf("append: %v", a)
+			}
+			in := c.NewInstr()
+			in.Op = OpAdd
+			c.Reset()
+			// After Reset the memory is handed out again, zeroed.
+			d := Make[int32](c, 15)
+			for _, v := range d {
+				if v != 0 {
+					t.Fatalf("reused memory not zeroed: %v", d)
+				}
+			}
+			if in2 := c.NewInstr(); in2.Op != 0 {
+				t.Fatalf("reused instruction not zeroed: %v", in2.Op)
+			}
+			// Different types come from different pools.
+			f := Make[float64](c, 3)
+			if len(f) != 3 {
+				t.Fatalf("float64 slice of %d", len(f))
+			}
+		})
+	}
+}
+
+func TestCacheReuses(t *testing.T) {
+	c := new(Cache)
+	a := Make[int](c, 100)
+	c.Reset()
+	b := Make[int](c, 100)
+	if &a[0] != &b[0] {
+		t.Error("after Reset, Make did not reuse the pool's memory")
+	}
+	// A request larger than the chunk gets a new one.
+	big := Make[int](c, 10000)
+	if len(big) != 10000 || &big[0] == &a[0] {
+		t.Error("a large request shares the first chunk")
+	}
+	// A chunk past maxKept is not kept across Reset.
+	huge := Make[int](c, maxKept/8+1)
+	c.Reset()
+	if x := Make[int](c, 1); &x[0] == &huge[0] {
+		t.Error("a chunk larger than maxKept was kept")
+	}
+}
