@@ -139,7 +139,7 @@ type gen struct {
 	lay    *funclet.Layout
 	plan   *plan                   // read-only
 	homes  []Reg                   // read-only
-	liveIn map[*ir.Block]valueList // read-only
+	liveIn []valueList // read-only, by block ID: use liveInto
 	gc     *gcPlan                 // read-only
 	frame  *frame                  // read-only
 
@@ -563,4 +563,13 @@ func (g *gen) branchCond(t *ir.Instr) Op {
 		a.I(cmp, R(RAX), ys)
 	}
 	return intJumps[c.Aux.Cond]
+}
+
+// liveInto returns the values live into main body block b (none for
+// other blocks).
+func (g *gen) liveInto(b *ir.Block) valueList {
+	if b.ID < 0 || b.ID >= len(g.liveIn) {
+		return nil
+	}
+	return g.liveIn[b.ID]
 }

@@ -147,7 +147,7 @@ func (g *gen) storeArgs(b *ir.Block) {
 	locs, _ := classify(g.f.Kinds[:g.f.NumArgs])
 	for i, l := range locs {
 		v := ir.Value(i)
-		if l.stack < 0 && (g.homes[v] == NoReg || g.liveIn[b].Has(v)) {
+		if l.stack < 0 && (g.homes[v] == NoReg || g.liveInto(b).Has(v)) {
 			g.store(l.reg, v)
 		}
 	}

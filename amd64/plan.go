@@ -81,7 +81,7 @@ type Alloc struct {
 	Homes []Reg
 	// Transient marks the values that need neither a register nor a slot.
 	Transient ir.ValueSet
-	liveIn    map[*ir.Block]valueList // values live into each main body block
+	liveIn    []valueList // values live into each main body block, by block ID
 	plan      *plan
 	gc        *gcPlan
 }
@@ -97,9 +97,13 @@ func Allocate(f *ir.Func, lay *funclet.Layout) (alloc *Alloc, err error) {
 	p := newPlan(f, lay)
 	transient := p.transient()
 	homes, live := allocate(f, lay, transient)
-	liveIn := make(map[*ir.Block]valueList, len(live))
+	n := 0
+	for _, b := range f.Blocks {
+		n = max(n, b.ID+1)
+	}
+	liveIn := make([]valueList, n)
 	for i, b := range lay.Funcs[0].Blocks {
-		liveIn[b] = live[i].in
+		liveIn[b.ID] = live[i].in
 	}
 	gc := planGC(f, lay, p, live, homes, transient)
 	return &Alloc{Homes: homes, Transient: transient, liveIn: liveIn, plan: p, gc: gc}, nil

@@ -21,6 +21,13 @@ import (
 type Cache struct {
 	instrs pool[Instr]
 	pools  []typedPool
+	kept   []keptValue
+}
+
+// keptValue is the one T of Keep[T].
+type keptValue struct {
+	t reflect.Type
+	v any
 }
 
 // typedPool is one element type's pool: a *pool[T].
@@ -79,6 +86,25 @@ func Make[T any](c *Cache, n int) []T {
 	var zero T
 	c.pools = append(c.pools, typedPool{t: t, pool: p, size: unsafe.Sizeof(zero)})
 	return p.take(n)
+}
+
+// Keep returns c's one T, made zero the first time and the same one
+// after: a pass keeps there the state it reuses from compile to compile
+// (maps, growing stacks), which Reset does not touch, and leaves it ready
+// for the next compile. With a nil c, it returns a new T.
+func Keep[T any](c *Cache) *T {
+	if c == nil {
+		return new(T)
+	}
+	t := reflect.TypeFor[T]()
+	for _, k := range c.kept {
+		if k.t == t {
+			return k.v.(*T)
+		}
+	}
+	v := new(T)
+	c.kept = append(c.kept, keptValue{t: t, v: v})
+	return v
 }
 
 // NewInstr returns a zeroed instruction from c, or a new one when c is

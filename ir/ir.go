@@ -537,7 +537,8 @@ func (f *Func) NewValue(k Kind) Value {
 
 // NewBlock appends a new empty block.
 func (f *Func) NewBlock(ilOffset int) *Block {
-	b := &Block{ID: len(f.Blocks), ILOffset: ilOffset}
+	b := &Make[Block](f.Cache, 1)[0]
+	b.ID, b.ILOffset = len(f.Blocks), ilOffset
 	f.Blocks = append(f.Blocks, b)
 	return b
 }

@@ -25,8 +25,18 @@ import (
 // run in between) are not numbered, and neither are references and
 // addresses, whose longer life the GC information would have to know.
 func CSE(f *ir.Func) int {
-	c := &cse{f: f, d: definitions(f), vn: ir.Make[int32](f.Cache, len(f.Kinds)), avail: map[cseKey]cseEntry{},
-		falseVN: map[int32]bool{}, rename: map[ir.Value]ir.Value{}}
+	// The maps and the undo stack are reused from compile to compile:
+	// every tree's facts are undone when it is left, so they are empty
+	// here and at the end (rename is emptied below; a compile that
+	// failed half-way leaves them to be made again).
+	s := ir.Keep[cseScratch](f.Cache)
+	if s.avail == nil || len(s.avail) > 0 || len(s.falseVN) > 0 || len(s.rename) > 1024 {
+		*s = cseScratch{avail: map[cseKey]cseEntry{}, falseVN: map[int32]bool{}, rename: map[ir.Value]ir.Value{}}
+	}
+	clear(s.rename)
+	c := &cse{f: f, d: definitions(f), vn: ir.Make[int32](f.Cache, len(f.Kinds)), avail: s.avail,
+		falseVN: s.falseVN, rename: s.rename, undo: s.undo[:0]}
+	defer func() { s.undo = c.undo[:0] }()
 	for v := range c.vn {
 		c.vn[v] = c.fresh()
 	}
@@ -78,6 +88,14 @@ const (
 type cseEntry struct {
 	holder ir.Value
 	vn     int32
+}
+
+// cseScratch is what CSE keeps from one compile to the next.
+type cseScratch struct {
+	avail   map[cseKey]cseEntry
+	falseVN map[int32]bool
+	rename  map[ir.Value]ir.Value
+	undo    []cseUndo
 }
 
 type cse struct {

@@ -124,7 +124,7 @@ func (r *reader) newInstr() *ir.Instr {
 
 func (r *reader) run() error {
 	m := r.m
-	r.blockAt = make([]*ir.Block, len(m.Code)+1)
+	r.blockAt = ir.Make[*ir.Block](r.opts.Cache, len(m.Code)+1)
 	r.entry = map[*ir.Block][]ir.Value{}
 	r.spills = map[[2]int]ir.Value{}
 	r.throwBlk = map[throwKey]*ir.Block{}
@@ -133,7 +133,7 @@ func (r *reader) run() error {
 		return err
 	}
 	entryInit := r.entryInit() // the first block, when the entry triggers a type initializer
-	leader := make([]bool, len(m.Code)+1)
+	leader := ir.Make[bool](r.opts.Cache, len(m.Code)+1)
 	leader[0] = true
 	for _, c := range m.EH {
 		for _, i := range []int{c.TryStart, c.TryEnd, c.HandlerStart, c.HandlerEnd} {
@@ -209,9 +209,20 @@ func endsBlock(op il.Op) bool {
 // emit appends an instruction to the current block.
 func (r *reader) emit(op ir.Op, kind ir.Kind, dst ir.Value, args []ir.Value, aux ir.Aux) *ir.Instr {
 	in := r.newInstr()
-	*in = ir.Instr{Op: op, Kind: kind, Dst: dst, Dst2: ir.NoValue, Args: args, Aux: aux, ILOffset: r.ilOff}
+	*in = ir.Instr{Op: op, Kind: kind, Dst: dst, Dst2: ir.NoValue, Args: r.args(args), Aux: aux, ILOffset: r.ilOff}
 	r.cur.Instrs = append(r.cur.Instrs, in)
 	return in
+}
+
+// args returns a copy of an instruction's operands, made in the cache:
+// the callers' slices (literals, mostly) then stay on their stacks.
+func (r *reader) args(a []ir.Value) []ir.Value {
+	if len(a) == 0 {
+		return nil
+	}
+	s := ir.Make[ir.Value](r.opts.Cache, len(a))
+	copy(s, a)
+	return s
 }
 
 // value emits an instruction producing a new temporary of kind k.
@@ -224,7 +235,7 @@ func (r *reader) value(op ir.Op, k ir.Kind, aux ir.Aux, args ...ir.Value) ir.Val
 // terminate ends the current block.
 func (r *reader) terminate(op ir.Op, args []ir.Value, aux ir.Aux, succs ...*ir.Block) {
 	t := r.newInstr()
-	*t = ir.Instr{Op: op, Dst: ir.NoValue, Dst2: ir.NoValue, Args: args, Aux: aux, ILOffset: r.ilOff}
+	*t = ir.Instr{Op: op, Dst: ir.NoValue, Dst2: ir.NoValue, Args: r.args(args), Aux: aux, ILOffset: r.ilOff}
 	r.cur.Term = t
 	r.cur.Succs = succs
 }
@@ -240,7 +251,8 @@ func (r *reader) pop() ir.Value {
 }
 
 func (r *reader) popN(n int) []ir.Value {
-	args := append([]ir.Value(nil), r.stack[len(r.stack)-n:]...)
+	args := ir.Make[ir.Value](r.opts.Cache, n)
+	copy(args, r.stack[len(r.stack)-n:])
 	r.stack = r.stack[:len(r.stack)-n]
 	return args
 }
