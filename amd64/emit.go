@@ -137,11 +137,11 @@ type gen struct {
 	f      *ir.Func
 	env    Env
 	lay    *funclet.Layout
-	plan   *plan                   // read-only
-	homes  []Reg                   // read-only
+	plan   *plan       // read-only
+	homes  []Reg       // read-only
 	liveIn []valueList // read-only, by block ID: use liveInto
-	gc     *gcPlan                 // read-only
-	frame  *frame                  // read-only
+	gc     *gcPlan     // read-only
+	frame  *frame      // read-only
 
 	// Labels of blocks (by ID) and funclets (in layout order), the IDs of
 	// the blocks that start a funclet, and funcletOf's index.
