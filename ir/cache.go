@@ -37,7 +37,7 @@ type typedPool struct {
 	size uintptr // bytes per element
 }
 
-type resetter interface{ reset(size uintptr) }
+type resetter interface{ reset() }
 
 // pool hands out slices of one chunk, a bump at a time.
 type pool[T any] struct {
@@ -45,16 +45,22 @@ type pool[T any] struct {
 	used int
 }
 
-// maxKept is the largest chunk, in bytes, a pool keeps from one compile
-// to the next: a huge method's arrays are left to the collector rather
-// than held for the rest of the run.
-const maxKept = 4 << 20
+// A pool's chunks are at most maxChunk bytes, and a request of more than
+// maxDirect bytes bypasses the pools: a large method's big arrays are
+// allocated as they were without a cache, and left to the collector.
+const (
+	maxChunk  = 1 << 20
+	maxDirect = 32 << 10
+)
 
-func (p *pool[T]) take(n int) []T {
+func (p *pool[T]) take(n int, size uintptr) []T {
+	if uintptr(n)*size > maxDirect {
+		return make([]T, n)
+	}
 	if p.used+n > len(p.buf) {
-		// A new chunk, at least twice the last: the old one stays with
-		// the slices taken from it until Reset, and then is garbage.
-		p.buf = make([]T, max(2*len(p.buf), n, 64))
+		// A new chunk, twice the last up to maxChunk: the old one stays
+		// with the slices taken from it until Reset, and then is garbage.
+		p.buf = make([]T, max(min(2*len(p.buf), int(maxChunk/size)), n, 64))
 		p.used = 0
 	}
 	s := p.buf[p.used : p.used+n : p.used+n]
@@ -63,12 +69,7 @@ func (p *pool[T]) take(n int) []T {
 	return s
 }
 
-func (p *pool[T]) reset(size uintptr) {
-	p.used = 0
-	if uintptr(len(p.buf))*size > maxKept {
-		p.buf = nil
-	}
-}
+func (p *pool[T]) reset() { p.used = 0 }
 
 // Make returns a zeroed slice of n Ts from c (len and cap n: appending
 // to it copies it out of the cache), or a new one when c is nil.
@@ -79,13 +80,14 @@ func Make[T any](c *Cache, n int) []T {
 	t := reflect.TypeFor[T]()
 	for i := range c.pools {
 		if c.pools[i].t == t {
-			return c.pools[i].pool.(*pool[T]).take(n)
+			return c.pools[i].pool.(*pool[T]).take(n, c.pools[i].size)
 		}
 	}
 	p := &pool[T]{}
 	var zero T
-	c.pools = append(c.pools, typedPool{t: t, pool: p, size: unsafe.Sizeof(zero)})
-	return p.take(n)
+	size := max(unsafe.Sizeof(zero), 1)
+	c.pools = append(c.pools, typedPool{t: t, pool: p, size: size})
+	return p.take(n, size)
 }
 
 // Keep returns c's one T, made zero the first time and the same one
@@ -113,7 +115,7 @@ func (c *Cache) NewInstr() *Instr {
 	if c == nil {
 		return new(Instr)
 	}
-	return &c.instrs.take(1)[0]
+	return &c.instrs.take(1, unsafe.Sizeof(Instr{}))[0]
 }
 
 // Reset makes everything c handed out reusable: the compile that took
@@ -122,8 +124,8 @@ func (c *Cache) Reset() {
 	if c == nil {
 		return
 	}
-	c.instrs.reset(unsafe.Sizeof(Instr{}))
+	c.instrs.reset()
 	for i := range c.pools {
-		c.pools[i].pool.reset(c.pools[i].size)
+		c.pools[i].pool.reset()
 	}
 }
