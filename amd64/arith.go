@@ -90,7 +90,7 @@ func (g *gen) nextHome(in *ir.Instr) (h Reg, x, y ir.Value, ok bool) {
 	if (g.homes[y] == h || y == g.avail) && commutative[in.Op] && x != y {
 		x, y = y, x
 	}
-	if g.homes[y] == h && x != y || y == g.avail || g.cur.elide[y] {
+	if g.homes[y] == h && x != y || y == g.avail || g.cur.elide.has(y) {
 		return NoReg, x, y, false
 	}
 	return h, x, y, true
@@ -102,7 +102,7 @@ func (g *gen) nextHome(in *ir.Instr) (h Reg, x, y ir.Value, ok bool) {
 func (g *gen) nextHomeOf(in *ir.Instr, x, y ir.Value) (Reg, bool) {
 	d := in.Dst
 	b := g.curBlock
-	if b == nil || !g.cur.elide[d] || g.curIndex+1 >= len(b.Instrs) {
+	if b == nil || !g.cur.elide.has(d) || g.curIndex+1 >= len(b.Instrs) {
 		return NoReg, false
 	}
 	next := b.Instrs[g.curIndex+1]

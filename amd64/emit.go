@@ -230,6 +230,15 @@ type (
 	}
 )
 
+// genScratch is what Emit keeps from compile to compile (ir.Keep).
+type genScratch struct {
+	sites      []siteMark
+	cellRefs   []cellRef
+	notes      []noteMark
+	safepoints []safepoint
+	cold       []coldCall
+}
+
 // Emit generates the machine code of f, laid out by lay, with the plan
 // and homes of alloc.
 func Emit(f *ir.Func, lay *funclet.Layout, alloc *Alloc, env Env, a *Assembler) (code *Code, err error) {
@@ -242,6 +251,13 @@ func Emit(f *ir.Func, lay *funclet.Layout, alloc *Alloc, env Env, a *Assembler) 
 		if r := recover(); r != nil {
 			code, err = nil, fmt.Errorf("%s: code generation failed: %v", f.Method.FullName(), r)
 		}
+	}()
+	// The lists emission records (copied into the Code at the end) grow
+	// in memory kept from compile to compile.
+	s := ir.Keep[genScratch](f.Cache)
+	g.sites, g.cellRefs, g.notes, g.safepoints, g.cold = s.sites[:0], s.cellRefs[:0], s.notes[:0], s.safepoints[:0], s.cold[:0]
+	defer func() {
+		*s = genScratch{g.sites[:0], g.cellRefs[:0], g.notes[:0], g.safepoints[:0], g.cold[:0]}
 	}()
 	g.fwd.v = ir.NoValue
 	g.frame = layoutFrame(f, lay, alloc.Homes, alloc.Transient)

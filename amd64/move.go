@@ -56,10 +56,10 @@ func (g *gen) copyValue(in *ir.Instr) {
 		g.loadTo(in.Args[0], g.homes[in.Dst])
 		return
 	}
-	if g.homes[in.Dst] == NoReg && !g.cur.elide[in.Dst] && g.frame.slots[in.Dst] == 0 {
+	if g.homes[in.Dst] == NoReg && !g.cur.elide.has(in.Dst) && g.frame.slots[in.Dst] == 0 {
 		return // a dead copy (WriteThru loads every copy where a catch resumes)
 	}
-	if src := in.Args[0]; g.inHome(src) && !g.cur.elide[in.Dst] {
+	if src := in.Args[0]; g.inHome(src) && !g.cur.elide.has(in.Dst) {
 		// From the source's register straight to the slot (a variable's
 		// copy written through to the slot its handlers read).
 		g.store(g.homes[src], in.Dst)
@@ -135,7 +135,7 @@ func (g *gen) loadBits(v ir.Value, m Operand, reg Reg) {
 // store to its home the prolog deferred: that one is still in the
 // register it arrived in, argRegs).
 func (g *gen) inHome(v ir.Value) bool {
-	return g.homes[v] != NoReg && !g.cur.elide[v] && !(g.argsUnstored && int(v) < g.f.NumArgs)
+	return g.homes[v] != NoReg && !g.cur.elide.has(v) && !(g.argsUnstored && int(v) < g.f.NumArgs)
 }
 
 // twoAddress decides whether dst = x op y can be computed in dst's home h
@@ -150,7 +150,7 @@ func (g *gen) twoAddress(op ir.Op, dst, x, y ir.Value) (h Reg, hx, hy ir.Value, 
 	if g.homes[y] == h && x != y && commutative[op] {
 		x, y = y, x
 	}
-	return h, x, y, (g.homes[y] != h || x == y) && !g.cur.elide[y]
+	return h, x, y, (g.homes[y] != h || x == y) && !g.cur.elide.has(y)
 }
 
 // loadTo puts v in register r unless it is already there (r is v's home
@@ -273,7 +273,7 @@ func (g *gen) load(v ir.Value, reg Reg) {
 func (g *gen) store(reg Reg, v ir.Value) {
 	if reg == RAX && !g.f.Kinds[v].IsFloat() {
 		g.hold = v
-		if g.cur.elide[v] {
+		if g.cur.elide.has(v) {
 			return
 		}
 	}

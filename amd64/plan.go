@@ -57,9 +57,10 @@ type blockPlan struct {
 	// fused is the OpCmp whose result only feeds the block's OpIf: the
 	// terminator emits it as a compare-and-branch.
 	fused *ir.Instr
-	// elide marks temporaries whose only use is the next instruction,
-	// which takes them from RAX: their slot is never written.
-	elide map[ir.Value]bool
+	// elide lists temporaries whose only use is the next instruction,
+	// which takes them from RAX: their slot is never written (a few per
+	// block: a list, searched).
+	elide elided
 	// into maps elided integer results that the next instruction (a
 	// call) passes in a register to that register: they may be computed
 	// there directly (binary does when the operands allow it).
@@ -114,7 +115,7 @@ func newPlan(f *ir.Func, lay *funclet.Layout) *plan {
 	p := &plan{}
 	p.analyze(f)
 	p.polls = pollBlocks(f)
-	p.blocks = make([]blockPlan, len(f.Blocks))
+	p.blocks = ir.Make[blockPlan](f.Cache, len(f.Blocks))
 	for _, b := range f.Blocks {
 		p.blocks[b.ID] = p.planBlock(f, b)
 	}
@@ -127,8 +128,8 @@ func newPlan(f *ir.Func, lay *funclet.Layout) *plan {
 // analyze counts uses and finds the single-definition constants and the
 // ones that need no slot.
 func (p *plan) analyze(f *ir.Func) {
-	p.uses = make([]int, len(f.Kinds))
-	defs := make([]int, len(f.Kinds))
+	p.uses = ir.Make[int](f.Cache, len(f.Kinds))
+	defs := ir.Make[int](f.Cache, len(f.Kinds))
 	p.consts = newValueInts(len(f.Kinds))
 	for _, b := range f.Blocks {
 		for in := range b.Each {
@@ -194,7 +195,7 @@ func (p *plan) transient() ir.ValueSet {
 		if bp.fused != nil {
 			t.Add(bp.fused.Dst)
 		}
-		for v := range bp.elide {
+		for _, v := range bp.elide {
 			t.Add(v)
 		}
 		if bp.lenOf.length != ir.NoValue {
@@ -296,12 +297,24 @@ var (
 	commutative = map[ir.Op]bool{ir.OpAdd: true, ir.OpMul: true, ir.OpAnd: true, ir.OpOr: true, ir.OpXor: true}
 )
 
+// elided is a block's list of elided results.
+type elided []ir.Value
+
+// has reports whether v is in the list.
+func (e elided) has(v ir.Value) bool {
+	for _, x := range e {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
 // setElide records that d needs no slot.
 func (bp *blockPlan) setElide(d ir.Value) {
-	if bp.elide == nil {
-		bp.elide = map[ir.Value]bool{}
+	if !bp.elide.has(d) {
+		bp.elide = append(bp.elide, d)
 	}
-	bp.elide[d] = true
 }
 
 // planBlock plans block b: its fused compare, and which results need no
@@ -350,7 +363,7 @@ func (p *plan) planBlock(f *ir.Func, b *ir.Block) blockPlan {
 	if c := bp.fused; c != nil && len(b.Instrs) >= 2 && !p.polls[b.ID] {
 		l := b.Instrs[len(b.Instrs)-2]
 		if l.Op == ir.OpArrLen && c.Args[1] == l.Dst && c.Args[0] != l.Dst && p.uses[l.Dst] == 1 &&
-			!bp.elide[l.Dst] && !bp.elide[l.Args[0]] {
+			!bp.elide.has(l.Dst) && !bp.elide.has(l.Args[0]) {
 			bp.lenOf.length, bp.lenOf.array = l.Dst, l.Args[0]
 		}
 	}

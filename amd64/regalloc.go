@@ -560,8 +560,13 @@ func livenessOf(f *ir.Func, blocks []*ir.Block, only func(ir.Kind) bool) []block
 	defines := ir.Make[bool](f.Cache, nb)
 	// The live sets, as (block, value) pairs in increasing value order,
 	// bucketed by block at the end.
-	var ins, outs []livePair
-	var work []int32
+	s := ir.Keep[liveScratch](f.Cache)
+	ins, outs, work := s.ins[:0], s.outs[:0], s.work[:0]
+	defer func() {
+		if cap(ins)+cap(outs) <= 1<<16 {
+			s.ins, s.outs, s.work = ins[:0], outs[:0], work[:0]
+		}
+	}()
 	for v := range nv {
 		if ustart[v] == ustart[v+1] {
 			continue
@@ -602,6 +607,12 @@ func livenessOf(f *ir.Func, blocks []*ir.Block, only func(ir.Kind) bool) []block
 	bucketLive(live, ins, vals[:len(ins)], pstart, true)
 	bucketLive(live, outs, vals[len(ins):], pstart, false)
 	return live
+}
+
+// liveScratch is the lists livenessOf keeps from compile to compile.
+type liveScratch struct {
+	ins, outs []livePair
+	work      []int32
 }
 
 // livePair is a value live into or out of block b.

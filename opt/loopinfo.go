@@ -73,7 +73,8 @@ type loopDefs struct {
 }
 
 func newLoopDefs(f *ir.Func) *loopDefs {
-	return &loopDefs{n: ir.Make[int32](f.Cache, len(f.Kinds))}
+	n := len(f.Kinds)
+	return &loopDefs{n: ir.Make[int32](f.Cache, n), touched: ir.Make[ir.Value](f.Cache, min(n, 256))[:0]}
 }
 
 // count adds the definitions in blocks.

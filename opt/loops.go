@@ -86,7 +86,8 @@ func FindLoops(f *ir.Func) *Loops {
 			}
 			lp := byHeader[h.ID]
 			if lp == nil {
-				lp = &Loop{Header: h}
+				lp = &ir.Make[Loop](f.Cache, 1)[0]
+				lp.Header = h
 				byHeader[h.ID] = lp
 				headers = append(headers, h)
 			}
@@ -279,7 +280,8 @@ func Dominate(f *ir.Func) *Dominators {
 	// One allocation for the tree's arrays and the scratch of its
 	// construction (a compile builds the tree several times).
 	buf := ir.Make[int](f.Cache, 7*n)
-	d := &Dominators{idom: buf[:n:n], order: buf[n : 2*n : 2*n], pre: buf[2*n : 3*n : 3*n], post: buf[3*n : 4*n : 4*n]}
+	d := &ir.Make[Dominators](f.Cache, 1)[0]
+	*d = Dominators{idom: buf[:n:n], order: buf[n : 2*n : 2*n], pre: buf[2*n : 3*n : 3*n], post: buf[3*n : 4*n : 4*n]}
 	first, next, isRoot := buf[4*n:5*n], buf[5*n:6*n], buf[6*n:]
 	rpo := postorder(f, roots)
 	slices.Reverse(rpo)

@@ -17,11 +17,11 @@ import (
 // n instructions.
 func (r *reader) buildRegions() error {
 	m, f := r.m, r.f
-	r.regionRange = map[*ir.Region][2]int{}
-	r.handlerOf = map[int]*ir.Region{}
-	r.filterOf = map[int]*ir.Region{}
-	r.finallyOf = map[*ir.Region]int{}
-	tries := map[[2]int]*ir.Region{}
+	r.regionRange = emptied(&r.maps.regionRange)
+	r.handlerOf = emptied(&r.maps.handlerOf)
+	r.filterOf = emptied(&r.maps.filterOf)
+	r.finallyOf = emptied(&r.maps.finallyOf)
+	tries := emptied(&r.maps.tries)
 	add := func(kind ir.RegionKind, clause, start, end int) *ir.Region {
 		reg := &ir.Region{Kind: kind, Clause: clause}
 		r.regionRange[reg] = [2]int{start, end}
@@ -104,7 +104,7 @@ func (r *reader) buildRegions() error {
 	}
 	// The innermost region of each instruction: the top of the open
 	// regions (only the first made of regions with one range is pushed).
-	r.instrRegion = make([]*ir.Region, len(m.Code))
+	r.instrRegion = ir.Make[*ir.Region](r.opts.Cache, len(m.Code))
 	open = open[:0]
 	next := 0
 	for i := range m.Code {
@@ -129,7 +129,7 @@ func (r *reader) buildRegions() error {
 // funclet: catch, filter and filter-handler entries receive the exception
 // object (OpCatchArg) and pass it on the stack to the first IL block.
 func (r *reader) handlerEntries() {
-	r.handlerRoot = map[*ir.Region]*ir.Block{}
+	r.handlerRoot = emptied(&r.maps.handlerRoot)
 	for _, reg := range r.f.Regions {
 		if !reg.IsHandler() {
 			continue

@@ -58,6 +58,14 @@ func (r *reader) spillTemp(d int, k ir.Kind) ir.Value {
 // copies cannot clobber each other.
 func (r *reader) spillTo(succs ...*ir.Block) {
 	r.materializeAll()
+	if len(r.stack) == 0 {
+		for _, s := range succs {
+			if _, ok := r.entry[s]; !ok {
+				r.entry[s] = nil
+			}
+		}
+		return
+	}
 	isSpill := map[ir.Value]bool{}
 	for _, t := range r.spills {
 		isSpill[t] = true
@@ -279,7 +287,13 @@ func (r *reader) instr(idx int, in *il.Instr) bool {
 		if r.kind(amt) == ir.I64 {
 			amt = r.value(ir.OpConv, ir.I32, ir.Aux{Type: il.Int32}, amt)
 		}
-		op := map[il.Op]ir.Op{il.Shl: ir.OpShl, il.Shr: ir.OpShr, il.ShrUn: ir.OpShrUn}[c]
+		op := ir.OpShl
+		switch c {
+		case il.Shr:
+			op = ir.OpShr
+		case il.ShrUn:
+			op = ir.OpShrUn
+		}
 		r.push(r.value(op, r.kind(v), ir.Aux{}, v, amt))
 	case il.Neg:
 		v := r.pop()

@@ -64,6 +64,7 @@ type reader struct {
 	m    *il.Method
 	f    *ir.Func
 	opts Options
+	maps *maps // where the maps below come from
 
 	blockAt  []*ir.Block       // IL instruction index of a leader -> block (others: nil)
 	leader   map[*ir.Block]int // the inverse of blockAt
@@ -122,12 +123,47 @@ func (r *reader) newInstr() *ir.Instr {
 	return &r.slab[len(r.slab)-1]
 }
 
+// maps holds the reader's maps from one import to the next (in the
+// cache, ir.Keep): an import empties them, which keeps their memory,
+// instead of making them. Imports never nest (the inliner imports a
+// callee after its caller's import is over).
+type maps struct {
+	leader       map[*ir.Block]int
+	entry        map[*ir.Block][]ir.Value
+	spills       map[[2]int]ir.Value
+	throwBlk     map[throwKey]*ir.Block
+	regionRange  map[*ir.Region][2]int
+	handlerOf    map[int]*ir.Region
+	filterOf     map[int]*ir.Region
+	finallyOf    map[*ir.Region]int
+	tries        map[[2]int]*ir.Region
+	handlerRoot  map[*ir.Region]*ir.Block
+	varSlot      map[ir.Value]int
+	exposed      map[ir.Value]bool
+	structOf     map[ir.Value]*il.Type
+	view         map[ir.Value]ir.Value
+	nonNull      map[ir.Value]bool
+	structSpills map[structSpillKey]ir.Value
+}
+
+// emptied empties *m and returns it, making it when it is nil or grew
+// large for an earlier method (clearing a map costs its capacity).
+func emptied[K comparable, V any](m *map[K]V) map[K]V {
+	if *m == nil || len(*m) > 256 {
+		*m = make(map[K]V)
+	} else {
+		clear(*m)
+	}
+	return *m
+}
+
 func (r *reader) run() error {
 	m := r.m
 	r.blockAt = ir.Make[*ir.Block](r.opts.Cache, len(m.Code)+1)
-	r.entry = map[*ir.Block][]ir.Value{}
-	r.spills = map[[2]int]ir.Value{}
-	r.throwBlk = map[throwKey]*ir.Block{}
+	r.maps = ir.Keep[maps](r.opts.Cache)
+	r.entry = emptied(&r.maps.entry)
+	r.spills = emptied(&r.maps.spills)
+	r.throwBlk = emptied(&r.maps.throwBlk)
 	pre := r.prepareVars()
 	if err := r.buildRegions(); err != nil {
 		return err
@@ -151,7 +187,7 @@ func (r *reader) run() error {
 			leader[i+1] = true
 		}
 	}
-	r.leader = map[*ir.Block]int{}
+	r.leader = emptied(&r.maps.leader)
 	for i := range m.Code {
 		if leader[i] {
 			r.blockAt[i] = r.f.NewBlock(int(m.Code[i].Offset))

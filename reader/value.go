@@ -33,12 +33,12 @@ import (
 // created first so that it is the method's entry (nil if none).
 func (r *reader) prepareVars() *ir.Block {
 	m, f := r.m, r.f
-	r.varSlot = map[ir.Value]int{}
-	r.exposed = map[ir.Value]bool{}
-	r.structOf = map[ir.Value]*il.Type{}
-	r.view = map[ir.Value]ir.Value{}
-	r.nonNull = map[ir.Value]bool{}
-	r.structSpills = map[structSpillKey]ir.Value{}
+	r.varSlot = emptied(&r.maps.varSlot)
+	r.exposed = emptied(&r.maps.exposed)
+	r.structOf = emptied(&r.maps.structOf)
+	r.view = emptied(&r.maps.view)
+	r.nonNull = emptied(&r.maps.nonNull)
+	r.structSpills = emptied(&r.maps.structSpills)
 	for _, in := range m.Code {
 		switch in.Op.Canon() {
 		case il.LdargaS, il.Ldarga:
