@@ -147,7 +147,7 @@ type gen struct {
 	// the blocks that start a funclet, and funcletOf's index.
 	blocks        []Label
 	funcletLabels []Label
-	funcletStart  map[int]bool
+	funcletStart  []bool // by block ID
 	funcletByKey  map[funcletKey]Label
 
 	// What the code records, resolved to offsets after assembly.
@@ -286,7 +286,7 @@ func (g *gen) emit() codeMarks {
 		g.blocks[i] = a.NewLabel()
 	}
 	g.funcletLabels = make([]Label, len(lay.Funcs))
-	g.funcletStart = map[int]bool{}
+	g.funcletStart = ir.Make[bool](f.Cache, len(f.Blocks))
 	for k, fn := range lay.Funcs {
 		g.funcletLabels[k] = a.NewLabel()
 		g.funcletStart[fn.Blocks[0].ID] = true
@@ -489,7 +489,7 @@ func (g *gen) term(b *ir.Block) {
 	if g.plan.polls[b.ID] {
 		g.poll(b)
 	}
-	next := func(s *ir.Block) bool { return s.ID == b.ID+1 && !g.funcletStart[s.ID] }
+	next := func(s *ir.Block) bool { return s.ID == b.ID+1 && !(s.ID < len(g.funcletStart) && g.funcletStart[s.ID]) }
 	switch t.Op {
 	case ir.OpJump:
 		if !next(b.Succs[0]) {

@@ -272,6 +272,6 @@ func (g *gen) emitCold() MarkID {
 		}
 		g.a.Jump(JMP, c.back)
 	}
-	g.cold = nil
+	g.cold = g.cold[:0]
 	return start
 }

@@ -30,15 +30,26 @@ type Layout struct {
 // Build partitions f's blocks into funclets, orders them, and renumbers
 // f.Blocks in code order (block IDs follow).
 func Build(f *ir.Func) (*Layout, error) {
+	n := 0 // block IDs are below n
+	for _, b := range f.Blocks {
+		n = max(n, b.ID+1)
+	}
+	lay := &Layout{}
+	main := &Funclet{Kind: abi.Main, Clause: -1}
+	lay.Funcs = append(lay.Funcs, main)
+	if len(f.Regions) == 0 { // no handler, no try: one funclet, no nesting
+		main.Blocks = order(f.Cache, n, nil, f.Blocks[0], f.Blocks)
+		if err := renumber(f, lay); err != nil {
+			return nil, err
+		}
+		return lay, nil
+	}
 	byFunclet := map[*ir.Region][]*ir.Block{}
 	for _, b := range f.Blocks {
 		fr := b.Region.Funclet()
 		byFunclet[fr] = append(byFunclet[fr], b)
 	}
-	lay := &Layout{}
-	main := &Funclet{Kind: abi.Main, Clause: -1}
-	main.Blocks = order(nil, f.Blocks[0], byFunclet[nil])
-	lay.Funcs = append(lay.Funcs, main)
+	main.Blocks = order(f.Cache, n, nil, f.Blocks[0], byFunclet[nil])
 	// Handler funclets in clause order, a filter before its handler.
 	var handlers []*ir.Region
 	for _, r := range f.Regions {
@@ -58,21 +69,30 @@ func Build(f *ir.Func) (*Layout, error) {
 		if r.Entry == nil || len(blocks) == 0 {
 			return nil, fmt.Errorf("%s: %s region %d has no code", f.Method.FullName(), r.Kind, r.ID)
 		}
-		fn := &Funclet{Kind: kinds[r.Kind], Region: r, Clause: r.Clause, Blocks: order(r, r.Entry, blocks)}
+		fn := &Funclet{Kind: kinds[r.Kind], Region: r, Clause: r.Clause, Blocks: order(f.Cache, n, r, r.Entry, blocks)}
 		lay.Funcs = append(lay.Funcs, fn)
 	}
-	var all []*ir.Block
+	if err := renumber(f, lay); err != nil {
+		return nil, err
+	}
+	return lay, nil
+}
+
+// renumber makes f.Blocks the blocks of lay's funclets in order, and
+// their IDs their positions.
+func renumber(f *ir.Func, lay *Layout) error {
+	all := make([]*ir.Block, 0, len(f.Blocks))
 	for _, fn := range lay.Funcs {
 		all = append(all, fn.Blocks...)
 	}
 	if len(all) != len(f.Blocks) {
-		return nil, fmt.Errorf("%s: layout placed %d of %d blocks", f.Method.FullName(), len(all), len(f.Blocks))
+		return fmt.Errorf("%s: layout placed %d of %d blocks", f.Method.FullName(), len(all), len(f.Blocks))
 	}
 	f.Blocks = all
 	for i, b := range all {
 		b.ID = i
 	}
-	return lay, nil
+	return nil
 }
 
 // kinds gives the funclet kind of each handler region kind.
@@ -88,16 +108,17 @@ var kinds = [...]abi.FuncletKind{
 // right after the check, not after every other block), and every try
 // region nested in the funclet placed as one contiguous run where its
 // first block would come.
-func order(top *ir.Region, entry *ir.Block, blocks []*ir.Block) []*ir.Block {
-	in := make(map[*ir.Block]bool, len(blocks))
+// Block IDs are below n; c is where scratch memory comes from.
+func order(c *ir.Cache, n int, top *ir.Region, entry *ir.Block, blocks []*ir.Block) []*ir.Block {
+	in := ir.Make[bool](c, n)
 	for _, b := range blocks {
-		in[b] = true
+		in[b.ID] = true
 	}
-	var sorted []*ir.Block
-	done := map[*ir.Block]bool{}
+	sorted := make([]*ir.Block, 0, len(blocks))
+	done := ir.Make[bool](c, n)
 	chain := func(b *ir.Block) {
-		for b != nil && !done[b] {
-			done[b] = true
+		for b != nil && !done[b.ID] {
+			done[b.ID] = true
 			sorted = append(sorted, b)
 			b = fallThrough(b, in, done)
 		}
@@ -125,6 +146,16 @@ func nest(top *ir.Region, bs []*ir.Block) []*ir.Block {
 	type item struct {
 		b *ir.Block
 		r *ir.Region
+	}
+	flat := true // every block directly in top: nothing to group
+	for _, b := range bs {
+		if b.Region != top {
+			flat = false
+			break
+		}
+	}
+	if flat {
+		return bs
 	}
 	items := map[*ir.Region][]item{}
 	seen := map[*ir.Region]bool{}
@@ -164,7 +195,7 @@ func nest(top *ir.Region, bs []*ir.Block) []*ir.Block {
 // block of the same funclet, not yet placed, reached from b alone; for a
 // conditional branch the not-taken (IL fall-through) side first; for a
 // callfinally, its continuation.
-func fallThrough(b *ir.Block, in, done map[*ir.Block]bool) *ir.Block {
+func fallThrough(b *ir.Block, in, done []bool) *ir.Block {
 	var cands []*ir.Block
 	switch b.Term.Op {
 	case ir.OpIf:
@@ -176,7 +207,7 @@ func fallThrough(b *ir.Block, in, done map[*ir.Block]bool) *ir.Block {
 		cands = b.Succs
 	}
 	for _, c := range cands {
-		if in[c] && !done[c] && !c.Cold && len(c.Preds) == 1 {
+		if in[c.ID] && !done[c.ID] && !c.Cold && len(c.Preds) == 1 {
 			return c
 		}
 	}

@@ -90,6 +90,18 @@ func Make[T any](c *Cache, n int) []T {
 	return p.take(n, size)
 }
 
+// Append appends v to s as append does, but a slice that must grow
+// grows into c's memory (twice its capacity, as append).
+func Append[T any](c *Cache, s []T, v T) []T {
+	if len(s) < cap(s) || c == nil {
+		return append(s, v)
+	}
+	n := Make[T](c, max(2*cap(s), 4))[:len(s)+1]
+	copy(n, s)
+	n[len(s)] = v
+	return n
+}
+
 // Keep returns c's one T, made zero the first time and the same one
 // after: a pass keeps there the state it reuses from compile to compile
 // (maps, growing stacks), which Reset does not touch, and leaves it ready

@@ -75,3 +75,33 @@ func TestCacheReuses(t *testing.T) {
 		t.Error("a request larger than maxDirect came from the pool")
 	}
 }
+
+func TestCacheAppend(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		cache *Cache
+	}{
+		{"nil cache", nil},
+		{"cache", new(Cache)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var s []int32
+			for i := range int32(100) {
+				s = Append(tc.cache, s, i)
+			}
+			for i, v := range s {
+				if v != int32(i) {
+					t.Fatalf("s[%d] = %d", i, v)
+				}
+			}
+			// A neighbour taken after s is not overwritten by appends to s.
+			n := Make[int32](tc.cache, 4)
+			s = Append(tc.cache, s[:cap(s)], 7)
+			for _, v := range n {
+				if v != 0 {
+					t.Fatalf("append wrote into a neighbour: %v", n)
+				}
+			}
+		})
+	}
+}

@@ -11,7 +11,6 @@ package reader
 
 import (
 	"fmt"
-	"slices"
 
 	"miniil/il"
 	"miniil/ir"
@@ -246,7 +245,7 @@ func endsBlock(op il.Op) bool {
 func (r *reader) emit(op ir.Op, kind ir.Kind, dst ir.Value, args []ir.Value, aux ir.Aux) *ir.Instr {
 	in := r.newInstr()
 	*in = ir.Instr{Op: op, Kind: kind, Dst: dst, Dst2: ir.NoValue, Args: r.args(args), Aux: aux, ILOffset: r.ilOff}
-	r.cur.Instrs = append(r.cur.Instrs, in)
+	r.cur.Instrs = ir.Append(r.opts.Cache, r.cur.Instrs, in)
 	return in
 }
 
@@ -302,7 +301,9 @@ func (r *reader) constInt(k ir.Kind, v int64) ir.Value {
 	d := r.value(ir.OpConst, k, ir.Aux{Int: v})
 	if int(d) >= len(r.consts) {
 		n := max(2*len(r.consts), int(d)+1, 64)
-		r.consts = slices.Grow(r.consts, n-len(r.consts))[:n]
+		consts := ir.Make[int64](r.opts.Cache, n)
+		copy(consts, r.consts)
+		r.consts = consts
 		r.isConst = append(r.isConst, make(ir.ValueSet, (n+63)/64-len(r.isConst))...)
 	}
 	r.consts[d] = v
