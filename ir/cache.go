@@ -1,9 +1,6 @@
 package ir
 
-import (
-	"reflect"
-	"unsafe"
-)
+import "unsafe"
 
 // Cache is memory that one compile after another reuses: the IR's
 // instructions and the scratch arrays of the passes over it (value
@@ -20,21 +17,11 @@ import (
 // everything fresh.
 type Cache struct {
 	instrs pool[Instr]
-	pools  []typedPool
-	kept   []keptValue
-}
-
-// keptValue is the one T of Keep[T].
-type keptValue struct {
-	t reflect.Type
-	v any
-}
-
-// typedPool is one element type's pool: a *pool[T].
-type typedPool struct {
-	t    reflect.Type
-	pool resetter
-	size uintptr // bytes per element
+	// pools holds one *pool[T] per element type, and kept one *T per
+	// type of Keep; both are found by a type assertion, a compare of
+	// one word.
+	pools []resetter
+	kept  []any
 }
 
 type resetter interface{ reset() }
@@ -77,16 +64,15 @@ func Make[T any](c *Cache, n int) []T {
 	if c == nil {
 		return make([]T, n)
 	}
-	t := reflect.TypeFor[T]()
-	for i := range c.pools {
-		if c.pools[i].t == t {
-			return c.pools[i].pool.(*pool[T]).take(n, c.pools[i].size)
+	var zero T
+	size := max(unsafe.Sizeof(zero), 1)
+	for _, p := range c.pools {
+		if p, ok := p.(*pool[T]); ok {
+			return p.take(n, size)
 		}
 	}
 	p := &pool[T]{}
-	var zero T
-	size := max(unsafe.Sizeof(zero), 1)
-	c.pools = append(c.pools, typedPool{t: t, pool: p, size: size})
+	c.pools = append(c.pools, p)
 	return p.take(n, size)
 }
 
@@ -110,14 +96,13 @@ func Keep[T any](c *Cache) *T {
 	if c == nil {
 		return new(T)
 	}
-	t := reflect.TypeFor[T]()
 	for _, k := range c.kept {
-		if k.t == t {
-			return k.v.(*T)
+		if v, ok := k.(*T); ok {
+			return v
 		}
 	}
 	v := new(T)
-	c.kept = append(c.kept, keptValue{t: t, v: v})
+	c.kept = append(c.kept, v)
 	return v
 }
 
@@ -137,7 +122,7 @@ func (c *Cache) Reset() {
 		return
 	}
 	c.instrs.reset()
-	for i := range c.pools {
-		c.pools[i].pool.reset()
+	for _, p := range c.pools {
+		p.reset()
 	}
 }
