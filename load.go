@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"unsafe"
 
 	"miniil/il"
 )
@@ -83,8 +84,19 @@ func (c LoadConfig) Load(name string, src []byte) (p *Program, err error) {
 	if limit := c.limit(); limit >= 0 && int64(len(src)) > limit {
 		return nil, &SourceTooLargeError{Name: name, Size: int64(len(src)), Limit: limit}
 	}
+	return c.loadString(name, string(src)) // src stays the caller's
+}
+
+// loadOwned loads a source read into a buffer nothing else holds or
+// will change: the module's names are views of the buffer itself, with
+// no copy of the source.
+func (c LoadConfig) loadOwned(name string, src []byte) (*Program, error) {
+	return c.loadString(name, unsafe.String(unsafe.SliceData(src), len(src)))
+}
+
+func (c LoadConfig) loadString(name string, src string) (p *Program, err error) {
 	defer recoverInternal("load", &err)
-	m, err := il.Load(name, src)
+	m, err := il.LoadString(name, src)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +121,7 @@ func (c LoadConfig) LoadFile(path string) (*Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.Load(path, src)
+	return c.loadOwned(path, src) // read reached the end within the limit
 }
 
 // LoadReader reads a program from r (up to c's size limit, plus one byte
@@ -120,7 +132,7 @@ func (c LoadConfig) LoadReader(name string, r io.Reader) (*Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.Load(name, src)
+	return c.loadOwned(name, src)
 }
 
 // read reads all of r, or fails once it has read more than the limit.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // tokKind is the kind of a lexical token.
@@ -41,18 +42,18 @@ func (t token) String() string {
 type lexer struct {
 	file string
 	src  []byte
-	// text is src as one string, copied once: token texts (identifiers,
-	// directives, numbers) are substrings of it, so lexing allocates
-	// nothing per token and a name repeated throughout a program costs
-	// no memory of its own.
+	// text is the source as a string (src is a read-only view of the
+	// same bytes): token texts (identifiers, directives, numbers) are
+	// substrings of it, so lexing allocates nothing per token and a
+	// name repeated throughout a program costs no memory of its own.
 	text string
 	off  int
 	line int
 	col  int
 }
 
-func newLexer(file string, src []byte) *lexer {
-	return &lexer{file: file, src: src, text: string(src), line: 1, col: 1}
+func newLexer(file string, text string) *lexer {
+	return &lexer{file: file, src: unsafe.Slice(unsafe.StringData(text), len(text)), text: text, line: 1, col: 1}
 }
 
 // slice returns the source text from byte start to end.
@@ -70,13 +71,13 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // checkUTF8 returns an error at the first byte of src that is not
 // valid UTF-8, if there is one: that error comes before any other.
-func checkUTF8(file string, src []byte) error {
-	if utf8.Valid(src) {
+func checkUTF8(file string, src string) error {
+	if utf8.ValidString(src) {
 		return nil
 	}
 	lx := newLexer(file, src)
 	for i := 0; i < len(src); {
-		r, n := utf8.DecodeRune(src[i:])
+		r, n := utf8.DecodeRuneInString(src[i:])
 		if r == utf8.RuneError && n <= 1 {
 			return &Error{Pos: lx.posAt(i), Msg: "source is not valid UTF-8"}
 		}

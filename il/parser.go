@@ -12,7 +12,13 @@ import (
 // Load parses, resolves and verifies a program. The error is an ErrorList
 // (or *Error) whose entries carry file:line:col.
 func Load(file string, src []byte) (*Module, error) {
-	m, err := Parse(file, src)
+	return LoadString(file, string(src))
+}
+
+// LoadString is Load of a source held in a string: the module's names
+// are substrings of it, so no copy of the source is made.
+func LoadString(file string, src string) (*Module, error) {
+	m, err := ParseString(file, src)
 	if err != nil {
 		return nil, err
 	}
@@ -25,6 +31,11 @@ func Load(file string, src []byte) (*Module, error) {
 // Parse parses a program and resolves its names against itself and the
 // base library, without verifying method bodies.
 func Parse(file string, src []byte) (m *Module, err error) {
+	return ParseString(file, string(src))
+}
+
+// ParseString is Parse of a source held in a string.
+func ParseString(file string, src string) (m *Module, err error) {
 	if err := checkUTF8(file, src); err != nil {
 		return nil, err
 	}
