@@ -37,8 +37,10 @@ func Build(f *ir.Func) (*Layout, error) {
 	lay := &Layout{}
 	main := &Funclet{Kind: abi.Main, Clause: -1}
 	lay.Funcs = append(lay.Funcs, main)
+	// order's marks, by block ID: each call leaves them clear.
+	m := marks{in: ir.Make[bool](f.Cache, n), done: ir.Make[bool](f.Cache, n)}
 	if len(f.Regions) == 0 { // no handler, no try: one funclet, no nesting
-		main.Blocks = order(f.Cache, n, nil, f.Blocks[0], f.Blocks)
+		main.Blocks = m.order(nil, f.Blocks[0], f.Blocks)
 		if err := renumber(f, lay); err != nil {
 			return nil, err
 		}
@@ -49,7 +51,7 @@ func Build(f *ir.Func) (*Layout, error) {
 		fr := b.Region.Funclet()
 		byFunclet[fr] = append(byFunclet[fr], b)
 	}
-	main.Blocks = order(f.Cache, n, nil, f.Blocks[0], byFunclet[nil])
+	main.Blocks = m.order(nil, f.Blocks[0], byFunclet[nil])
 	// Handler funclets in clause order, a filter before its handler.
 	var handlers []*ir.Region
 	for _, r := range f.Regions {
@@ -69,7 +71,7 @@ func Build(f *ir.Func) (*Layout, error) {
 		if r.Entry == nil || len(blocks) == 0 {
 			return nil, fmt.Errorf("%s: %s region %d has no code", f.Method.FullName(), r.Kind, r.ID)
 		}
-		fn := &Funclet{Kind: kinds[r.Kind], Region: r, Clause: r.Clause, Blocks: order(f.Cache, n, r, r.Entry, blocks)}
+		fn := &Funclet{Kind: kinds[r.Kind], Region: r, Clause: r.Clause, Blocks: m.order(r, r.Entry, blocks)}
 		lay.Funcs = append(lay.Funcs, fn)
 	}
 	if err := renumber(f, lay); err != nil {
@@ -95,6 +97,10 @@ func renumber(f *ir.Func, lay *Layout) error {
 	return nil
 }
 
+// marks are order's block marks, by block ID: in the funclet being
+// ordered, and placed.
+type marks struct{ in, done []bool }
+
 // kinds gives the funclet kind of each handler region kind.
 var kinds = [...]abi.FuncletKind{
 	ir.RegionCatch: abi.CatchFunclet, ir.RegionFilter: abi.FilterFunclet, ir.RegionFilterHandler: abi.FilterHandlerFunclet,
@@ -108,14 +114,19 @@ var kinds = [...]abi.FuncletKind{
 // right after the check, not after every other block), and every try
 // region nested in the funclet placed as one contiguous run where its
 // first block would come.
-// Block IDs are below n; c is where scratch memory comes from.
-func order(c *ir.Cache, n int, top *ir.Region, entry *ir.Block, blocks []*ir.Block) []*ir.Block {
-	in := ir.Make[bool](c, n)
+// It leaves m's marks clear, so that the calls for every funclet cost
+// their own blocks only.
+func (m marks) order(top *ir.Region, entry *ir.Block, blocks []*ir.Block) []*ir.Block {
+	in, done := m.in, m.done
 	for _, b := range blocks {
 		in[b.ID] = true
 	}
+	defer func() {
+		for _, b := range blocks {
+			in[b.ID], done[b.ID] = false, false
+		}
+	}()
 	sorted := make([]*ir.Block, 0, len(blocks))
-	done := ir.Make[bool](c, n)
 	chain := func(b *ir.Block) {
 		for b != nil && !done[b.ID] {
 			done[b.ID] = true
