@@ -89,6 +89,19 @@ func hasCandidate(f *ir.Func, self *il.Method) bool {
 	return false
 }
 
+// callsLoopSized reports whether f calls an inlinable method that is
+// inlined only in loops.
+func callsLoopSized(f *ir.Func) bool {
+	for _, b := range f.Blocks {
+		for _, call := range b.Instrs {
+			if m := inlineTarget(call); m != nil && m.CodeSize > SmallInlineIL {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // inliner is the state of one Inline: the candidates met so far and the
 // methods being inlined (which are not inlined into themselves).
 type inliner struct {
@@ -122,11 +135,16 @@ func (in *inliner) run(f *ir.Func, depth int) int {
 	if !hasCandidate(f, nil) {
 		return 0
 	}
-	loops := FindLoops(f)
+	// Whether a call is in a loop matters only for callees too large to
+	// be inlined anywhere (profitable): without a call of one, no loops
+	// are computed.
 	inLoop := map[*ir.Block]bool{}
-	for _, b := range f.Blocks {
-		if loops.Depth(b) > 0 {
-			inLoop[b] = true
+	if callsLoopSized(f) {
+		loops := FindLoops(f)
+		for _, b := range f.Blocks {
+			if loops.Depth(b) > 0 {
+				inLoop[b] = true
+			}
 		}
 	}
 	size := countInstrs(f)
