@@ -2,14 +2,23 @@ package ir
 
 import "testing"
 
-func TestCacheMake(t *testing.T) {
-	for _, tc := range []struct {
+// cacheCases are the caches the tests run with: none (everything
+// allocated fresh) and a new one.
+func cacheCases() []struct {
+	name  string
+	cache *Cache
+} {
+	return []struct {
 		name  string
 		cache *Cache
 	}{
 		{"nil cache", nil},
 		{"cache", new(Cache)},
-	} {
+	}
+}
+
+func TestCacheMake(t *testing.T) {
+	for _, tc := range cacheCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			c := tc.cache
 			a := Make[int32](c, 10)
@@ -77,13 +86,7 @@ func TestCacheReuses(t *testing.T) {
 }
 
 func TestCacheAppend(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		cache *Cache
-	}{
-		{"nil cache", nil},
-		{"cache", new(Cache)},
-	} {
+	for _, tc := range cacheCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			var s []int32
 			for i := range int32(100) {
