@@ -14,7 +14,9 @@ import "unsafe"
 // What a Cache hands out is valid only until its next Reset: nothing
 // that outlives the compile (the machine code, GC information, clause
 // tables) may be made from it. A nil *Cache is valid and allocates
-// everything fresh.
+// everything fresh. The chunks keep what the last compile stored in them
+// (pointers into its module, say) reachable until a later compile
+// overwrites it: at most a chunk, 1 MiB, per element type.
 type Cache struct {
 	instrs pool[Instr]
 	// pools holds one *pool[T] per element type, and kept one *T per
