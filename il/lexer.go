@@ -49,11 +49,14 @@ type lexer struct {
 	text string
 	off  int
 	line int
-	col  int
+	// lineStart is the offset of the current line's first byte: a
+	// position's column (in bytes) is off-lineStart+1, so advancing
+	// counts nothing but newlines.
+	lineStart int
 }
 
 func newLexer(file string, text string) *lexer {
-	return &lexer{file: file, src: unsafe.Slice(unsafe.StringData(text), len(text)), text: text, line: 1, col: 1}
+	return &lexer{file: file, src: unsafe.Slice(unsafe.StringData(text), len(text)), text: text, line: 1}
 }
 
 // slice returns the source text from byte start to end.
@@ -116,7 +119,7 @@ func (lx *lexer) posAt(i int) Pos {
 	return Pos{File: lx.file, Line: line, Col: col}
 }
 
-func (lx *lexer) pos() Pos { return Pos{File: lx.file, Line: lx.line, Col: lx.col} }
+func (lx *lexer) pos() Pos { return Pos{File: lx.file, Line: lx.line, Col: lx.off - lx.lineStart + 1} }
 
 func (lx *lexer) peekByte(k int) byte {
 	if lx.off+k < len(lx.src) {
@@ -128,9 +131,7 @@ func (lx *lexer) peekByte(k int) byte {
 func (lx *lexer) advance() {
 	if lx.src[lx.off] == '\n' {
 		lx.line++
-		lx.col = 1
-	} else {
-		lx.col++
+		lx.lineStart = lx.off + 1
 	}
 	lx.off++
 }
