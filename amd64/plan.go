@@ -98,11 +98,7 @@ func Allocate(f *ir.Func, lay *funclet.Layout) (alloc *Alloc, err error) {
 	p := newPlan(f, lay)
 	transient := p.transient()
 	homes, live := allocate(f, lay, transient)
-	n := 0
-	for _, b := range f.Blocks {
-		n = max(n, b.ID+1)
-	}
-	liveIn := make([]valueList, n)
+	liveIn := make([]valueList, f.BlockIDs())
 	for i, b := range lay.Funcs[0].Blocks {
 		liveIn[b.ID] = live[i].in
 	}

@@ -30,22 +30,12 @@ type Layout struct {
 // Build partitions f's blocks into funclets, orders them, and renumbers
 // f.Blocks in code order (block IDs follow).
 func Build(f *ir.Func) (*Layout, error) {
-	n := 0 // block IDs are below n
-	for _, b := range f.Blocks {
-		n = max(n, b.ID+1)
-	}
 	lay := &Layout{}
 	main := &Funclet{Kind: abi.Main, Clause: -1}
 	lay.Funcs = append(lay.Funcs, main)
 	// order's marks, by block ID: each call leaves them clear.
+	n := f.BlockIDs()
 	m := marks{in: ir.Make[bool](f.Cache, n), done: ir.Make[bool](f.Cache, n)}
-	if len(f.Regions) == 0 { // no handler, no try: one funclet, no nesting
-		main.Blocks = m.order(nil, f.Blocks[0], f.Blocks)
-		if err := renumber(f, lay); err != nil {
-			return nil, err
-		}
-		return lay, nil
-	}
 	byFunclet := map[*ir.Region][]*ir.Block{}
 	for _, b := range f.Blocks {
 		fr := b.Region.Funclet()
@@ -74,27 +64,18 @@ func Build(f *ir.Func) (*Layout, error) {
 		fn := &Funclet{Kind: kinds[r.Kind], Region: r, Clause: r.Clause, Blocks: m.order(r, r.Entry, blocks)}
 		lay.Funcs = append(lay.Funcs, fn)
 	}
-	if err := renumber(f, lay); err != nil {
-		return nil, err
-	}
-	return lay, nil
-}
-
-// renumber makes f.Blocks the blocks of lay's funclets in order, and
-// their IDs their positions.
-func renumber(f *ir.Func, lay *Layout) error {
 	all := make([]*ir.Block, 0, len(f.Blocks))
 	for _, fn := range lay.Funcs {
 		all = append(all, fn.Blocks...)
 	}
 	if len(all) != len(f.Blocks) {
-		return fmt.Errorf("%s: layout placed %d of %d blocks", f.Method.FullName(), len(all), len(f.Blocks))
+		return nil, fmt.Errorf("%s: layout placed %d of %d blocks", f.Method.FullName(), len(all), len(f.Blocks))
 	}
 	f.Blocks = all
 	for i, b := range all {
 		b.ID = i
 	}
-	return nil
+	return lay, nil
 }
 
 // marks are order's block marks, by block ID: in the funclet being

@@ -535,6 +535,16 @@ func (f *Func) NewValue(k Kind) Value {
 	return Value(len(f.Kinds) - 1)
 }
 
+// BlockIDs returns a bound on f's block IDs (every ID is below it), for
+// arrays indexed by block ID.
+func (f *Func) BlockIDs() int {
+	n := len(f.Blocks)
+	for _, b := range f.Blocks {
+		n = max(n, b.ID+1)
+	}
+	return n
+}
+
 // NewBlock appends a new empty block.
 func (f *Func) NewBlock(ilOffset int) *Block {
 	b := &Make[Block](f.Cache, 1)[0]
