@@ -21,9 +21,12 @@ const (
 )
 
 type token struct {
-	kind tokKind
 	text string // identifier, directive (with dot), raw number, punctuation, or unescaped string
-	pos  Pos
+	// line and col are the token's position in the lexer's file (the
+	// parser's at makes a Pos of them): a token is copied often, and
+	// without the file name it is half the size and holds one pointer.
+	line, col int32
+	kind      tokKind
 }
 
 func (t token) String() string {
@@ -121,6 +124,11 @@ func (lx *lexer) posAt(i int) Pos {
 
 func (lx *lexer) pos() Pos { return Pos{File: lx.file, Line: lx.line, Col: lx.off - lx.lineStart + 1} }
 
+// tok returns a token of kind k and text s at position (line, col).
+func tok(k tokKind, s string, line, col int32) token {
+	return token{kind: k, text: s, line: line, col: col}
+}
+
 func (lx *lexer) peekByte(k int) byte {
 	if lx.off+k < len(lx.src) {
 		return lx.src[lx.off+k]
@@ -180,24 +188,19 @@ func (lx *lexer) next() (token, error) {
 	if err := lx.skipSpace(); err != nil {
 		return token{}, err
 	}
-	p := lx.pos()
+	line, col := int32(lx.line), int32(lx.off-lx.lineStart+1)
 	if lx.off >= len(lx.src) {
-		return token{kind: tEOF, pos: p}, nil
+		return tok(tEOF, "", line, col), nil
 	}
 	c := lx.src[lx.off]
 	start := lx.off
 	switch {
 	case isIdentStart(c):
-		for lx.off < len(lx.src) && isIdentPart(lx.src[lx.off]) {
-			lx.advance()
-		}
-		return token{kind: tIdent, text: lx.slice(start, lx.off), pos: p}, nil
+		lx.off = lx.identEnd(lx.off + 1)
+		return tok(tIdent, lx.slice(start, lx.off), line, col), nil
 	case c == '.' && isIdentStart(lx.peekByte(1)):
-		lx.advance()
-		for lx.off < len(lx.src) && isIdentPart(lx.src[lx.off]) {
-			lx.advance()
-		}
-		return token{kind: tDot, text: lx.slice(start, lx.off), pos: p}, nil
+		lx.off = lx.identEnd(lx.off + 2)
+		return tok(tDot, lx.slice(start, lx.off), line, col), nil
 	case isDigit(c) || (c == '-' || c == '+') && (isDigit(lx.peekByte(1)) || lx.peekByte(1) == '.' && isDigit(lx.peekByte(2))) || c == '.' && isDigit(lx.peekByte(1)):
 		lx.advance()
 		hex := c == '0' && (lx.peekByte(0) == 'x' || lx.peekByte(0) == 'X')
@@ -214,33 +217,41 @@ func (lx *lexer) next() (token, error) {
 			}
 			break
 		}
-		return token{kind: tNumber, text: lx.slice(start, lx.off), pos: p}, nil
+		return tok(tNumber, lx.slice(start, lx.off), line, col), nil
 	case c == '"':
 		s, err := lx.quoted('"')
 		if err != nil {
 			return token{}, err
 		}
-		return token{kind: tString, text: s, pos: p}, nil
+		return tok(tString, s, line, col), nil
 	case c == '\'':
 		s, err := lx.quoted('\'')
 		if err != nil {
 			return token{}, err
 		}
 		if s == "" {
-			return token{}, lx.errorf(p, "empty quoted name ''")
+			return token{}, lx.errorf(Pos{File: lx.file, Line: int(line), Col: int(col)}, "empty quoted name ''")
 		}
-		return token{kind: tQuoted, text: s, pos: p}, nil
+		return tok(tQuoted, s, line, col), nil
 	case c == ':' && lx.peekByte(1) == ':':
-		lx.advance()
-		lx.advance()
-		return token{kind: tPunct, text: "::", pos: p}, nil
-	case strings.IndexByte(puncts, c) >= 0:
-		lx.advance()
-		i := strings.IndexByte(puncts, c)
-		return token{kind: tPunct, text: puncts[i : i+1], pos: p}, nil
+		lx.off += 2
+		return tok(tPunct, "::", line, col), nil
+	}
+	if i := strings.IndexByte(puncts, c); i >= 0 {
+		lx.off++
+		return tok(tPunct, puncts[i:i+1], line, col), nil
 	}
 	r, _ := utf8.DecodeRune(lx.src[lx.off:])
-	return token{}, lx.errorf(p, "unexpected character %q", r)
+	return token{}, lx.errorf(Pos{File: lx.file, Line: int(line), Col: int(col)}, "unexpected character %q", r)
+}
+
+// identEnd returns the offset just past the identifier characters from
+// i on (none of them is a newline, so the line does not change).
+func (lx *lexer) identEnd(i int) int {
+	for i < len(lx.src) && isIdentPart(lx.src[i]) {
+		i++
+	}
+	return i
 }
 
 // quoted reads a quoted string or name, handling ilasm's escapes.

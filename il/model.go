@@ -634,6 +634,14 @@ type branch struct {
 	names   []string // the targets' labels as written
 }
 
+// branch1 is a one-target branch with its target and label held inline,
+// so the parser makes one (from a slab) instead of three allocations.
+type branch1 struct {
+	branch
+	target [1]int
+	name   [1]string
+}
+
 // Pos returns the instruction's position in file (its module's File).
 func (in *Instr) Pos(file string) Pos {
 	return Pos{File: file, Line: int(in.Line), Col: int(in.Col)}

@@ -479,18 +479,47 @@ var Ops = [numOps]OpInfo{
 	LdindU8:      {"ldind.u8", 0x4C, OpNone, LdindI8},
 }
 
-var opByName = func() map[string]Op {
-	m := make(map[string]Op, numOps)
-	for op := Op(0); op < numOps; op++ {
-		m[Ops[op].Name] = op
+// opByName finds an opcode by mnemonic: an open-addressing table
+// (linear probing) indexed by an FNV-1a hash of the mnemonic. The parser
+// looks up every instruction here; for names this short it is about
+// twice as fast as a map[string]Op.
+var opByName = func() *[opTableSize]Op {
+	var t [opTableSize]Op
+	for i := range t {
+		t[i] = numOps // empty
 	}
-	return m
+	for op := Op(0); op < numOps; op++ {
+		h := opHash(Ops[op].Name)
+		for t[h] != numOps {
+			h = (h + 1) & (opTableSize - 1)
+		}
+		t[h] = op
+	}
+	return &t
 }()
+
+// opTableSize is a power of two, about four times the number of opcodes.
+const opTableSize = 1024
+
+func opHash(s string) uint32 {
+	h := uint32(2166136261) // FNV-1a: mnemonics are short
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint32(s[i])) * 16777619
+	}
+	return (h ^ h>>16) & (opTableSize - 1)
+}
 
 // LookupOp returns the opcode for an ilasm mnemonic.
 func LookupOp(name string) (Op, bool) {
-	op, ok := opByName[name]
-	return op, ok
+	for h := opHash(name); ; h = (h + 1) & (opTableSize - 1) {
+		op := opByName[h]
+		if op == numOps {
+			return 0, false
+		}
+		if Ops[op].Name == name {
+			return op, true
+		}
+	}
 }
 
 // String returns the mnemonic.

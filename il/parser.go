@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -78,10 +77,11 @@ type bailout struct {
 type parser struct {
 	// The tokens are lexed as the parser goes (after a syntax error, the
 	// rest is lexed too, so that a lexical error is reported first):
-	// toks holds the current token and any peeked at beyond it, prev the
-	// one before.
+	// toks[head:] holds the current token and any peeked at beyond it,
+	// prev the one before.
 	lx   *lexer
 	toks []token
+	head int // index of the current token in toks
 	prev token
 
 	// Types and member references, one per distinct spelling.
@@ -92,12 +92,26 @@ type parser struct {
 	byrefTypes map[*Type]*Type  // T&, one per T
 	methodRefs map[methodKey][]*MethodRef
 	fieldRefs  map[fieldKey]*FieldRef
-	// slab is where instructions are allocated, many at a time; code is
-	// the buffer a body's instruction list grows in.
-	slab []Instr
-	code []*Instr
-	m    *Module
-	ns   string // enclosing .namespace
+	// The module's small objects come from slabs (slab.go); code,
+	// labelBuf, attrs, paramBuf and localBuf are the buffers a method's
+	// lists grow in before they are copied, at their exact size, into a
+	// slab.
+	instrs   slab[Instr]
+	branches slab[branch1]
+	codes    slab[*Instr]
+	strs     slab[string]
+	labelsAt slab[Label]
+	params   slab[Param]
+	paramPs  slab[*Param]
+	locals1  slab[Local]
+	localPs  slab[*Local]
+	code     []*Instr
+	labelBuf []Label
+	attrs    []string
+	paramBuf []*Param
+	localBuf []*Local
+	m        *Module
+	ns       string // enclosing .namespace
 
 	// per method body
 	meth    *Method
@@ -121,34 +135,43 @@ type fixup struct {
 	tok token
 }
 
-// fill lexes until toks holds n tokens, or ends with tEOF.
+// fill lexes until the lookahead holds n tokens, or ends with tEOF.
 func (p *parser) fill(n int) {
-	for len(p.toks) < n && (len(p.toks) == 0 || p.toks[len(p.toks)-1].kind != tEOF) {
+	for len(p.toks)-p.head < n && (len(p.toks) == p.head || p.toks[len(p.toks)-1].kind != tEOF) {
 		t, err := p.lx.next()
 		if err != nil { // the first lexical error of the source
 			panic(bailout{err: err.(*Error), lexical: true})
+		}
+		if p.head >= 64 || p.head == len(p.toks) {
+			// Move the lookahead to the front, so the buffer stays small
+			// however long the source.
+			n := copy(p.toks, p.toks[p.head:])
+			p.toks, p.head = p.toks[:n], 0
 		}
 		p.toks = append(p.toks, t)
 	}
 }
 
-func (p *parser) tok() token { return p.toks[0] }
+// tok returns the current token.
+func (p *parser) tok() token { return p.toks[p.head] }
 
 func (p *parser) peek(k int) token {
 	p.fill(k + 1)
-	return p.toks[min(k, len(p.toks)-1)]
+	return p.toks[min(p.head+k, len(p.toks)-1)]
 }
 
 func (p *parser) next() token {
-	t := p.toks[0]
+	t := p.toks[p.head]
 	if t.kind != tEOF {
 		p.prev = t
-		n := copy(p.toks, p.toks[1:])
-		p.toks = p.toks[:n]
+		p.head++
 		p.fill(1)
 	}
 	return t
 }
+
+// at returns the position of a token.
+func (p *parser) at(t token) Pos { return Pos{File: p.lx.file, Line: int(t.line), Col: int(t.col)} }
 
 func (p *parser) errorf(pos Pos, format string, args ...any) {
 	panic(bailout{err: &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}})
@@ -167,7 +190,7 @@ func (p *parser) isIdent(s string) bool {
 func (p *parser) expect(s string) token {
 	t := p.tok()
 	if t.kind != tPunct || t.text != s {
-		p.errorf(t.pos, "expected '%s', found %s", s, t)
+		p.errorf(p.at(t), "expected '%s', found %s", s, t)
 	}
 	return p.next()
 }
@@ -177,9 +200,9 @@ func (p *parser) name(what string) (string, Pos) {
 	t := p.tok()
 	if t.kind == tIdent || t.kind == tQuoted {
 		p.next()
-		return t.text, t.pos
+		return t.text, p.at(t)
 	}
-	p.errorf(t.pos, "expected %s, found %s", what, t)
+	p.errorf(p.at(t), "expected %s, found %s", what, t)
 	return "", Pos{}
 }
 
@@ -188,14 +211,14 @@ func (p *parser) name(what string) (string, Pos) {
 func (p *parser) integer(what string) (int64, Pos) {
 	t := p.tok()
 	if t.kind != tNumber {
-		p.errorf(t.pos, "expected %s, found %s", what, t)
+		p.errorf(p.at(t), "expected %s, found %s", what, t)
 	}
 	p.next()
 	v, ok := parseInt(t.text)
 	if !ok {
-		p.errorf(t.pos, "%s: %q is not an integer that fits in 64 bits", what, t.text)
+		p.errorf(p.at(t), "%s: %q is not an integer that fits in 64 bits", what, t.text)
 	}
-	return v, t.pos
+	return v, p.at(t)
 }
 
 func parseInt(s string) (int64, bool) {
@@ -233,7 +256,7 @@ func (p *parser) skipBlock() {
 		t := p.next()
 		switch {
 		case t.kind == tEOF:
-			p.errorf(open.pos, "block is not closed: missing '}'")
+			p.errorf(p.at(open), "block is not closed: missing '}'")
 		case t.kind == tPunct && t.text == "{":
 			depth++
 		case t.kind == tPunct && t.text == "}":
@@ -251,7 +274,7 @@ func (p *parser) skipCustom() {
 		open := p.expect("(")
 		for !p.isPunct(")") {
 			if p.tok().kind == tEOF {
-				p.errorf(open.pos, "custom attribute blob is not closed: missing ')'")
+				p.errorf(p.at(open), "custom attribute blob is not closed: missing ')'")
 			}
 			p.next()
 		}
@@ -271,7 +294,7 @@ func (p *parser) topDecl() {
 		return
 	}
 	if t.kind != tDot {
-		p.errorf(t.pos, "expected a declaration such as .class or .method, found %s", t)
+		p.errorf(p.at(t), "expected a declaration such as .class or .method, found %s", t)
 	}
 	p.next()
 	switch t.text {
@@ -306,14 +329,14 @@ func (p *parser) topDecl() {
 		p.m.Fields = append(p.m.Fields, f)
 	case ".namespace":
 		if p.ns != "" {
-			p.errorf(t.pos, "nested .namespace is not supported")
+			p.errorf(p.at(t), "nested .namespace is not supported")
 		}
 		n, _ := p.name("namespace name")
 		p.expect("{")
 		p.ns = n
 		for !p.isPunct("}") {
 			if p.tok().kind == tEOF {
-				p.errorf(t.pos, ".namespace %s is not closed: missing '}'", n)
+				p.errorf(p.at(t), ".namespace %s is not closed: missing '}'", n)
 			}
 			p.topDecl()
 		}
@@ -327,11 +350,11 @@ func (p *parser) topDecl() {
 			p.integer(".file alignment value")
 			return
 		}
-		p.errorf(t.pos, ".file is not supported (only .file alignment N)")
+		p.errorf(p.at(t), ".file is not supported (only .file alignment N)")
 	case ".custom":
 		p.skipCustom()
 	default:
-		p.errorf(t.pos, "unsupported declaration %s", t.text)
+		p.errorf(p.at(t), "unsupported declaration %s", t.text)
 	}
 }
 
@@ -366,9 +389,9 @@ func (p *parser) class() {
 			p.next()
 			continue
 		case "nested":
-			p.errorf(t.pos, "nested classes are not supported in mini MSIL")
+			p.errorf(p.at(t), "nested classes are not supported in mini MSIL")
 		case "explicit":
-			p.errorf(t.pos, "explicit class layout is not supported in mini MSIL")
+			p.errorf(p.at(t), "explicit class layout is not supported in mini MSIL")
 		case "value":
 			attrs = append(attrs, t.text) // a value type: extends System.ValueType
 			p.next()
@@ -378,7 +401,7 @@ func (p *parser) class() {
 	}
 	name, pos := p.name("class name")
 	if p.isPunct("<") {
-		p.errorf(p.tok().pos, "generic classes are not supported in mini MSIL")
+		p.errorf(p.at(p.tok()), "generic classes are not supported in mini MSIL")
 	}
 	if p.ns != "" {
 		name = p.ns + "." + name
@@ -388,7 +411,7 @@ func (p *parser) class() {
 		p.errorf(pos, "interface %s must be declared abstract (.class interface abstract %s)", name, name)
 	}
 	if p.isIdent("extends") && c.Interface {
-		p.errorf(p.tok().pos, "interface %s cannot extend a class; list the interfaces it extends after implements", name)
+		p.errorf(p.at(p.tok()), "interface %s cannot extend a class; list the interfaces it extends after implements", name)
 	}
 	if p.isIdent("extends") {
 		p.next()
@@ -396,9 +419,9 @@ func (p *parser) class() {
 		c.Extends = p.typeRef()
 		switch {
 		case c.Extends.Kind == KClass && (c.Extends.Name == "System.MulticastDelegate" || c.Extends.Name == "System.Delegate"):
-			p.errorf(bt.pos, "delegates are not supported in mini MSIL (class %s extends %s)", name, c.Extends.Name)
+			p.errorf(p.at(bt), "delegates are not supported in mini MSIL (class %s extends %s)", name, c.Extends.Name)
 		case c.Extends.Kind != KClass && c.Extends.Kind != KObject:
-			p.errorf(bt.pos, "class %s cannot extend sealed class %s", name, c.Extends.CLRName())
+			p.errorf(p.at(bt), "class %s cannot extend sealed class %s", name, c.Extends.CLRName())
 		}
 	}
 	if c.Extends == nil && hasAttr(attrs, "value") {
@@ -419,9 +442,9 @@ func (p *parser) class() {
 		t := p.tok()
 		switch {
 		case t.kind == tEOF:
-			p.errorf(open.pos, "class %s is not closed: missing '}'", name)
+			p.errorf(p.at(open), "class %s is not closed: missing '}'", name)
 		case t.kind != tDot:
-			p.errorf(t.pos, "expected .field or .method in class %s, found %s", name, t)
+			p.errorf(p.at(t), "expected .field or .method in class %s, found %s", name, t)
 		}
 		p.next()
 		switch t.text {
@@ -434,11 +457,11 @@ func (p *parser) class() {
 		case ".pack", ".size":
 			p.integer(t.text + " value")
 		case ".class":
-			p.errorf(t.pos, "nested classes are not supported in mini MSIL")
+			p.errorf(p.at(t), "nested classes are not supported in mini MSIL")
 		case ".property", ".event":
-			p.errorf(t.pos, "%s is not supported in mini MSIL", t.text)
+			p.errorf(p.at(t), "%s is not supported in mini MSIL", t.text)
 		default:
-			p.errorf(t.pos, "unsupported directive %s in class %s", t.text, name)
+			p.errorf(p.at(t), "unsupported directive %s in class %s", t.text, name)
 		}
 	}
 	p.next()
@@ -456,7 +479,7 @@ func (p *parser) field(owner *Class) *Field {
 	for p.tok().kind == tIdent {
 		t := p.tok()
 		if t.text == "literal" {
-			p.errorf(t.pos, "literal fields are not supported in mini MSIL")
+			p.errorf(p.at(t), "literal fields are not supported in mini MSIL")
 		}
 		if !fieldAttrs[t.text] {
 			break
@@ -469,11 +492,11 @@ func (p *parser) field(owner *Class) *Field {
 	}
 	f.Type = p.typ()
 	if f.Type.Kind == KVoid {
-		p.errorf(p.tok().pos, "a field cannot have type void")
+		p.errorf(p.at(p.tok()), "a field cannot have type void")
 	}
 	f.Name, f.Pos = p.name("field name")
 	if p.isPunct("=") || p.isIdent("at") {
-		p.errorf(p.tok().pos, "field initializers are not supported in mini MSIL; assign the field in code")
+		p.errorf(p.at(p.tok()), "field initializers are not supported in mini MSIL; assign the field in code")
 	}
 	if owner == nil && !f.Static {
 		p.errorf(f.Pos, "global field %s must be static", f.Name)
@@ -490,23 +513,24 @@ var methodAttrs = map[string]bool{
 var implAttrs = map[string]bool{"cil": true, "managed": true, "il": true, "noinlining": true, "aggressiveinlining": true}
 
 func (p *parser) method(owner *Class) *Method {
-	start := p.prev.pos
+	start := p.at(p.prev)
 	m := &Method{Owner: owner, Slot: -1, MaxStack: 8}
+	attrs := p.attrs[:0]
 	for p.tok().kind == tIdent {
 		t := p.tok()
 		switch t.text {
 		case "abstract":
 			m.Abstract = true
-			m.Attrs = append(m.Attrs, t.text)
+			attrs = append(attrs, t.text)
 			p.next()
 			continue
 		case "pinvokeimpl":
-			p.errorf(t.pos, "pinvokeimpl is not supported in mini MSIL")
+			p.errorf(p.at(t), "pinvokeimpl is not supported in mini MSIL")
 		}
 		if !methodAttrs[t.text] {
 			break
 		}
-		m.Attrs = append(m.Attrs, t.text)
+		attrs = append(attrs, t.text)
 		switch t.text {
 		case "static":
 			m.Static = true
@@ -520,15 +544,17 @@ func (p *parser) method(owner *Class) *Method {
 	for p.isIdent("instance") || p.isIdent("default") || p.isIdent("explicit") {
 		t := p.next()
 		if t.text == "explicit" {
-			p.errorf(t.pos, "explicit this is not supported in mini MSIL")
+			p.errorf(p.at(t), "explicit this is not supported in mini MSIL")
 		}
 		if t.text == "instance" {
-			m.Attrs = append(m.Attrs, "instance")
+			attrs = append(attrs, "instance")
 			if m.Static {
-				p.errorf(t.pos, "a method cannot be both static and instance")
+				p.errorf(p.at(t), "a method cannot be both static and instance")
 			}
 		}
 	}
+	p.attrs = attrs
+	m.Attrs = p.strs.clone(attrs)
 	if owner == nil {
 		if !m.Static {
 			p.errorf(start, "global methods must be static")
@@ -540,19 +566,20 @@ func (p *parser) method(owner *Class) *Method {
 	case tIdent, tQuoted, tDot:
 		p.next()
 		m.Name = t.text
-		m.Pos = t.pos
+		m.Pos = p.at(t)
 	default:
-		p.errorf(t.pos, "expected method name, found %s", t)
+		p.errorf(p.at(t), "expected method name, found %s", t)
 	}
 	if t.kind == tDot && m.Name != ".ctor" && m.Name != cctorName {
-		p.errorf(t.pos, "unexpected %s: a method name cannot start with '.' (only .ctor and .cctor)", m.Name)
+		p.errorf(p.at(t), "unexpected %s: a method name cannot start with '.' (only .ctor and .cctor)", m.Name)
 	}
 	if p.isPunct("<") {
-		p.errorf(p.tok().pos, "generic methods are not supported in mini MSIL")
+		p.errorf(p.at(p.tok()), "generic methods are not supported in mini MSIL")
 	}
 	p.expect("(")
+	params := p.paramBuf[:0]
 	for !p.isPunct(")") {
-		if len(m.Params) > 0 {
+		if len(params) > 0 {
 			p.expect(",")
 		}
 		if p.isPunct("[") {
@@ -562,24 +589,30 @@ func (p *parser) method(owner *Class) *Method {
 		}
 		pt := p.typ()
 		if pt.Kind == KVoid {
-			p.errorf(p.tok().pos, "a parameter cannot have type void")
+			p.errorf(p.at(p.tok()), "a parameter cannot have type void")
 		}
-		prm := &Param{Type: pt}
+		prm := p.params.one()
+		prm.Type = pt
 		if t := p.tok(); t.kind == tIdent || t.kind == tQuoted {
 			prm.Name = t.text
 			p.next()
 		}
-		m.Params = append(m.Params, prm)
+		params = append(params, prm)
 	}
+	p.paramBuf = params
+	m.Params = p.paramPs.clone(params)
 	p.next()
+	impl := p.attrs[:0]
 	for p.tok().kind == tIdent {
 		t := p.tok()
 		if !implAttrs[t.text] {
-			p.errorf(t.pos, "unsupported method implementation attribute %q (mini MSIL methods are cil managed)", t.text)
+			p.errorf(p.at(t), "unsupported method implementation attribute %q (mini MSIL methods are cil managed)", t.text)
 		}
-		m.Impl = append(m.Impl, t.text)
+		impl = append(impl, t.text)
 		p.next()
 	}
+	p.attrs = impl
+	m.Impl = p.strs.clone(impl)
 	p.body(m)
 	if m.Abstract && len(m.Code) > 0 {
 		p.errorf(m.Pos, "abstract method %s cannot have a body", m.Name)
@@ -599,11 +632,12 @@ func (p *parser) body(m *Method) {
 	p.pending = p.pending[:0]
 	p.fixups = p.fixups[:0]
 	p.clauseFixups = p.clauseFixups[:0]
-	m.Code = p.code[:0] // grown in a buffer reused by every body
+	m.Code = p.code[:0] // grown in buffers reused by every body
+	m.Labels = p.labelBuf[:0]
 	p.items(open, "method "+m.Name)
 	p.code = m.Code
-	m.Code = slices.Clone(m.Code) // then kept at its exact size
-	m.EndPos = p.next().pos
+	m.Code = p.codes.clone(m.Code) // then kept at their exact size
+	m.EndPos = p.at(p.next())
 	// Labels after the last instruction mark the end of the code: only a
 	// clause may end there.
 	atEnd := map[string]token{}
@@ -611,13 +645,15 @@ func (p *parser) body(m *Method) {
 		atEnd[l.text] = l
 		m.Labels = append(m.Labels, Label{Name: l.text, Instr: len(m.Code)})
 	}
+	p.labelBuf = m.Labels
+	m.Labels = p.labelsAt.clone(m.Labels)
 	for _, f := range p.fixups {
 		idx, ok := p.labels[f.tok.text]
 		if !ok {
 			if l, end := atEnd[f.tok.text]; end {
-				p.errorf(l.pos, "label %s is not followed by an instruction", l.text)
+				p.errorf(p.at(l), "label %s is not followed by an instruction", l.text)
 			}
-			p.errorf(f.tok.pos, "undefined label %s", f.tok.text)
+			p.errorf(p.at(f.tok), "undefined label %s", f.tok.text)
 		}
 		f.in.Targets()[f.k] = idx
 	}
@@ -626,10 +662,10 @@ func (p *parser) body(m *Method) {
 		idx, ok := p.labels[f.tok.text]
 		if !ok {
 			if _, end := atEnd[f.tok.text]; !end {
-				p.errorf(f.tok.pos, "undefined label %s", f.tok.text)
+				p.errorf(p.at(f.tok), "undefined label %s", f.tok.text)
 			}
 			if !f.end {
-				p.errorf(f.tok.pos, "label %s is at the end of the method: a region cannot start there", f.tok.text)
+				p.errorf(p.at(f.tok), "label %s is at the end of the method: a region cannot start there", f.tok.text)
 			}
 			idx = len(m.Code)
 			endUsed[f.tok.text] = true
@@ -638,7 +674,7 @@ func (p *parser) body(m *Method) {
 	}
 	for _, l := range p.pending {
 		if !endUsed[l.text] {
-			p.errorf(l.pos, "label %s is not followed by an instruction", l.text)
+			p.errorf(p.at(l), "label %s is not followed by an instruction", l.text)
 		}
 	}
 	// IL offsets from the real encodings.
@@ -735,7 +771,7 @@ func (p *parser) items(open token, what string) {
 			if n := len(scopes); n > 0 {
 				open, what = scopes[n-1].open, scopes[n-1].what
 			}
-			p.errorf(open.pos, "%s is not closed: missing '}'", what)
+			p.errorf(p.at(open), "%s is not closed: missing '}'", what)
 		case tDot:
 			p.next()
 			switch t.text {
@@ -750,7 +786,7 @@ func (p *parser) items(open token, what string) {
 				p.locals()
 			case ".entrypoint":
 				if !m.IsEntry {
-					m.EntryPos = t.pos
+					m.EntryPos = p.at(t)
 				}
 				m.IsEntry = true
 			case ".try":
@@ -766,20 +802,20 @@ func (p *parser) items(open token, what string) {
 			case ".custom":
 				p.skipCustom()
 			case ".line":
-				p.errorf(t.pos, ".line is not supported in mini MSIL")
+				p.errorf(p.at(t), ".line is not supported in mini MSIL")
 			default:
-				p.errorf(t.pos, "unsupported directive %s in a method body", t.text)
+				p.errorf(p.at(t), "unsupported directive %s in a method body", t.text)
 			}
 		case tIdent:
 			if n := p.peek(1); n.kind == tPunct && n.text == ":" {
 				p.next()
 				p.next()
 				if _, dup := p.labels[t.text]; dup {
-					p.errorf(t.pos, "label %s is defined twice", t.text)
+					p.errorf(p.at(t), "label %s is defined twice", t.text)
 				}
 				for _, q := range p.pending {
 					if q.text == t.text {
-						p.errorf(t.pos, "label %s is defined twice", t.text)
+						p.errorf(p.at(t), "label %s is defined twice", t.text)
 					}
 				}
 				p.pending = append(p.pending, t)
@@ -787,7 +823,7 @@ func (p *parser) items(open token, what string) {
 			}
 			p.instr()
 		default:
-			p.errorf(t.pos, "expected an instruction, label or directive, found %s", t)
+			p.errorf(p.at(t), "expected an instruction, label or directive, found %s", t)
 		}
 	}
 }
@@ -803,7 +839,7 @@ func (p *parser) nextHandler(scopes []scope, g scope) []scope {
 		if t.kind != tIdent || t.text != "catch" && t.text != "finally" && t.text != "fault" && t.text != "filter" {
 			break
 		}
-		c := &EHClause{Pos: t.pos, TryPos: g.dir.pos}
+		c := &EHClause{Pos: p.at(t), TryPos: p.at(g.dir)}
 		if g.labelTry {
 			p.clauseFixup(&c.TryStart, g.tryFrom, false)
 			p.clauseFixup(&c.TryEnd, g.tryTo, true)
@@ -833,10 +869,10 @@ func (p *parser) nextHandler(scopes []scope, g scope) []scope {
 			// Label form: filter FROM; the filter runs up to the handler.
 			lt := p.tok()
 			if lt.kind == tNumber {
-				p.errorf(lt.pos, "numeric IL offsets in a filter clause are not supported; use a label")
+				p.errorf(p.at(lt), "numeric IL offsets in a filter clause are not supported; use a label")
 			}
 			if lt.kind != tIdent && lt.kind != tQuoted {
-				p.errorf(lt.pos, "expected '{' to open the filter block, or the label where it starts, found %s", lt)
+				p.errorf(p.at(lt), "expected '{' to open the filter block, or the label where it starts, found %s", lt)
 			}
 			p.next()
 			p.clauseFixup(&c.FilterStart, lt, false)
@@ -848,7 +884,7 @@ func (p *parser) nextHandler(scopes []scope, g scope) []scope {
 		g.handlers++
 	}
 	if g.handlers == 0 {
-		p.errorf(g.dir.pos, ".try block has no handler: expected catch, filter, finally or fault after it")
+		p.errorf(p.at(g.dir), ".try block has no handler: expected catch, filter, finally or fault after it")
 	}
 	return scopes
 }
@@ -860,7 +896,7 @@ func (p *parser) handlerBody(scopes []scope, g scope) []scope {
 	c := g.clause
 	if !p.isPunct("{") {
 		if !p.isIdent("handler") {
-			p.errorf(p.tok().pos, "expected '{' to open the %s handler, or handler FROM to TO, found %s", c.Kind, p.tok())
+			p.errorf(p.at(p.tok()), "expected '{' to open the %s handler, or handler FROM to TO, found %s", c.Kind, p.tok())
 		}
 		p.labelHandler(c)
 		g.handlers++
@@ -875,7 +911,7 @@ func (p *parser) handlerBody(scopes []scope, g scope) []scope {
 // once its labels are resolved, to the method.
 func (p *parser) labelHandler(c *EHClause) {
 	if !p.isIdent("handler") {
-		p.errorf(p.tok().pos, "expected '{' to open the %s handler, or handler FROM to TO, found %s", c.Kind, p.tok())
+		p.errorf(p.at(p.tok()), "expected '{' to open the %s handler, or handler FROM to TO, found %s", c.Kind, p.tok())
 	}
 	p.next()
 	from, to := p.clauseLabels("handler")
@@ -889,19 +925,19 @@ func (p *parser) clauseLabels(what string) (from, to token) {
 	label := func() token {
 		t := p.tok()
 		if t.kind == tNumber {
-			p.errorf(t.pos, "numeric IL offsets in %s are not supported; use labels (%s FROM to TO)", what, what)
+			p.errorf(p.at(t), "numeric IL offsets in %s are not supported; use labels (%s FROM to TO)", what, what)
 		}
 		if t.kind != tIdent && t.kind != tQuoted {
 			if what == ".try" {
-				p.errorf(t.pos, "expected '{' to open the .try block, or .try FROM to TO with labels, found %s", t)
+				p.errorf(p.at(t), "expected '{' to open the .try block, or .try FROM to TO with labels, found %s", t)
 			}
-			p.errorf(t.pos, "expected a label in %s FROM to TO, found %s", what, t)
+			p.errorf(p.at(t), "expected a label in %s FROM to TO, found %s", what, t)
 		}
 		return p.next()
 	}
 	from = label()
 	if !p.isIdent("to") {
-		p.errorf(p.tok().pos, "expected 'to' in %s FROM to TO, found %s", what, p.tok())
+		p.errorf(p.at(p.tok()), "expected 'to' in %s FROM to TO, found %s", what, p.tok())
 	}
 	p.next()
 	return from, label()
@@ -922,6 +958,7 @@ func (p *parser) locals() {
 	}
 	p.expect("(")
 	first := true
+	locals := append(p.localBuf[:0], m.Locals...)
 	for !p.isPunct(")") {
 		if !first {
 			p.expect(",")
@@ -930,22 +967,25 @@ func (p *parser) locals() {
 		if p.isPunct("[") && p.peek(1).kind == tNumber {
 			p.next()
 			v, pos := p.integer("local index")
-			if int(v) != len(m.Locals) {
-				p.errorf(pos, "local index [%d] does not match its position %d", v, len(m.Locals))
+			if int(v) != len(locals) {
+				p.errorf(pos, "local index [%d] does not match its position %d", v, len(locals))
 			}
 			p.expect("]")
 		}
 		lt := p.typ()
 		if lt.Kind == KVoid {
-			p.errorf(p.tok().pos, "a local cannot have type void")
+			p.errorf(p.at(p.tok()), "a local cannot have type void")
 		}
-		l := &Local{Type: lt}
+		l := p.locals1.one()
+		l.Type = lt
 		if t := p.tok(); t.kind == tIdent || t.kind == tQuoted {
 			l.Name = t.text
 			p.next()
 		}
-		m.Locals = append(m.Locals, l)
+		locals = append(locals, l)
 	}
+	p.localBuf = locals
+	m.Locals = p.localPs.clone(locals)
 	p.next()
 }
 
@@ -958,14 +998,10 @@ func (p *parser) instr() {
 	}
 	op, ok := LookupOp(t.text)
 	if !ok {
-		p.errorf(t.pos, "unknown instruction %q", t.text)
+		p.errorf(p.at(t), "unknown instruction %q", t.text)
 	}
-	if len(p.slab) == 0 {
-		p.slab = make([]Instr, 256)
-	}
-	in := &p.slab[0]
-	p.slab = p.slab[1:]
-	*in = Instr{Op: op, Line: int32(t.pos.Line), Col: int32(t.pos.Col)}
+	in := p.instrs.one()
+	*in = Instr{Op: op, Line: t.line, Col: t.col}
 	for _, l := range p.pending {
 		m.Labels = append(m.Labels, Label{Name: l.text, Instr: len(m.Code)})
 		p.labels[l.text] = len(m.Code)
@@ -1004,7 +1040,7 @@ func (p *parser) instr() {
 			in.SetStr(nt.text)
 			in.Int = -1
 		default:
-			p.errorf(nt.pos, "%s needs an argument or local (index or name), found %s", t.text, nt)
+			p.errorf(p.at(nt), "%s needs an argument or local (index or name), found %s", t.text, nt)
 		}
 	case OpI1:
 		v, pos := p.integer("ldc.i4.s operand")
@@ -1026,10 +1062,13 @@ func (p *parser) instr() {
 	case OpShortBr, OpBr:
 		lt := p.tok()
 		if lt.kind == tNumber {
-			p.errorf(lt.pos, "numeric branch offsets are not supported; branch to a label")
+			p.errorf(p.at(lt), "numeric branch offsets are not supported; branch to a label")
 		}
 		name, _ := p.name("label")
-		in.SetTargets([]int{-1}, []string{name})
+		b := p.branches.one()
+		b.target[0], b.name[0] = -1, name
+		b.branch = branch{targets: b.target[:], names: b.name[:]}
+		in.operand = &b.branch
 		p.fixups = append(p.fixups, fixup{in, 0, lt})
 	case OpSwitch:
 		p.expect("(")
@@ -1056,7 +1095,7 @@ func (p *parser) instr() {
 	case OpString:
 		st := p.tok()
 		if st.kind != tString {
-			p.errorf(st.pos, "ldstr needs a string literal, found %s", st)
+			p.errorf(p.at(st), "ldstr needs a string literal, found %s", st)
 		}
 		p.next()
 		s := st.text
@@ -1064,7 +1103,7 @@ func (p *parser) instr() {
 			p.next()
 			nt := p.tok()
 			if nt.kind != tString {
-				p.errorf(nt.pos, "expected a string literal after '+', found %s", nt)
+				p.errorf(p.at(nt), "expected a string literal after '+', found %s", nt)
 			}
 			p.next()
 			s += nt.text
@@ -1084,18 +1123,18 @@ func (p *parser) constrainedPrefix(t token) {
 		l := p.next()
 		p.next()
 		if _, dup := p.labels[l.text]; dup {
-			p.errorf(l.pos, "label %s is defined twice", l.text)
+			p.errorf(p.at(l), "label %s is defined twice", l.text)
 		}
 		p.pending = append(p.pending, l)
 	}
 	if !p.isIdent("callvirt") {
-		p.errorf(p.tok().pos, "constrained. must be followed by callvirt, found %s", p.tok())
+		p.errorf(p.at(p.tok()), "constrained. must be followed by callvirt, found %s", p.tok())
 		return
 	}
 	p.instr()
 	in := p.meth.Code[len(p.meth.Code)-1]
 	in.SetConstrained(ty)
-	in.Line, in.Col = int32(t.pos.Line), int32(t.pos.Col)
+	in.Line, in.Col = t.line, t.col
 }
 
 // float reads a float operand: a decimal literal, an integer, or the byte
@@ -1109,24 +1148,24 @@ func (p *parser) float(single bool) float64 {
 			bt := p.next()
 			v, err := strconv.ParseUint(bt.text, 16, 8)
 			if (bt.kind != tNumber && bt.kind != tIdent) || err != nil || len(bt.text) != 2 {
-				p.errorf(bt.pos, "expected a two-digit hex byte, found %s", bt)
+				p.errorf(p.at(bt), "expected a two-digit hex byte, found %s", bt)
 			}
 			bs = append(bs, byte(v))
 		}
 		p.next()
 		if single {
 			if len(bs) != 4 {
-				p.errorf(t.pos, "ldc.r4 byte form needs 4 bytes, found %d", len(bs))
+				p.errorf(p.at(t), "ldc.r4 byte form needs 4 bytes, found %d", len(bs))
 			}
 			return float64(math.Float32frombits(binary.LittleEndian.Uint32(bs)))
 		}
 		if len(bs) != 8 {
-			p.errorf(t.pos, "ldc.r8 byte form needs 8 bytes, found %d", len(bs))
+			p.errorf(p.at(t), "ldc.r8 byte form needs 8 bytes, found %d", len(bs))
 		}
 		return math.Float64frombits(binary.LittleEndian.Uint64(bs))
 	}
 	if t.kind != tNumber {
-		p.errorf(t.pos, "expected a floating-point number, found %s", t)
+		p.errorf(p.at(t), "expected a floating-point number, found %s", t)
 	}
 	p.next()
 	if v, ok := parseInt(t.text); ok && !strings.ContainsAny(t.text, ".eE") || ok && strings.HasPrefix(strings.TrimLeft(t.text, "+-"), "0x") {
@@ -1140,7 +1179,7 @@ func (p *parser) float(single bool) float64 {
 	// only beyond the float64 range).
 	v, err := strconv.ParseFloat(t.text, 64)
 	if err != nil {
-		p.errorf(t.pos, "%q is not a valid floating-point number", t.text)
+		p.errorf(p.at(t), "%q is not a valid floating-point number", t.text)
 	}
 	if single {
 		return float64(float32(v))
@@ -1207,7 +1246,7 @@ func (p *parser) typ() *Type {
 		return p.arraySuffix(p.bareType(name))
 	}
 	if t.kind != tIdent {
-		p.errorf(t.pos, "expected a type, found %s", t)
+		p.errorf(p.at(t), "expected a type, found %s", t)
 	}
 	p.next()
 	if pt, ok := primitiveKeywords[t.text]; ok {
@@ -1222,7 +1261,7 @@ func (p *parser) typ() *Type {
 			if pt, ok := systemPrimitives[name]; ok {
 				ty = pt
 				if ty.Kind == KObject || ty.Kind == KString {
-					p.errorf(rt.pos, "%s is a class, not a value type: write class %s", name, name)
+					p.errorf(p.at(rt), "%s is a class, not a value type: write class %s", name, name)
 				}
 			} else {
 				ty = p.valueType(name)
@@ -1231,7 +1270,7 @@ func (p *parser) typ() *Type {
 			if p.isIdent("unsigned") {
 				p.next()
 				if !p.isIdent("int") {
-					p.errorf(p.tok().pos, "expected 'int' after 'native unsigned', found %s", p.tok())
+					p.errorf(p.at(p.tok()), "expected 'int' after 'native unsigned', found %s", p.tok())
 				}
 				p.next()
 				ty = NatUInt
@@ -1240,7 +1279,7 @@ func (p *parser) typ() *Type {
 				ty = NatUInt
 			} else {
 				if !p.isIdent("int") {
-					p.errorf(p.tok().pos, "expected 'int' after 'native', found %s", p.tok())
+					p.errorf(p.at(p.tok()), "expected 'int' after 'native', found %s", p.tok())
 				}
 				p.next()
 				ty = NatInt
@@ -1258,15 +1297,15 @@ func (p *parser) typ() *Type {
 			case "int64":
 				ty = UInt64
 			default:
-				p.errorf(u.pos, "expected int8, int16, int32 or int64 after 'unsigned', found %s", u)
+				p.errorf(p.at(u), "expected int8, int16, int32 or int64 after 'unsigned', found %s", u)
 			}
 		case "typedref", "method", "wchar":
-			p.errorf(t.pos, "type %q is not supported in mini MSIL", t.text)
+			p.errorf(p.at(t), "type %q is not supported in mini MSIL", t.text)
 		default:
 			if kw, ok := typeHints[t.text]; ok {
-				p.errorf(t.pos, "unknown type %q: mini MSIL spells it %s", t.text, kw)
+				p.errorf(p.at(t), "unknown type %q: mini MSIL spells it %s", t.text, kw)
 			}
-			p.errorf(t.pos, "unknown type %q (a class type is written 'class %s')", t.text, t.text)
+			p.errorf(p.at(t), "unknown type %q (a class type is written 'class %s')", t.text, t.text)
 		}
 	}
 	return p.arraySuffix(ty)
@@ -1281,29 +1320,29 @@ func (p *parser) arraySuffix(ty *Type) *Type {
 			}
 			open := p.next()
 			if !p.isPunct("]") {
-				p.errorf(open.pos, "only single-dimension zero-based arrays (T[]) are supported in mini MSIL")
+				p.errorf(p.at(open), "only single-dimension zero-based arrays (T[]) are supported in mini MSIL")
 			}
 			p.next()
 			if ty.Kind == KVoid {
-				p.errorf(open.pos, "void[] is not a type")
+				p.errorf(p.at(open), "void[] is not a type")
 			}
 			if ty.Kind == KByRef {
-				p.errorf(open.pos, "%s[] is not a type: arrays of managed pointers are not allowed", ty)
+				p.errorf(p.at(open), "%s[] is not a type: arrays of managed pointers are not allowed", ty)
 			}
 			ty = p.arrayOf(ty)
 		case p.isPunct("&"):
 			amp := p.next()
 			switch ty.Kind {
 			case KVoid:
-				p.errorf(amp.pos, "void& is not a type")
+				p.errorf(p.at(amp), "void& is not a type")
 			case KByRef:
-				p.errorf(amp.pos, "%s& is not a type: a managed pointer cannot point to a managed pointer", ty)
+				p.errorf(p.at(amp), "%s& is not a type: a managed pointer cannot point to a managed pointer", ty)
 			}
 			ty = p.byrefOf(ty)
 		case p.isPunct("*"):
-			p.errorf(p.tok().pos, "unmanaged pointer types (T*) are not supported in mini MSIL; use a managed pointer (T&)")
+			p.errorf(p.at(p.tok()), "unmanaged pointer types (T*) are not supported in mini MSIL; use a managed pointer (T&)")
 		case p.isPunct("<"):
-			p.errorf(p.tok().pos, "generic types are not supported in mini MSIL")
+			p.errorf(p.at(p.tok()), "generic types are not supported in mini MSIL")
 		default:
 			return ty
 		}
@@ -1352,13 +1391,13 @@ func (p *parser) scopedName() (string, Pos) {
 		}
 		p.name("assembly name in [ ]")
 		if !p.isPunct("]") {
-			p.errorf(open.pos, "expected ']' to close the assembly scope, found %s", p.tok())
+			p.errorf(p.at(open), "expected ']' to close the assembly scope, found %s", p.tok())
 		}
 		p.next()
 	}
 	name, pos := p.name("type name")
 	if p.isPunct("/") {
-		p.errorf(p.tok().pos, "nested classes are not supported in mini MSIL")
+		p.errorf(p.at(p.tok()), "nested classes are not supported in mini MSIL")
 	}
 	return name, pos
 }
@@ -1371,7 +1410,7 @@ func (p *parser) typeToken() *Type {
 	}
 	t := p.tok()
 	if t.kind != tIdent && t.kind != tQuoted && !(t.kind == tPunct && t.text == "[") {
-		p.errorf(t.pos, "expected a type, found %s", t)
+		p.errorf(p.at(t), "expected a type, found %s", t)
 	}
 	name, _ := p.scopedName()
 	if pt, ok := systemPrimitives[name]; ok {
@@ -1404,14 +1443,14 @@ func (p *parser) methodRef() *MethodRef {
 		r.Instance = true
 	}
 	if p.isIdent("explicit") || p.isIdent("vararg") {
-		p.errorf(p.tok().pos, "%s calling convention is not supported in mini MSIL", p.tok().text)
+		p.errorf(p.at(p.tok()), "%s calling convention is not supported in mini MSIL", p.tok().text)
 	}
 	r.Ret = p.typ()
 	var owner *Type
 	if p.isIdent("class") || p.isPunct("[") {
 		owner = p.ownerRef()
 		if !p.isPunct("::") {
-			p.errorf(p.tok().pos, "expected '::' after class %s, found %s", owner.Name, p.tok())
+			p.errorf(p.at(p.tok()), "expected '::' after class %s, found %s", owner.Name, p.tok())
 		}
 	}
 	t := p.tok()
@@ -1430,10 +1469,10 @@ func (p *parser) methodRef() *MethodRef {
 		p.next()
 		r.Name = t.text
 	default:
-		p.errorf(t.pos, "expected a method name, found %s", t)
+		p.errorf(p.at(t), "expected a method name, found %s", t)
 	}
 	if p.isPunct("<") {
-		p.errorf(p.tok().pos, "generic methods are not supported in mini MSIL")
+		p.errorf(p.at(p.tok()), "generic methods are not supported in mini MSIL")
 	}
 	p.expect("(")
 	for !p.isPunct(")") {
