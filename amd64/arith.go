@@ -7,16 +7,18 @@ import (
 	"miniil/ir"
 )
 
-// Integer and float operation encodings per kind.
+// Integer and float operation encodings per kind, indexed by IR
+// operation (arrays, not maps: the code generator looks them up for
+// nearly every instruction).
 var (
-	intOps = map[ir.Op][2]Op{ // [32-bit, 64-bit]
+	intOps = [ir.NumOps][2]Op{ // [32-bit, 64-bit]
 		ir.OpAdd: {ADDL, ADDQ}, ir.OpSub: {SUBL, SUBQ}, ir.OpMul: {IMULL, IMULQ},
 		ir.OpAnd: {ANDL, ANDQ}, ir.OpOr: {ORL, ORQ}, ir.OpXor: {XORL, XORQ},
 	}
-	floatOps = map[ir.Op][2]Op{ // [float32, float64]
+	floatOps = [ir.NumOps][2]Op{ // [float32, float64]
 		ir.OpAdd: {ADDSS, ADDSD}, ir.OpSub: {SUBSS, SUBSD}, ir.OpMul: {MULSS, MULSD}, ir.OpDiv: {DIVSS, DIVSD},
 	}
-	shiftOps = map[ir.Op][2]Op{ir.OpShl: {SHLL, SHLQ}, ir.OpShr: {SARL, SARQ}, ir.OpShrUn: {SHRL, SHRQ}}
+	shiftOps = [ir.NumOps][2]Op{ir.OpShl: {SHLL, SHLQ}, ir.OpShr: {SARL, SARQ}, ir.OpShrUn: {SHRL, SHRQ}}
 )
 
 // wide reports whether an operation of kind k works on 64 bits.

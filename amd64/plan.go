@@ -226,7 +226,7 @@ type slotRead struct{ ints, floats operands }
 // cannot silently fall behind the lowerings. TestSlotReads checks the
 // other direction: each declared read is made by some shape of the
 // operation.
-var slotReads = map[ir.Op]slotRead{
+var slotReads = [ir.NumOps]slotRead{
 	ir.OpIf:     {first, 0}, // CMP slot, 0
 	ir.OpSwitch: {first, 0},
 	ir.OpBox:    {first, 0},     // the raw bits (a box is a reference)
@@ -284,13 +284,13 @@ func (p *plan) fusable(b *ir.Block) *ir.Instr {
 // Producers whose last action is storing their (integer or reference)
 // result from RAX, and consumers that read an operand through load.
 var (
-	raxProducers = map[ir.Op]bool{
+	raxProducers = [ir.NumOps]bool{
 		ir.OpAdd: true, ir.OpSub: true, ir.OpMul: true, ir.OpAnd: true, ir.OpOr: true, ir.OpXor: true,
 		ir.OpShl: true, ir.OpShr: true, ir.OpShrUn: true, ir.OpNeg: true, ir.OpNot: true, ir.OpDiv: true, ir.OpDivUn: true,
 		ir.OpCmp: true, ir.OpLdField: true, ir.OpLdStatic: true, ir.OpArrLen: true, ir.OpCall: true, ir.OpCallVirt: true,
 		ir.OpCopy: true, ir.OpAlloc: true, ir.OpIsInst: true, ir.OpNewArr: true, ir.OpStr: true,
 	}
-	commutative = map[ir.Op]bool{ir.OpAdd: true, ir.OpMul: true, ir.OpAnd: true, ir.OpOr: true, ir.OpXor: true}
+	commutative = [ir.NumOps]bool{ir.OpAdd: true, ir.OpMul: true, ir.OpAnd: true, ir.OpOr: true, ir.OpXor: true}
 )
 
 // elided is a block's list of elided results.

@@ -206,6 +206,10 @@ const (
 	numOps
 )
 
+// NumOps is the number of operations: a table indexed by Op has this
+// length.
+const NumOps = int(numOps)
+
 var opNames = [numOps]string{
 	OpInvalid: "invalid", OpConst: "const", OpStr: "str", OpCopy: "copy",
 	OpAdd: "add", OpSub: "sub", OpMul: "mul", OpDiv: "div", OpDivUn: "div.un",

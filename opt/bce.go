@@ -23,6 +23,9 @@ import (
 // alone, and so are variables written by another funclet (a filter or
 // finally could run while the loop does).
 func BoundsChecks(f *ir.Func) int {
+	if !slices.ContainsFunc(f.Blocks, isBoundsCheck) {
+		return 0 // nothing to remove: skip finding loops
+	}
 	loops := FindLoops(f)
 	if len(loops.All) == 0 {
 		return 0
@@ -41,6 +44,11 @@ func BoundsChecks(f *ir.Func) int {
 		Unreachable(f)
 	}
 	return removed
+}
+
+func isBoundsCheck(b *ir.Block) bool {
+	_, _, ok := boundsCheck(b)
+	return ok
 }
 
 // countingLoop is a loop i = start; i < len(arr); i++ as BoundsChecks

@@ -75,7 +75,8 @@ func (lp *Loop) Contains(l *Loops, b *ir.Block) bool {
 // passes that use loops then leave its blocks alone.
 func FindLoops(f *ir.Func) *Loops {
 	dom := Dominate(f)
-	l := &Loops{of: ir.Make[*Loop](f.Cache, len(f.Blocks)), dom: dom}
+	l := &ir.Make[Loops](f.Cache, 1)[0]
+	l.of, l.dom = ir.Make[*Loop](f.Cache, len(f.Blocks)), dom
 	// Until the nest is known, l.of holds each header's loop.
 	byHeader := l.of
 	var headers []*ir.Block
@@ -89,15 +90,15 @@ func FindLoops(f *ir.Func) *Loops {
 				lp = &ir.Make[Loop](f.Cache, 1)[0]
 				lp.Header = h
 				byHeader[h.ID] = lp
-				headers = append(headers, h)
+				headers = ir.Append(f.Cache, headers, h)
 			}
-			lp.Blocks = append(lp.Blocks, b) // a latch, for now
+			lp.Blocks = ir.Append(f.Cache, lp.Blocks, b) // a latch, for now
 		}
 	}
 	if len(headers) == 0 {
 		return l
 	}
-	loops := make([]*Loop, len(headers))
+	loops := ir.Make[*Loop](f.Cache, len(headers))
 	for i, h := range headers {
 		loops[i] = byHeader[h.ID]
 		byHeader[h.ID] = nil
@@ -106,18 +107,18 @@ func FindLoops(f *ir.Func) *Loops {
 	// without passing through the header.
 	in := ir.Make[bool](f.Cache, len(f.Blocks))
 	var work []*ir.Block
-	l.All = make([]*Loop, 0, len(loops))
+	l.All = ir.Make[*Loop](f.Cache, len(loops))[:0]
 	for _, lp := range loops {
 		h := lp.Header
 		latches := lp.Blocks
-		lp.Blocks = []*ir.Block{h}
+		lp.Blocks = ir.Append(f.Cache, ir.Make[*ir.Block](f.Cache, 0), h)
 		in[h.ID] = true
 		work = work[:0]
 		for _, b := range latches {
 			if !in[b.ID] {
 				in[b.ID] = true
-				lp.Blocks = append(lp.Blocks, b)
-				work = append(work, b)
+				lp.Blocks = ir.Append(f.Cache, lp.Blocks, b)
+				work = ir.Append(f.Cache, work, b)
 			}
 		}
 		for len(work) > 0 {
@@ -126,8 +127,8 @@ func FindLoops(f *ir.Func) *Loops {
 			for _, p := range b.Preds {
 				if !in[p.ID] && dom.Reachable(p) {
 					in[p.ID] = true
-					lp.Blocks = append(lp.Blocks, p)
-					work = append(work, p)
+					lp.Blocks = ir.Append(f.Cache, lp.Blocks, p)
+					work = ir.Append(f.Cache, work, p)
 				}
 			}
 		}
