@@ -195,7 +195,7 @@ func TestVerifyGCCatchesCorruption(t *testing.T) {
 		for _, b := range st.Func.Blocks {
 			for _, in := range b.Instrs {
 				if in.Op == ir.OpCall && in.Aux.Method.Name == "Nop" {
-					callIL = in.ILOffset
+					callIL = int(in.ILOffset)
 				}
 			}
 		}
@@ -245,7 +245,7 @@ func TestVerifyGCCatchesCorruption(t *testing.T) {
 			// was filled with.
 			for _, b := range st.Func.Blocks {
 				for _, in := range b.Instrs {
-					if in.Op == ir.OpAlloc && st.Code.Slots[in.Dst] != 0 && in.ILOffset > int(nop(t, st).ILOffset) {
+					if in.Op == ir.OpAlloc && st.Code.Slots[in.Dst] != 0 && int(in.ILOffset) > int(nop(t, st).ILOffset) {
 						add(&st.Code.GC, nop(t, st), loc(t, st, in.Dst, false))
 						return
 					}

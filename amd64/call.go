@@ -197,7 +197,7 @@ func (g *gen) callGeneric(in *ir.Instr) {
 }
 
 // exit emits a helper exit.
-func (g *gen) exit(code int, arg uint64, hasArg bool, ilOffset int) {
+func (g *gen) exit(code int, arg uint64, hasArg bool, ilOffset int32) {
 	g.a.I(MOVQ, Imm(int64(code)), Mem(R15, abi.CtxExitCode))
 	if hasArg {
 		g.a.I(MOVQ, Imm(int64(arg)), Mem(R15, abi.CtxExitArg))
@@ -211,12 +211,12 @@ func (g *gen) exit(code int, arg uint64, hasArg bool, ilOffset int) {
 
 // site records the return address of the call just emitted (a managed
 // call, flags SPCall, or an exit), with its GC information.
-func (g *gen) site(ilOffset int, flags abi.SafepointFlags) {
+func (g *gen) site(ilOffset int32, flags abi.SafepointFlags) {
 	in := g.curInstr
 	if in == nil || !hasSafepoint(in) {
 		panic(fmt.Sprintf("a call or exit in the code of %v, which has no safepoint", in))
 	}
-	g.sites = append(g.sites, siteMark{mark: g.a.Mark(), ilOffset: int32(ilOffset), inline: in.Inline, funclet: int32(g.curFunclet), flags: flags,
+	g.sites = append(g.sites, siteMark{mark: g.a.Mark(), ilOffset: ilOffset, inline: in.Inline, funclet: int32(g.curFunclet), flags: flags,
 		vals: g.curAfter[g.curIndex]})
 }
 

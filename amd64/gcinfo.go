@@ -436,7 +436,7 @@ func gcReg(r Reg) int {
 // information is packed), RAX if set, and fixed locations (a prolog's).
 type safepoint struct {
 	mark     MarkID
-	ilOffset int
+	ilOffset int32
 	inline   int32 // the inlined call the safepoint's code belongs to (ir.Instr.Inline)
 	funclet  int
 	flags    abi.SafepointFlags
@@ -566,7 +566,7 @@ func (g *gen) gcInfo(blob *Blob) abi.GCInfo {
 	}
 	for i := range g.safepoints {
 		s := &g.safepoints[i]
-		add(abi.Safepoint{Offset: int32(blob.Marks[s.mark]), ILOffset: int32(s.ilOffset), Inline: s.inline, Funclet: int32(s.funclet), Flags: s.flags}, s)
+		add(abi.Safepoint{Offset: int32(blob.Marks[s.mark]), ILOffset: s.ilOffset, Inline: s.inline, Funclet: int32(s.funclet), Flags: s.flags}, s)
 	}
 	sort.SliceStable(gi.Safepoints, func(i, j int) bool { return gi.Safepoints[i].Offset < gi.Safepoints[j].Offset })
 	for _, v := range g.gc.untracked {

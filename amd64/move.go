@@ -26,10 +26,10 @@ func (g *gen) constant(in *ir.Instr) {
 	case ir.I32:
 		a.I(MOVL, Imm(int64(int32(in.Aux.Int))), g.slot(in.Dst))
 	case ir.F32:
-		a.I(MOVL, Imm(int64(math.Float32bits(float32(in.Aux.Float)))), R(RAX))
+		a.I(MOVL, Imm(int64(math.Float32bits(float32(in.Aux.Float())))), R(RAX))
 		g.storeBits(RAX, in.Dst)
 	case ir.F64:
-		a.I(MOVQ, Imm(int64(math.Float64bits(in.Aux.Float))), R(RAX))
+		a.I(MOVQ, Imm(int64(math.Float64bits(in.Aux.Float()))), R(RAX))
 		g.storeBits(RAX, in.Dst)
 	case ir.Ref:
 		a.I(MOVQ, Imm(0), g.slot(in.Dst))
@@ -41,7 +41,7 @@ func (g *gen) constant(in *ir.Instr) {
 
 // str emits OpStr: the interned string's address.
 func (g *gen) str(in *ir.Instr) {
-	addr := Imm(int64(g.env.StringAddr(in.Aux.Str)))
+	addr := Imm(int64(g.env.StringAddr(*in.Aux.Str)))
 	if g.inHome(in.Dst) {
 		g.a.I(MOVQ, addr, R(g.homes[in.Dst]))
 		return

@@ -10,6 +10,7 @@ package ir
 
 import (
 	"fmt"
+	"math"
 
 	"miniil/il"
 )
@@ -104,8 +105,8 @@ const (
 	OpInvalid Op = iota
 
 	// Values.
-	OpConst // Dst = Aux.Int (I32, I64), Aux.Float (F32, F64) or null (Ref)
-	OpStr   // Dst = the string object for Aux.Str
+	OpConst // Dst = Aux.Int (I32, I64), Aux.Float() (F32, F64) or null (Ref)
+	OpStr   // Dst = the string object for *Aux.Str
 	OpCopy  // Dst = Args[0]
 
 	// Arithmetic on Kind (I32, I64 or F64). Division and remainder are
@@ -261,32 +262,44 @@ var condNames = [...]string{"eq", "ne", "lt", "le", "gt", "ge", "lt.un", "le.un"
 
 func (c Cond) String() string { return condNames[c] }
 
-// Aux holds an instruction's non-register operands.
+// Aux holds an instruction's non-register operands. Every instruction
+// has one, so it is kept small: a float constant is held as its IEEE 754
+// bits in Int (FloatAux, Float) and a string constant by pointer (StrAux).
 type Aux struct {
 	Int      int64
-	Float    float64
-	Str      string
-	Cond     Cond
-	Unsigned bool
+	Str      *string // OpStr's string
 	Type     *il.Type
 	Field    *il.Field
 	Method   *il.Method
 	Class    *il.Class
+	Cond     Cond
+	Unsigned bool
 }
+
+// FloatAux returns the Aux of a float constant f.
+func FloatAux(f float64) Aux { return Aux{Int: int64(math.Float64bits(f))} }
+
+// Float returns the value of a float constant (OpConst of kind F32 or
+// F64).
+func (a Aux) Float() float64 { return math.Float64frombits(uint64(a.Int)) }
+
+// StrAux returns the Aux of the string constant s (in memory of its own:
+// the reader takes it from the compile's cache instead).
+func StrAux(s string) Aux { return Aux{Str: &s} }
 
 // Instr is one IR instruction.
 type Instr struct {
-	Op       Op
-	Kind     Kind // operation kind (operand kind for OpCmp)
-	Dst      Value
-	Dst2     Value // overflow flag of the checked arithmetic ops
-	Args     []Value
-	Aux      Aux
-	ILOffset int // IL offset of the instruction this came from
+	Op   Op
+	Kind Kind // operation kind (operand kind for OpCmp)
+	Dst  Value
+	Dst2 Value // overflow flag of the checked arithmetic ops
 	// Inline is the inlined call the instruction belongs to: 0 for the
 	// method's own code, k for Func.Inlines[k-1], whose method ILOffset
 	// is an offset of.
-	Inline int32
+	Inline   int32
+	Args     []Value
+	Aux      Aux
+	ILOffset int32 // IL offset of the instruction this came from
 }
 
 // Block is a basic block: instructions, then one terminator.

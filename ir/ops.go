@@ -135,7 +135,7 @@ func auxSet(a *Aux) auxFields {
 	if a.Class != nil {
 		s |= withClass
 	}
-	if a.Str != "" {
+	if a.Str != nil {
 		s |= withStr
 	}
 	if a.Unsigned {
@@ -196,7 +196,7 @@ var opTable = [numOps]opInfo{
 	OpInvalid: {},
 
 	OpConst: {kind: kindRule{set: numbers | kindsOf(Ref)}, dst: always, dstKind: same},
-	OpStr:   {kind: ref, dst: always, dstKind: ref, auxOpt: withStr},
+	OpStr:   {kind: ref, dst: always, dstKind: ref, aux: withStr},
 	OpCopy:  {kind: kindRule{set: anyKind}, args: rules(same), dst: always, dstKind: same},
 
 	OpAdd:   binary(numbers),

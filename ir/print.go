@@ -140,14 +140,14 @@ func (f *Func) Format(in *Instr, blk *Block) string {
 	case OpConst:
 		switch in.Kind {
 		case F32, F64:
-			arg(strconv.FormatFloat(in.Aux.Float, 'g', -1, 64))
+			arg(strconv.FormatFloat(in.Aux.Float(), 'g', -1, 64))
 		case Ref:
 			arg("null")
 		default:
 			arg(strconv.FormatInt(in.Aux.Int, 10))
 		}
 	case OpStr:
-		arg(strconv.Quote(in.Aux.Str))
+		arg(strconv.Quote(*in.Aux.Str))
 	case OpCallFinally, OpRethrow:
 		arg(fmt.Sprintf("clause %d", in.Aux.Int))
 	case OpSlotAddr:

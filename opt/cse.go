@@ -1,8 +1,6 @@
 package opt
 
 import (
-	"math"
-
 	"miniil/il"
 	"miniil/ir"
 )
@@ -61,8 +59,7 @@ type cseKey struct {
 	kind     ir.Kind
 	cond     ir.Cond
 	unsigned bool
-	aux      int64
-	float    uint64
+	aux      int64 // Aux.Int: a float constant's bits too
 	typ      *il.Type
 	field    *il.Field
 	a, b     int32
@@ -249,7 +246,7 @@ func (c *cse) key(in *ir.Instr, fl *ir.Region) (cseKey, bool) {
 		return cseKey{}, false
 	}
 	k := cseKey{op: in.Op, kind: in.Kind, cond: in.Aux.Cond, unsigned: in.Aux.Unsigned, aux: in.Aux.Int,
-		float: math.Float64bits(in.Aux.Float), typ: in.Aux.Type, field: in.Aux.Field}
+		typ: in.Aux.Type, field: in.Aux.Field}
 	switch in.Op {
 	case ir.OpConst, ir.OpCopy:
 		return cseKey{}, false

@@ -413,7 +413,7 @@ func countInstrs(f *ir.Func) int {
 func splice(f *ir.Func, b *ir.Block, i int, call *ir.Instr, c *candidate) (entry *ir.Block, body, cold []*ir.Block, cont *ir.Block) {
 	cf := c.f
 	// The inlined call, and the ones inlined into the callee, renumbered.
-	f.Inlines = append(f.Inlines, ir.InlineSite{Method: cf.Method, Parent: call.Inline, ILOffset: call.ILOffset})
+	f.Inlines = append(f.Inlines, ir.InlineSite{Method: cf.Method, Parent: call.Inline, ILOffset: int(call.ILOffset)})
 	k := int32(len(f.Inlines))
 	ctx := make([]int32, len(cf.Inlines)+1)
 	ctx[0] = k

@@ -202,7 +202,7 @@ func (l *Loops) Preheader(f *ir.Func, lp *Loop) *ir.Block {
 	}
 	ph := f.NewBlock(-1)
 	ph.Region = h.Region
-	ph.Term = &ir.Instr{Op: ir.OpJump, Dst: ir.NoValue, Dst2: ir.NoValue, ILOffset: h.ILOffset}
+	ph.Term = &ir.Instr{Op: ir.OpJump, Dst: ir.NoValue, Dst2: ir.NoValue, ILOffset: int32(h.ILOffset)}
 	if len(h.Instrs) > 0 {
 		ph.Term.Inline = h.Instrs[0].Inline
 	} else {
@@ -235,7 +235,7 @@ func (l *Loops) Preheader(f *ir.Func, lp *Loop) *ir.Block {
 func (l *Loops) newEntry(f *ir.Func, lp *Loop) *ir.Block {
 	h := lp.Header
 	ph := &ir.Block{ILOffset: -1, Region: h.Region, Succs: []*ir.Block{h}}
-	ph.Term = &ir.Instr{Op: ir.OpJump, Dst: ir.NoValue, Dst2: ir.NoValue, ILOffset: max(h.ILOffset, 0)}
+	ph.Term = &ir.Instr{Op: ir.OpJump, Dst: ir.NoValue, Dst2: ir.NoValue, ILOffset: int32(max(h.ILOffset, 0))}
 	h.Preds = append(h.Preds, ph)
 	f.Blocks = slices.Insert(f.Blocks, 0, ph)
 	for i, b := range f.Blocks {

@@ -130,8 +130,8 @@ func WriteThru(f *ir.Func) int {
 	after := map[*ir.Block][]*ir.Block{}
 	first := f.Blocks[0]
 	entry := &ir.Block{ILOffset: -1, Region: first.Region}
-	load(entry, split, &ir.Instr{ILOffset: first.ILOffset}, first)
-	entry.Term = &ir.Instr{Op: ir.OpJump, Dst: ir.NoValue, Dst2: ir.NoValue, ILOffset: first.ILOffset}
+	load(entry, split, &ir.Instr{ILOffset: int32(first.ILOffset)}, first)
+	entry.Term = &ir.Instr{Op: ir.OpJump, Dst: ir.NoValue, Dst2: ir.NoValue, ILOffset: int32(first.ILOffset)}
 	entry.Succs = []*ir.Block{first}
 	for _, b := range f.Blocks {
 		switch {

@@ -224,7 +224,9 @@ func (r *reader) instr(idx int, in *il.Instr) bool {
 	case il.LdcR8:
 		r.push(r.constF64(in.Float()))
 	case il.Ldstr:
-		r.push(r.value(ir.OpStr, ir.Ref, ir.Aux{Str: in.Str()}))
+		s := ir.Make[string](r.opts.Cache, 1)
+		s[0] = in.Str()
+		r.push(r.value(ir.OpStr, ir.Ref, ir.Aux{Str: &s[0]}))
 	case il.Dup:
 		top := r.stack[len(r.stack)-1]
 		if t := r.structOf[top]; t != nil && !r.isView(top) {

@@ -244,7 +244,7 @@ func endsBlock(op il.Op) bool {
 // emit appends an instruction to the current block.
 func (r *reader) emit(op ir.Op, kind ir.Kind, dst ir.Value, args []ir.Value, aux ir.Aux) *ir.Instr {
 	in := r.newInstr()
-	*in = ir.Instr{Op: op, Kind: kind, Dst: dst, Dst2: ir.NoValue, Args: r.args(args), Aux: aux, ILOffset: r.ilOff}
+	*in = ir.Instr{Op: op, Kind: kind, Dst: dst, Dst2: ir.NoValue, Args: r.args(args), Aux: aux, ILOffset: int32(r.ilOff)}
 	r.cur.Instrs = ir.Append(r.opts.Cache, r.cur.Instrs, in)
 	return in
 }
@@ -270,7 +270,7 @@ func (r *reader) value(op ir.Op, k ir.Kind, aux ir.Aux, args ...ir.Value) ir.Val
 // terminate ends the current block.
 func (r *reader) terminate(op ir.Op, args []ir.Value, aux ir.Aux, succs ...*ir.Block) {
 	t := r.newInstr()
-	*t = ir.Instr{Op: op, Dst: ir.NoValue, Dst2: ir.NoValue, Args: r.args(args), Aux: aux, ILOffset: r.ilOff}
+	*t = ir.Instr{Op: op, Dst: ir.NoValue, Dst2: ir.NoValue, Args: r.args(args), Aux: aux, ILOffset: int32(r.ilOff)}
 	r.cur.Term = t
 	r.cur.Succs = succs
 }
@@ -321,11 +321,11 @@ func (r *reader) constant(v ir.Value) (int64, bool) {
 }
 
 func (r *reader) constF64(v float64) ir.Value {
-	return r.value(ir.OpConst, ir.F64, ir.Aux{Float: v})
+	return r.value(ir.OpConst, ir.F64, ir.FloatAux(v))
 }
 
 func (r *reader) constF32(v float64) ir.Value {
-	return r.value(ir.OpConst, ir.F32, ir.Aux{Float: float64(float32(v))})
+	return r.value(ir.OpConst, ir.F32, ir.FloatAux(float64(float32(v))))
 }
 
 // protect copies stack entries that are variable v before v is stored to,

@@ -298,7 +298,7 @@ func (b *Builder) Const(k ir.Kind, x int64) ir.Value {
 	b.t.Helper()
 	aux := ir.Aux{Int: x}
 	if k.IsFloat() {
-		aux = ir.Aux{Float: float64(x)}
+		aux = ir.FloatAux(float64(x))
 	}
 	if k == ir.Ref {
 		aux = ir.Aux{}
@@ -309,7 +309,7 @@ func (b *Builder) Const(k ir.Kind, x int64) ir.Value {
 // Str returns a new string object.
 func (b *Builder) Str(s string) ir.Value {
 	b.t.Helper()
-	return b.Emit(ir.OpStr, ir.Ref, ir.Aux{Str: s})
+	return b.Emit(ir.OpStr, ir.Ref, ir.StrAux(s))
 }
 
 // Copy assigns src to dst.
