@@ -126,9 +126,15 @@ type verifier struct {
 	tryAt   map[int]*region
 	left    []*region // scratch for crossed
 	entered []*region // scratch for crossed
-	states  [][]vtype // entry stack per instruction; nil: not reached
+	states  [][]vtype // entry stack per join point; nil: not reached
 	reached []bool
-	failed  bool
+	// join marks the instructions entered otherwise than by falling
+	// through from the one before (branch targets, the method's and its
+	// handlers' entries, try starts): only their entry stacks are kept
+	// and merged. Any other instruction is checked with the stack the
+	// one before leaves, right after it.
+	join   []bool
+	failed bool
 
 	// Buffers kept from method to method.
 	atBuf   []*region
@@ -637,6 +643,22 @@ func (v *verifier) checkStack() {
 	n := len(md.Code)
 	v.states = grow(v.states, n)
 	v.reached = grow(v.reached, n)
+	v.join = grow(v.join, n)
+	v.join[0] = true
+	for _, in := range md.Code {
+		for _, t := range in.Targets() {
+			v.join[t] = true
+		}
+	}
+	for _, c := range md.EH {
+		v.join[c.HandlerStart] = true
+		if c.Kind == EHFilter {
+			v.join[c.FilterStart] = true
+		}
+	}
+	for t := range v.tryAt {
+		v.join[t] = true
+	}
 	work := v.work[:0]
 	defer func() { v.work = work[:0] }()
 	push := func(t int, st []vtype, from *Instr) {
@@ -666,22 +688,31 @@ func (v *verifier) checkStack() {
 	for len(work) > 0 && !v.failed {
 		i := work[len(work)-1]
 		work = work[:len(work)-1]
-		in := md.Code[i]
 		st := append(v.scratch[:0], v.states[i]...)
-		out, ok := v.step(in, st)
-		v.scratch = out[:0] // keep what step may have grown; merges copy out
-		if !ok {
-			return
-		}
-		if isLeave(in.Op) {
-			push(in.Target(), nil, in)
-			continue
-		}
-		for _, t := range in.Targets() {
-			push(t, out, in)
-		}
-		if !endsFlow(in.Op) && i+1 < n {
-			push(i+1, out, in)
+		// Check from join point i on, through the instructions that only
+		// fall through into each other, up to the next join point.
+		for !v.failed {
+			in := md.Code[i]
+			out, ok := v.step(in, st)
+			v.scratch = out[:0] // keep what step may have grown; merges copy out
+			if !ok {
+				return
+			}
+			if isLeave(in.Op) {
+				push(in.Target(), nil, in)
+				break
+			}
+			for _, t := range in.Targets() {
+				push(t, out, in)
+			}
+			if endsFlow(in.Op) || i+1 >= n {
+				break
+			}
+			if v.join[i+1] {
+				push(i+1, out, in)
+				break
+			}
+			i, st = i+1, out
 		}
 	}
 }
