@@ -1,0 +1,39 @@
+package il
+
+import "testing"
+
+func TestSlab(t *testing.T) {
+	var s slab[int]
+	for _, tc := range []struct {
+		name string
+		n    int
+	}{{"none", 0}, {"one", 1}, {"some", 7}, {"a quarter chunk", slabChunk / 4}, {"more than a quarter", slabChunk/4 + 1}} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := s.take(tc.n), s.take(tc.n)
+			if len(a) != tc.n || cap(a) != tc.n {
+				t.Fatalf("take(%d): len %d cap %d, want both %d", tc.n, len(a), cap(a), tc.n)
+			}
+			for i := range a {
+				if a[i] != 0 {
+					t.Fatalf("take(%d)[%d] = %d, want zero", tc.n, i, a[i])
+				}
+				a[i] = 1
+			}
+			if tc.n > 0 {
+				a = append(a, 2) // must copy, not write into b
+			}
+			for i, v := range b {
+				if v != 0 {
+					t.Fatalf("appending to one slice wrote %d into its neighbour at %d", v, i)
+				}
+			}
+		})
+	}
+	c := s.clone([]int{4, 5, 6})
+	if len(c) != 3 || cap(c) != 3 || c[0] != 4 || c[2] != 6 {
+		t.Errorf("clone = %v (cap %d), want [4 5 6] (cap 3)", c, cap(c))
+	}
+	if s.take(0) != nil || s.clone(nil) != nil {
+		t.Error("an empty take or clone is not nil")
+	}
+}
