@@ -562,6 +562,13 @@ func livenessOf(f *ir.Func, blocks []*ir.Block, only func(ir.Kind) bool) []block
 	// bucketed by block at the end.
 	s := ir.Keep[liveScratch](f.Cache)
 	ins, outs, work := s.ins[:0], s.outs[:0], s.work[:0]
+	// At least one pair per upward-exposed use, and in a large method
+	// usually a few per block: start there rather than grow (append grows
+	// a large slice by a quarter, allocating several times the final
+	// size on the way).
+	if hint := len(uses) + nb; cap(ins) < hint {
+		ins, outs = make([]livePair, 0, hint), make([]livePair, 0, hint)
+	}
 	defer func() {
 		if cap(ins)+cap(outs) <= 1<<16 {
 			s.ins, s.outs, s.work = ins[:0], outs[:0], work[:0]
