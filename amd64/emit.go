@@ -345,12 +345,14 @@ func (g *gen) result(blob *Blob, m codeMarks) *Code {
 		code.Inlines = append(code.Inlines, abi.InlineSite{Method: s.Method, Parent: s.Parent, ILOffset: s.ILOffset})
 	}
 	code.GC = g.gcInfo(blob)
+	code.BlockOffsets = make([]int, 0, len(m.blocks))
 	for _, mk := range m.blocks {
 		code.BlockOffsets = append(code.BlockOffsets, blob.Marks[mk])
 	}
 	for _, c := range g.cellRefs {
 		code.CellRefs = append(code.CellRefs, abi.CellRef{Offset: blob.Marks[c.mark] - 4, Cell: c.cell})
 	}
+	code.Notes = make([]Note, 0, len(g.notes))
 	for _, n := range g.notes {
 		code.Notes = append(code.Notes, Note{Offset: blob.Marks[n.mark], Text: n.text})
 	}

@@ -548,7 +548,7 @@ var oneRefWord = []int{0}
 
 // NewValue allocates a temporary of kind k.
 func (f *Func) NewValue(k Kind) Value {
-	f.Kinds = append(f.Kinds, k)
+	f.Kinds = Append(f.Cache, f.Kinds, k)
 	return Value(len(f.Kinds) - 1)
 }
 
@@ -566,6 +566,6 @@ func (f *Func) BlockIDs() int {
 func (f *Func) NewBlock(ilOffset int) *Block {
 	b := &Make[Block](f.Cache, 1)[0]
 	b.ID, b.ILOffset = len(f.Blocks), ilOffset
-	f.Blocks = append(f.Blocks, b)
+	f.Blocks = Append(f.Cache, f.Blocks, b)
 	return b
 }

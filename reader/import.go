@@ -12,7 +12,7 @@ func (r *reader) importBlock(start int, b *ir.Block) {
 	m := r.m
 	r.cur = b
 	r.region = b.Region
-	r.stack = append([]ir.Value(nil), r.entry[b]...)
+	r.stack = append(r.stack[:0], r.entry[b]...) // entry stacks are never r.stack itself
 	for i := start; i < len(m.Code); i++ {
 		in := m.Code[i]
 		if i > start {
