@@ -96,22 +96,22 @@ type parser struct {
 	// labelBuf, attrs, paramBuf and localBuf are the buffers a method's
 	// lists grow in before they are copied, at their exact size, into a
 	// slab.
-	instrs   slab[Instr]
-	branches slab[branch1]
-	codes    slab[*Instr]
-	strs     slab[string]
-	labelsAt slab[Label]
-	params   slab[Param]
-	paramPs  slab[*Param]
-	locals1  slab[Local]
-	localPs  slab[*Local]
-	code     []*Instr
-	labelBuf []Label
-	attrs    []string
-	paramBuf []*Param
-	localBuf []*Local
-	m        *Module
-	ns       string // enclosing .namespace
+	instrs    slab[Instr]
+	branches  slab[branch1]
+	codes     slab[*Instr]
+	strs      slab[string]
+	labelsAt  slab[Label]
+	paramObjs slab[Param]
+	paramPtrs slab[*Param]
+	localObjs slab[Local]
+	localPtrs slab[*Local]
+	code      []*Instr
+	labelBuf  []Label
+	attrs     []string
+	paramBuf  []*Param
+	localBuf  []*Local
+	m         *Module
+	ns        string // enclosing .namespace
 
 	// per method body
 	meth    *Method
@@ -591,7 +591,7 @@ func (p *parser) method(owner *Class) *Method {
 		if pt.Kind == KVoid {
 			p.errorf(p.at(p.tok()), "a parameter cannot have type void")
 		}
-		prm := p.params.one()
+		prm := p.paramObjs.one()
 		prm.Type = pt
 		if t := p.tok(); t.kind == tIdent || t.kind == tQuoted {
 			prm.Name = t.text
@@ -600,7 +600,7 @@ func (p *parser) method(owner *Class) *Method {
 		params = append(params, prm)
 	}
 	p.paramBuf = params
-	m.Params = p.paramPs.clone(params)
+	m.Params = p.paramPtrs.clone(params)
 	p.next()
 	impl := p.attrs[:0]
 	for p.tok().kind == tIdent {
@@ -976,7 +976,7 @@ func (p *parser) locals() {
 		if lt.Kind == KVoid {
 			p.errorf(p.at(p.tok()), "a local cannot have type void")
 		}
-		l := p.locals1.one()
+		l := p.localObjs.one()
 		l.Type = lt
 		if t := p.tok(); t.kind == tIdent || t.kind == tQuoted {
 			l.Name = t.text
@@ -985,7 +985,7 @@ func (p *parser) locals() {
 		locals = append(locals, l)
 	}
 	p.localBuf = locals
-	m.Locals = p.localPs.clone(locals)
+	m.Locals = p.localPtrs.clone(locals)
 	p.next()
 }
 
