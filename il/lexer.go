@@ -124,6 +124,9 @@ func (lx *lexer) posAt(i int) Pos {
 
 func (lx *lexer) pos() Pos { return Pos{File: lx.file, Line: lx.line, Col: lx.off - lx.lineStart + 1} }
 
+// posOf returns the position of line and column col of the file.
+func (lx *lexer) posOf(line, col int32) Pos { return Pos{File: lx.file, Line: int(line), Col: int(col)} }
+
 // tok returns a token of kind k and text s at position (line, col).
 func tok(k tokKind, s string, line, col int32) token {
 	return token{kind: k, text: s, line: line, col: col}
@@ -230,7 +233,7 @@ func (lx *lexer) next() (token, error) {
 			return token{}, err
 		}
 		if s == "" {
-			return token{}, lx.errorf(Pos{File: lx.file, Line: int(line), Col: int(col)}, "empty quoted name ''")
+			return token{}, lx.errorf(lx.posOf(line, col), "empty quoted name ''")
 		}
 		return tok(tQuoted, s, line, col), nil
 	case c == ':' && lx.peekByte(1) == ':':
@@ -242,7 +245,7 @@ func (lx *lexer) next() (token, error) {
 		return tok(tPunct, puncts[i:i+1], line, col), nil
 	}
 	r, _ := utf8.DecodeRune(lx.src[lx.off:])
-	return token{}, lx.errorf(Pos{File: lx.file, Line: int(line), Col: int(col)}, "unexpected character %q", r)
+	return token{}, lx.errorf(lx.posOf(line, col), "unexpected character %q", r)
 }
 
 // identEnd returns the offset just past the identifier characters from
