@@ -125,7 +125,9 @@ func (lx *lexer) posAt(i int) Pos {
 func (lx *lexer) pos() Pos { return Pos{File: lx.file, Line: lx.line, Col: lx.off - lx.lineStart + 1} }
 
 // posOf returns the position of line and column col of the file.
-func (lx *lexer) posOf(line, col int32) Pos { return Pos{File: lx.file, Line: int(line), Col: int(col)} }
+func (lx *lexer) posOf(line, col int32) Pos {
+	return Pos{File: lx.file, Line: int(line), Col: int(col)}
+}
 
 // tok returns a token of kind k and text s at position (line, col).
 func tok(k tokKind, s string, line, col int32) token {
