@@ -122,15 +122,18 @@ func (lx *lexer) posAt(i int) Pos {
 	return Pos{File: lx.file, Line: line, Col: col}
 }
 
-func (lx *lexer) pos() Pos { return Pos{File: lx.file, Line: lx.line, Col: lx.off - lx.lineStart + 1} }
+func (lx *lexer) pos() Pos { return lx.posOf(lx.lineCol()) }
+
+// lineCol returns the current line and column.
+func (lx *lexer) lineCol() (line, col int32) { return int32(lx.line), int32(lx.off - lx.lineStart + 1) }
 
 // posOf returns the position of line and column col of the file.
 func (lx *lexer) posOf(line, col int32) Pos {
 	return Pos{File: lx.file, Line: int(line), Col: int(col)}
 }
 
-// tok returns a token of kind k and text s at position (line, col).
-func tok(k tokKind, s string, line, col int32) token {
+// newToken returns a token of kind k and text s at position (line, col).
+func newToken(k tokKind, s string, line, col int32) token {
 	return token{kind: k, text: s, line: line, col: col}
 }
 
@@ -193,19 +196,19 @@ func (lx *lexer) next() (token, error) {
 	if err := lx.skipSpace(); err != nil {
 		return token{}, err
 	}
-	line, col := int32(lx.line), int32(lx.off-lx.lineStart+1)
+	line, col := lx.lineCol()
 	if lx.off >= len(lx.src) {
-		return tok(tEOF, "", line, col), nil
+		return newToken(tEOF, "", line, col), nil
 	}
 	c := lx.src[lx.off]
 	start := lx.off
 	switch {
 	case isIdentStart(c):
 		lx.off = lx.identEnd(lx.off + 1)
-		return tok(tIdent, lx.slice(start, lx.off), line, col), nil
+		return newToken(tIdent, lx.slice(start, lx.off), line, col), nil
 	case c == '.' && isIdentStart(lx.peekByte(1)):
 		lx.off = lx.identEnd(lx.off + 2)
-		return tok(tDot, lx.slice(start, lx.off), line, col), nil
+		return newToken(tDot, lx.slice(start, lx.off), line, col), nil
 	case isDigit(c) || (c == '-' || c == '+') && (isDigit(lx.peekByte(1)) || lx.peekByte(1) == '.' && isDigit(lx.peekByte(2))) || c == '.' && isDigit(lx.peekByte(1)):
 		lx.advance()
 		hex := c == '0' && (lx.peekByte(0) == 'x' || lx.peekByte(0) == 'X')
@@ -222,13 +225,13 @@ func (lx *lexer) next() (token, error) {
 			}
 			break
 		}
-		return tok(tNumber, lx.slice(start, lx.off), line, col), nil
+		return newToken(tNumber, lx.slice(start, lx.off), line, col), nil
 	case c == '"':
 		s, err := lx.quoted('"')
 		if err != nil {
 			return token{}, err
 		}
-		return tok(tString, s, line, col), nil
+		return newToken(tString, s, line, col), nil
 	case c == '\'':
 		s, err := lx.quoted('\'')
 		if err != nil {
@@ -237,14 +240,14 @@ func (lx *lexer) next() (token, error) {
 		if s == "" {
 			return token{}, lx.errorf(lx.posOf(line, col), "empty quoted name ''")
 		}
-		return tok(tQuoted, s, line, col), nil
+		return newToken(tQuoted, s, line, col), nil
 	case c == ':' && lx.peekByte(1) == ':':
 		lx.off += 2
-		return tok(tPunct, "::", line, col), nil
+		return newToken(tPunct, "::", line, col), nil
 	}
 	if i := strings.IndexByte(puncts, c); i >= 0 {
 		lx.off++
-		return tok(tPunct, puncts[i:i+1], line, col), nil
+		return newToken(tPunct, puncts[i:i+1], line, col), nil
 	}
 	r, _ := utf8.DecodeRune(lx.src[lx.off:])
 	return token{}, lx.errorf(lx.posOf(line, col), "unexpected character %q", r)

@@ -92,24 +92,16 @@ type parser struct {
 	byrefTypes map[*Type]*Type  // T&, one per T
 	methodRefs map[methodKey][]*MethodRef
 	fieldRefs  map[fieldKey]*FieldRef
-	// The module's small objects come from slabs (slab.go); code,
-	// labelBuf, attrs, paramBuf and localBuf are the buffers a method's
-	// lists grow in before they are copied, at their exact size, into a
-	// slab.
+	// The module's small objects and lists come from slabs (slab.go).
 	instrs    slab[Instr]
 	branches  slab[branch1]
-	codes     slab[*Instr]
-	strs      slab[string]
-	labelsAt  slab[Label]
 	paramObjs slab[Param]
-	paramPtrs slab[*Param]
 	localObjs slab[Local]
-	localPtrs slab[*Local]
-	code      []*Instr
-	labelBuf  []Label
-	attrs     []string
-	paramBuf  []*Param
-	localBuf  []*Local
+	codeList  lists[*Instr]
+	labelList lists[Label]
+	attrList  lists[string]
+	paramList lists[*Param]
+	localList lists[*Local]
 	m         *Module
 	ns        string // enclosing .namespace
 
@@ -515,7 +507,7 @@ var implAttrs = map[string]bool{"cil": true, "managed": true, "il": true, "noinl
 func (p *parser) method(owner *Class) *Method {
 	start := p.at(p.prev)
 	m := &Method{Owner: owner, Slot: -1, MaxStack: 8}
-	attrs := p.attrs[:0]
+	attrs := p.attrList.start()
 	for p.tok().kind == tIdent {
 		t := p.tok()
 		switch t.text {
@@ -553,8 +545,7 @@ func (p *parser) method(owner *Class) *Method {
 			}
 		}
 	}
-	p.attrs = attrs
-	m.Attrs = p.strs.clone(attrs)
+	m.Attrs = p.attrList.keep(attrs)
 	if owner == nil {
 		if !m.Static {
 			p.errorf(start, "global methods must be static")
@@ -577,7 +568,7 @@ func (p *parser) method(owner *Class) *Method {
 		p.errorf(p.at(p.tok()), "generic methods are not supported in mini MSIL")
 	}
 	p.expect("(")
-	params := p.paramBuf[:0]
+	params := p.paramList.start()
 	for !p.isPunct(")") {
 		if len(params) > 0 {
 			p.expect(",")
@@ -599,10 +590,9 @@ func (p *parser) method(owner *Class) *Method {
 		}
 		params = append(params, prm)
 	}
-	p.paramBuf = params
-	m.Params = p.paramPtrs.clone(params)
+	m.Params = p.paramList.keep(params)
 	p.next()
-	impl := p.attrs[:0]
+	impl := p.attrList.start()
 	for p.tok().kind == tIdent {
 		t := p.tok()
 		if !implAttrs[t.text] {
@@ -611,8 +601,7 @@ func (p *parser) method(owner *Class) *Method {
 		impl = append(impl, t.text)
 		p.next()
 	}
-	p.attrs = impl
-	m.Impl = p.strs.clone(impl)
+	m.Impl = p.attrList.keep(impl)
 	p.body(m)
 	if m.Abstract && len(m.Code) > 0 {
 		p.errorf(m.Pos, "abstract method %s cannot have a body", m.Name)
@@ -632,11 +621,10 @@ func (p *parser) body(m *Method) {
 	p.pending = p.pending[:0]
 	p.fixups = p.fixups[:0]
 	p.clauseFixups = p.clauseFixups[:0]
-	m.Code = p.code[:0] // grown in buffers reused by every body
-	m.Labels = p.labelBuf[:0]
+	m.Code = p.codeList.start() // grown in buffers reused by every body
+	m.Labels = p.labelList.start()
 	p.items(open, "method "+m.Name)
-	p.code = m.Code
-	m.Code = p.codes.clone(m.Code) // then kept at their exact size
+	m.Code = p.codeList.keep(m.Code) // then kept at their exact size
 	m.EndPos = p.at(p.next())
 	// Labels after the last instruction mark the end of the code: only a
 	// clause may end there.
@@ -645,8 +633,7 @@ func (p *parser) body(m *Method) {
 		atEnd[l.text] = l
 		m.Labels = append(m.Labels, Label{Name: l.text, Instr: len(m.Code)})
 	}
-	p.labelBuf = m.Labels
-	m.Labels = p.labelsAt.clone(m.Labels)
+	m.Labels = p.labelList.keep(m.Labels)
 	for _, f := range p.fixups {
 		idx, ok := p.labels[f.tok.text]
 		if !ok {
@@ -958,7 +945,7 @@ func (p *parser) locals() {
 	}
 	p.expect("(")
 	first := true
-	locals := append(p.localBuf[:0], m.Locals...)
+	locals := append(p.localList.start(), m.Locals...)
 	for !p.isPunct(")") {
 		if !first {
 			p.expect(",")
@@ -984,8 +971,7 @@ func (p *parser) locals() {
 		}
 		locals = append(locals, l)
 	}
-	p.localBuf = locals
-	m.Locals = p.localPtrs.clone(locals)
+	m.Locals = p.localList.keep(locals)
 	p.next()
 }
 

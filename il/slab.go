@@ -39,3 +39,20 @@ func (s *slab[T]) clone(v []T) []T {
 	copy(c, v)
 	return c
 }
+
+// lists is a slab of T for lists of unknown length: a list grows (by
+// append) in a buffer that start hands out, and keep copies it into the
+// slab at its exact size and takes its array back for the next list.
+type lists[T any] struct {
+	slab[T]
+	buf []T
+}
+
+// start returns the empty buffer to append a list to.
+func (l *lists[T]) start() []T { return l.buf[:0] }
+
+// keep returns list s, grown from start, at its exact size.
+func (l *lists[T]) keep(s []T) []T {
+	l.buf = s[:0]
+	return l.clone(s)
+}

@@ -37,3 +37,19 @@ func TestSlab(t *testing.T) {
 		t.Error("an empty take or clone is not nil")
 	}
 }
+
+func TestLists(t *testing.T) {
+	var l lists[int]
+	a := append(l.start(), 1, 2, 3)
+	kept := l.keep(a)
+	if len(kept) != 3 || cap(kept) != 3 {
+		t.Fatalf("keep: len %d cap %d, want 3 and 3", len(kept), cap(kept))
+	}
+	b := append(l.start(), 7, 8, 9) // fits: reuses the first list's array
+	if &b[0] != &a[0] {
+		t.Error("start does not hand out the buffer again")
+	}
+	if kept[0] != 1 || kept[1] != 2 || kept[2] != 3 {
+		t.Errorf("a kept list changed when the buffer was reused: %v", kept)
+	}
+}
