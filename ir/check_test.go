@@ -424,7 +424,7 @@ var checkCases = []struct {
 	{"extra aux", func(x fx) { _, in := x.instr(ir.OpMul); in.Aux.Class = x.mod.Class("Box") }, "mul with Aux.Class set"},
 	{"two extra aux fields", func(x fx) {
 		_, in := x.instr(ir.OpMul)
-		in.Aux.Class, in.Aux.Str = x.mod.Class("Box"), ir.StrAux("s").Str
+		in.Aux.Class, in.Aux.Str = x.mod.Class("Box"), ir.StrAux(nil, "s").Str
 	}, "mul with Aux.Class, Aux.Str set"},
 	{"unsigned add", func(x fx) { _, in := x.instr(ir.OpMul); in.Aux.Unsigned = true }, "mul with Aux.Unsigned set"},
 	{"no overflow flag", func(x fx) { _, in := x.instr(ir.OpAddOvf); in.Dst2 = ir.NoValue }, "add.ovf has no overflow flag"},

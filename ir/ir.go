@@ -283,9 +283,13 @@ func FloatAux(f float64) Aux { return Aux{Int: int64(math.Float64bits(f))} }
 // F64).
 func (a Aux) Float() float64 { return math.Float64frombits(uint64(a.Int)) }
 
-// StrAux returns the Aux of the string constant s (in memory of its own:
-// the reader takes it from the compile's cache instead).
-func StrAux(s string) Aux { return Aux{Str: &s} }
+// StrAux returns the Aux of the string constant s, holding it in c's
+// memory (new memory when c is nil).
+func StrAux(c *Cache, s string) Aux {
+	p := &Make[string](c, 1)[0]
+	*p = s
+	return Aux{Str: p}
+}
 
 // Instr is one IR instruction.
 type Instr struct {

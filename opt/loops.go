@@ -111,7 +111,7 @@ func FindLoops(f *ir.Func) *Loops {
 	for _, lp := range loops {
 		h := lp.Header
 		latches := lp.Blocks
-		lp.Blocks = ir.Append(f.Cache, ir.Make[*ir.Block](f.Cache, 0), h)
+		lp.Blocks = ir.Append(f.Cache, nil, h)
 		in[h.ID] = true
 		work = work[:0]
 		for _, b := range latches {

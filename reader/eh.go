@@ -136,7 +136,7 @@ func (r *reader) handlerEntries() {
 		}
 		start := r.regionRange[reg][0]
 		r.region = reg
-		r.ilOff = int(r.m.Code[start].Offset)
+		r.ilOff = r.m.Code[start].Offset
 		b := r.newBlock()
 		r.handlerRoot[reg] = b
 		reg.Entry = b

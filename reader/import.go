@@ -17,12 +17,12 @@ func (r *reader) importBlock(start int, b *ir.Block) {
 		in := m.Code[i]
 		if i > start {
 			if r.blockAt[i] != nil {
-				r.ilOff = int(in.Offset)
+				r.ilOff = in.Offset
 				r.jumpTo(r.target(i))
 				return
 			}
 		}
-		r.ilOff = int(in.Offset)
+		r.ilOff = in.Offset
 		r.idx = i
 		if r.instr(i, in) {
 			return
@@ -224,9 +224,7 @@ func (r *reader) instr(idx int, in *il.Instr) bool {
 	case il.LdcR8:
 		r.push(r.constF64(in.Float()))
 	case il.Ldstr:
-		s := ir.Make[string](r.opts.Cache, 1)
-		s[0] = in.Str()
-		r.push(r.value(ir.OpStr, ir.Ref, ir.Aux{Str: &s[0]}))
+		r.push(r.value(ir.OpStr, ir.Ref, ir.StrAux(r.opts.Cache, in.Str())))
 	case il.Dup:
 		top := r.stack[len(r.stack)-1]
 		if t := r.structOf[top]; t != nil && !r.isView(top) {

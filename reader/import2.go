@@ -186,7 +186,7 @@ func (r *reader) castFailBlock(obj ir.Value, t *il.Type) *ir.Block {
 	b := r.newBlock()
 	b.Cold = true
 	b.Term = &ir.Instr{Op: ir.OpThrowHelper, Dst: ir.NoValue, Dst2: ir.NoValue, Args: []ir.Value{obj},
-		Aux: ir.Aux{Class: r.mod.Class("System.InvalidCastException"), Type: t}, ILOffset: int32(r.ilOff)}
+		Aux: ir.Aux{Class: r.mod.Class("System.InvalidCastException"), Type: t}, ILOffset: r.ilOff}
 	return b
 }
 

@@ -83,7 +83,7 @@ type reader struct {
 	done        []bool // by block ID: imported (or made by the reader)
 	cur         *ir.Block
 	stack       []ir.Value
-	ilOff       int
+	ilOff       int32
 	idx         int                    // index of the IL instruction being imported
 	throwBlk    map[throwKey]*ir.Block // shared throw blocks
 	// consts holds the integer constants constI32 and constI64 made:
@@ -244,7 +244,7 @@ func endsBlock(op il.Op) bool {
 // emit appends an instruction to the current block.
 func (r *reader) emit(op ir.Op, kind ir.Kind, dst ir.Value, args []ir.Value, aux ir.Aux) *ir.Instr {
 	in := r.newInstr()
-	*in = ir.Instr{Op: op, Kind: kind, Dst: dst, Dst2: ir.NoValue, Args: r.args(args), Aux: aux, ILOffset: int32(r.ilOff)}
+	*in = ir.Instr{Op: op, Kind: kind, Dst: dst, Dst2: ir.NoValue, Args: r.args(args), Aux: aux, ILOffset: r.ilOff}
 	r.cur.Instrs = ir.Append(r.opts.Cache, r.cur.Instrs, in)
 	return in
 }
@@ -270,7 +270,7 @@ func (r *reader) value(op ir.Op, k ir.Kind, aux ir.Aux, args ...ir.Value) ir.Val
 // terminate ends the current block.
 func (r *reader) terminate(op ir.Op, args []ir.Value, aux ir.Aux, succs ...*ir.Block) {
 	t := r.newInstr()
-	*t = ir.Instr{Op: op, Dst: ir.NoValue, Dst2: ir.NoValue, Args: r.args(args), Aux: aux, ILOffset: int32(r.ilOff)}
+	*t = ir.Instr{Op: op, Dst: ir.NoValue, Dst2: ir.NoValue, Args: r.args(args), Aux: aux, ILOffset: r.ilOff}
 	r.cur.Term = t
 	r.cur.Succs = succs
 }

@@ -309,7 +309,7 @@ func (b *Builder) Const(k ir.Kind, x int64) ir.Value {
 // Str returns a new string object.
 func (b *Builder) Str(s string) ir.Value {
 	b.t.Helper()
-	return b.Emit(ir.OpStr, ir.Ref, ir.StrAux(s))
+	return b.Emit(ir.OpStr, ir.Ref, ir.StrAux(nil, s))
 }
 
 // Copy assigns src to dst.
