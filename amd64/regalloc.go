@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"miniil/funclet"
+	"miniil/internal/chunked"
 	"miniil/ir"
 )
 
@@ -559,21 +560,14 @@ func livenessOf(f *ir.Func, blocks []*ir.Block, only func(ir.Kind) bool) []block
 	clear(inMark)
 	defines := ir.Make[bool](f.Cache, nb)
 	// The live sets, as (block, value) pairs in increasing value order,
-	// bucketed by block at the end.
+	// bucketed by block at the end. The pair lists grow by chunks (a
+	// large method has several pairs per block, and append would copy
+	// them over and over) and are kept for the next compile.
 	s := ir.Keep[liveScratch](f.Cache)
-	ins, outs, work := s.ins[:0], s.outs[:0], s.work[:0]
-	// At least one pair per upward-exposed use, and in a large method
-	// usually a few per block: start there rather than grow (append grows
-	// a large slice by a quarter, allocating several times the final
-	// size on the way).
-	if hint := len(uses) + nb; cap(ins) < hint {
-		ins, outs = make([]livePair, 0, hint), make([]livePair, 0, hint)
-	}
-	defer func() {
-		if cap(ins)+cap(outs) <= 1<<16 {
-			s.ins, s.outs, s.work = ins[:0], outs[:0], work[:0]
-		}
-	}()
+	ins, outs, work := &s.ins, &s.outs, s.work[:0]
+	ins.Reset()
+	outs.Reset()
+	defer func() { s.work = work[:0] }()
 	for v := range nv {
 		if ustart[v] == ustart[v+1] {
 			continue
@@ -592,13 +586,13 @@ func livenessOf(f *ir.Func, blocks []*ir.Block, only func(ir.Kind) bool) []block
 		for len(work) > 0 {
 			i := work[len(work)-1]
 			work = work[:len(work)-1]
-			ins = append(ins, livePair{i, ir.Value(v)})
+			ins.Append(livePair{i, ir.Value(v)})
 			for _, k := range preds[pstart[i]:pstart[i+1]] {
 				if outMark[k] == mark {
 					continue
 				}
 				outMark[k] = mark
-				outs = append(outs, livePair{k, ir.Value(v)})
+				outs.Append(livePair{k, ir.Value(v)})
 				if !defines[k] && inMark[k] != mark {
 					inMark[k] = mark
 					work = append(work, k)
@@ -610,15 +604,15 @@ func livenessOf(f *ir.Func, blocks []*ir.Block, only func(ir.Kind) bool) []block
 		}
 	}
 	live := ir.Make[blockLive](f.Cache, nb)
-	vals := ir.Make[ir.Value](f.Cache, len(ins)+len(outs))
-	bucketLive(live, ins, vals[:len(ins)], pstart, true)
-	bucketLive(live, outs, vals[len(ins):], pstart, false)
+	vals := ir.Make[ir.Value](f.Cache, ins.Len()+outs.Len())
+	bucketLive(live, ins, vals[:ins.Len()], pstart, true)
+	bucketLive(live, outs, vals[ins.Len():], pstart, false)
 	return live
 }
 
 // liveScratch is the lists livenessOf keeps from compile to compile.
 type liveScratch struct {
-	ins, outs []livePair
+	ins, outs chunked.List[livePair]
 	work      []int32
 }
 
@@ -630,9 +624,9 @@ type livePair struct {
 
 // bucketLive sets each block's in (or out) set from pairs, in their
 // order, using vals as storage and start (len(live)+1) as scratch.
-func bucketLive(live []blockLive, pairs []livePair, vals []ir.Value, start []int32, in bool) {
+func bucketLive(live []blockLive, pairs *chunked.List[livePair], vals []ir.Value, start []int32, in bool) {
 	clear(start)
-	for _, p := range pairs {
+	for p := range pairs.All {
 		start[p.b+1]++
 	}
 	for k := range len(live) {
@@ -649,7 +643,7 @@ func bucketLive(live []blockLive, pairs []livePair, vals []ir.Value, start []int
 			live[k].out = vals[lo:lo:hi]
 		}
 	}
-	for _, p := range pairs {
+	for p := range pairs.All {
 		if in {
 			live[p.b].in = append(live[p.b].in, p.v)
 		} else {

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"miniil/internal/chunked"
 )
 
 // Load parses, resolves and verifies a program. The error is an ErrorList
@@ -97,7 +99,8 @@ type parser struct {
 	branches  slab[branch1]
 	paramObjs slab[Param]
 	localObjs slab[Local]
-	codeList  lists[*Instr]
+	code      chunked.List[*Instr] // the body being parsed
+	codeSlab  slab[*Instr]
 	labelList lists[Label]
 	attrList  lists[string]
 	paramList lists[*Param]
@@ -621,10 +624,11 @@ func (p *parser) body(m *Method) {
 	p.pending = p.pending[:0]
 	p.fixups = p.fixups[:0]
 	p.clauseFixups = p.clauseFixups[:0]
-	m.Code = p.codeList.start() // grown in buffers reused by every body
+	p.code.Reset() // grown in chunks reused by every body
 	m.Labels = p.labelList.start()
 	p.items(open, "method "+m.Name)
-	m.Code = p.codeList.keep(m.Code) // then kept at their exact size
+	m.Code = p.codeSlab.take(p.code.Len()) // then kept at its exact size
+	p.code.CopyTo(m.Code)
 	m.EndPos = p.at(p.next())
 	// Labels after the last instruction mark the end of the code: only a
 	// clause may end there.
@@ -740,12 +744,12 @@ func (p *parser) items(open token, what string) {
 			p.next()
 			switch s.kind {
 			case scopeTry:
-				s.tryEnd = len(m.Code)
+				s.tryEnd = p.code.Len()
 				scopes = p.nextHandler(scopes, s)
 			case scopeFilter:
 				scopes = p.handlerBody(scopes, s)
 			case scopeHandler:
-				s.clause.HandlerEnd = len(m.Code)
+				s.clause.HandlerEnd = p.code.Len()
 				m.EH = append(m.EH, s.clause)
 				s.handlers++
 				scopes = p.nextHandler(scopes, s)
@@ -785,7 +789,7 @@ func (p *parser) items(open token, what string) {
 					continue
 				}
 				open := p.expect("{")
-				scopes = append(scopes, scope{kind: scopeTry, open: open, what: ".try block", dir: t, tryStart: len(m.Code)})
+				scopes = append(scopes, scope{kind: scopeTry, open: open, what: ".try block", dir: t, tryStart: p.code.Len()})
 			case ".custom":
 				p.skipCustom()
 			case ".line":
@@ -820,7 +824,6 @@ func (p *parser) items(open token, what string) {
 // which need no scope, and then the head of a scoped handler, whose scope
 // it pushes, or the end of the group.
 func (p *parser) nextHandler(scopes []scope, g scope) []scope {
-	m := p.meth
 	for {
 		t := p.tok()
 		if t.kind != tIdent || t.text != "catch" && t.text != "finally" && t.text != "fault" && t.text != "filter" {
@@ -850,7 +853,7 @@ func (p *parser) nextHandler(scopes []scope, g scope) []scope {
 			c.Kind = EHFilter
 			if p.isPunct("{") {
 				g.kind, g.open, g.what = scopeFilter, p.expect("{"), "filter block"
-				c.FilterStart = len(m.Code)
+				c.FilterStart = p.code.Len()
 				return append(scopes, g)
 			}
 			// Label form: filter FROM; the filter runs up to the handler.
@@ -890,7 +893,7 @@ func (p *parser) handlerBody(scopes []scope, g scope) []scope {
 		return p.nextHandler(scopes, g)
 	}
 	g.kind, g.open, g.what = scopeHandler, p.expect("{"), c.Kind.String()+" handler"
-	c.HandlerStart = len(p.meth.Code)
+	c.HandlerStart = p.code.Len()
 	return append(scopes, g)
 }
 
@@ -989,8 +992,8 @@ func (p *parser) instr() {
 	in := p.instrs.one()
 	*in = Instr{Op: op, Line: t.line, Col: t.col}
 	for _, l := range p.pending {
-		m.Labels = append(m.Labels, Label{Name: l.text, Instr: len(m.Code)})
-		p.labels[l.text] = len(m.Code)
+		m.Labels = append(m.Labels, Label{Name: l.text, Instr: p.code.Len()})
+		p.labels[l.text] = p.code.Len()
 	}
 	p.pending = p.pending[:0]
 	info := op.Info()
@@ -1096,7 +1099,7 @@ func (p *parser) instr() {
 		}
 		in.SetStr(s)
 	}
-	m.Code = append(m.Code, in)
+	p.code.Append(in)
 }
 
 // constrainedPrefix parses `constrained. TYPE callvirt METHOD` (the
@@ -1118,7 +1121,7 @@ func (p *parser) constrainedPrefix(t token) {
 		return
 	}
 	p.instr()
-	in := p.meth.Code[len(p.meth.Code)-1]
+	in := p.code.Last()
 	in.SetConstrained(ty)
 	in.Line, in.Col = t.line, t.col
 }
