@@ -126,15 +126,17 @@ type verifier struct {
 	tryAt   map[int]*region
 	left    []*region // scratch for crossed
 	entered []*region // scratch for crossed
+	// join numbers the instructions entered otherwise than by falling
+	// through from the one before (branch targets, the method's and its
+	// handlers' entries, try starts) from 1 (0: not a join point). Only
+	// their entry stacks are kept and merged, in states and reached at
+	// join[i]-1; any other instruction is checked with the stack the one
+	// before leaves, right after it. (Per-instruction states would be
+	// 24 bytes an instruction, mostly never used.)
+	join    []int32
 	states  [][]vtype // entry stack per join point; nil: not reached
 	reached []bool
-	// join marks the instructions entered otherwise than by falling
-	// through from the one before (branch targets, the method's and its
-	// handlers' entries, try starts): only their entry stacks are kept
-	// and merged. Any other instruction is checked with the stack the
-	// one before leaves, right after it.
-	join   []bool
-	failed bool
+	failed  bool
 
 	// Buffers kept from method to method.
 	atBuf   []*region
@@ -641,24 +643,31 @@ func (v *verifier) inFilter(r *region) bool {
 func (v *verifier) checkStack() {
 	md := v.md
 	n := len(md.Code)
-	v.states = grow(v.states, n)
-	v.reached = grow(v.reached, n)
 	v.join = grow(v.join, n)
-	v.join[0] = true
+	v.join[0] = 1
 	for _, in := range md.Code {
 		for _, t := range in.Targets() {
-			v.join[t] = true
+			v.join[t] = 1
 		}
 	}
 	for _, c := range md.EH {
-		v.join[c.HandlerStart] = true
+		v.join[c.HandlerStart] = 1
 		if c.Kind == EHFilter {
-			v.join[c.FilterStart] = true
+			v.join[c.FilterStart] = 1
 		}
 	}
 	for t := range v.tryAt {
-		v.join[t] = true
+		v.join[t] = 1
 	}
+	joins := int32(0)
+	for i, j := range v.join {
+		if j != 0 {
+			joins++
+			v.join[i] = joins
+		}
+	}
+	v.states = grow(v.states, int(joins))
+	v.reached = grow(v.reached, int(joins))
 	work := v.work[:0]
 	defer func() { v.work = work[:0] }()
 	push := func(t int, st []vtype, from *Instr) {
@@ -688,7 +697,7 @@ func (v *verifier) checkStack() {
 	for len(work) > 0 && !v.failed {
 		i := work[len(work)-1]
 		work = work[:len(work)-1]
-		st := append(v.scratch[:0], v.states[i]...)
+		st := append(v.scratch[:0], v.states[v.join[i]-1]...)
 		// Check from join point i on, through the instructions that only
 		// fall through into each other, up to the next join point.
 		for !v.failed {
@@ -708,7 +717,7 @@ func (v *verifier) checkStack() {
 			if endsFlow(in.Op) || i+1 >= n {
 				break
 			}
-			if v.join[i+1] {
+			if v.join[i+1] != 0 {
 				push(i+1, out, in)
 				break
 			}
@@ -731,12 +740,13 @@ func (v *verifier) merge(t int, st []vtype, from *Instr) bool {
 		v.errorf(r.clause.TryPos, "the evaluation stack must be empty on entry to a try block, but it holds %d value(s)%s", len(st), where())
 		return false
 	}
-	if !v.reached[t] {
-		v.reached[t] = true
-		v.states[t] = v.keep(st)
+	j := v.join[t] - 1 // t is a join point: only those are pushed
+	if !v.reached[j] {
+		v.reached[j] = true
+		v.states[j] = v.keep(st)
 		return true
 	}
-	old := v.states[t]
+	old := v.states[j]
 	if len(old) != len(st) {
 		v.errorf(v.pos(in), "inconsistent stack depth at this merge point: %d value(s) on one path, %d on another%s", len(old), len(st), where())
 		return false
