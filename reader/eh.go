@@ -104,6 +104,10 @@ func (r *reader) buildRegions() error {
 	}
 	// The innermost region of each instruction: the top of the open
 	// regions (only the first made of regions with one range is pushed).
+	r.instrRegion = nil
+	if len(f.Regions) == 0 {
+		return nil // every instruction in none (regionAt)
+	}
 	r.instrRegion = ir.Make[*ir.Region](r.opts.Cache, len(m.Code))
 	open = open[:0]
 	next := 0
@@ -160,13 +164,21 @@ func (r *reader) finallyClause(reg *ir.Region) int {
 	return -1
 }
 
+// regionAt returns the innermost region of IL instruction i (nil: none).
+func (r *reader) regionAt(i int) *ir.Region {
+	if r.instrRegion == nil {
+		return nil
+	}
+	return r.instrRegion[i]
+}
+
 // leave lowers `leave target`: for every region it exits, inner to outer,
 // a finally is called from a block in the region enclosing its try, and a
 // catch (or filter handler) returns to a block in its enclosing region;
 // then control jumps to the target. The evaluation stack is emptied.
 func (r *reader) leave(target int) {
 	r.stack = nil
-	dest := r.instrRegion[target]
+	dest := r.regionAt(target)
 	for reg := r.region; reg != nil && !reg.Contains(dest); reg = reg.Parent {
 		switch reg.Kind {
 		case ir.RegionTry:

@@ -82,6 +82,7 @@ type reader struct {
 	work        []int
 	done        []bool // by block ID: imported (or made by the reader)
 	cur         *ir.Block
+	pend        *ir.Block // the block of the instructions in maps.pending
 	stack       []ir.Value
 	ilOff       int32
 	idx         int                    // index of the IL instruction being imported
@@ -143,6 +144,10 @@ type maps struct {
 	view         map[ir.Value]ir.Value
 	nonNull      map[ir.Value]bool
 	structSpills map[structSpillKey]ir.Value
+	// pending is where emit collects the instructions of the block it
+	// appends to; flush moves them into the block at their exact size
+	// (appending to the block's own list would copy it at every doubling).
+	pending []*ir.Instr
 }
 
 // emptied empties *m and returns it, making it when it is nil or grew
@@ -160,6 +165,7 @@ func (r *reader) run() error {
 	m := r.m
 	r.blockAt = ir.Make[*ir.Block](r.opts.Cache, len(m.Code)+1)
 	r.maps = ir.Keep[maps](r.opts.Cache)
+	r.maps.pending = r.maps.pending[:0] // an import that failed may have left some
 	r.entry = emptied(&r.maps.entry)
 	r.spills = emptied(&r.maps.spills)
 	r.throwBlk = emptied(&r.maps.throwBlk)
@@ -190,7 +196,7 @@ func (r *reader) run() error {
 	for i := range m.Code {
 		if leader[i] {
 			r.blockAt[i] = r.f.NewBlock(int(m.Code[i].Offset))
-			r.blockAt[i].Region = r.instrRegion[i]
+			r.blockAt[i].Region = r.regionAt(i)
 			r.leader[r.blockAt[i]] = i
 		}
 	}
@@ -217,6 +223,7 @@ func (r *reader) run() error {
 		r.markDone(b)
 		r.importBlock(i, b)
 	}
+	r.flush()
 	r.finish()
 	return nil
 }
@@ -245,8 +252,27 @@ func endsBlock(op il.Op) bool {
 func (r *reader) emit(op ir.Op, kind ir.Kind, dst ir.Value, args []ir.Value, aux ir.Aux) *ir.Instr {
 	in := r.newInstr()
 	*in = ir.Instr{Op: op, Kind: kind, Dst: dst, Dst2: ir.NoValue, Args: r.args(args), Aux: aux, ILOffset: r.ilOff}
-	r.cur.Instrs = ir.Append(r.opts.Cache, r.cur.Instrs, in)
+	if r.pend != r.cur {
+		r.flush()
+		r.pend = r.cur
+	}
+	r.maps.pending = append(r.maps.pending, in)
 	return in
+}
+
+// flush appends the instructions emit collected to their block (pend).
+// It runs whenever emit turns to another block, at every terminator, and
+// at the end of the import: nothing reads a block's list before.
+func (r *reader) flush() {
+	b, pending := r.pend, r.maps.pending
+	r.pend = nil
+	if len(pending) == 0 {
+		return
+	}
+	all := ir.Make[*ir.Instr](r.opts.Cache, len(b.Instrs)+len(pending))
+	copy(all[copy(all, b.Instrs):], pending)
+	b.Instrs = all
+	r.maps.pending = pending[:0]
 }
 
 // args returns a copy of an instruction's operands, made in the cache:
@@ -269,6 +295,7 @@ func (r *reader) value(op ir.Op, k ir.Kind, aux ir.Aux, args ...ir.Value) ir.Val
 
 // terminate ends the current block.
 func (r *reader) terminate(op ir.Op, args []ir.Value, aux ir.Aux, succs ...*ir.Block) {
+	r.flush()
 	t := r.newInstr()
 	*t = ir.Instr{Op: op, Dst: ir.NoValue, Dst2: ir.NoValue, Args: r.args(args), Aux: aux, ILOffset: r.ilOff}
 	r.cur.Term = t
