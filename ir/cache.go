@@ -16,7 +16,7 @@ import "unsafe"
 // tables) may be made from it. A nil *Cache is valid and allocates
 // everything fresh. The chunks keep what the last compile stored in them
 // (pointers into its module, say) reachable until a later compile
-// overwrites it: at most a chunk, 1 MiB, per element type.
+// overwrites it: at most keepBytes, 1 MiB, per element type.
 type Cache struct {
 	instrs pool[Instr]
 	// pools holds one *pool[T] per element type, and kept one *T per
@@ -28,37 +28,76 @@ type Cache struct {
 
 type resetter interface{ reset() }
 
-// pool hands out slices of one chunk, a bump at a time.
+// pool hands out slices of its chunks, a bump at a time.
 type pool[T any] struct {
-	buf  []T
-	used int
+	chunks [][]T // chunks[:cur+1] are this compile's; the rest are kept for later
+	cur    int
+	used   int // elements of chunks[cur] handed out
 }
 
-// A pool's chunks are at most maxChunk bytes, and a request of more than
-// maxDirect bytes bypasses the pools: a large method's big arrays are
-// allocated as they were without a cache, and left to the collector.
+// A pool's chunks are at most maxChunk bytes (a large method's compile
+// touches only the pages it fills, and the collector scans little that
+// was never written), a request of more than maxDirect bytes bypasses
+// the pools (a large method's big arrays are allocated as they were
+// without a cache, and left to the collector), and Reset keeps a pool's
+// first chunks up to keepBytes for the next compile.
 const (
-	maxChunk  = 1 << 20
+	maxChunk  = 64 << 10
 	maxDirect = 32 << 10
+	keepBytes = 1 << 20
 )
 
 func (p *pool[T]) take(n int, size uintptr) []T {
 	if uintptr(n)*size > maxDirect {
 		return make([]T, n)
 	}
-	if p.used+n > len(p.buf) {
-		// A new chunk, twice the last up to maxChunk: the old one stays
-		// with the slices taken from it until Reset, and then is garbage.
-		p.buf = make([]T, max(min(2*len(p.buf), int(maxChunk/size)), n, 64))
-		p.used = 0
+	if len(p.chunks) == 0 || p.used+n > len(p.chunks[p.cur]) {
+		p.next(n, size)
 	}
-	s := p.buf[p.used : p.used+n : p.used+n]
+	s := p.chunks[p.cur][p.used : p.used+n : p.used+n]
 	p.used += n
 	clear(s)
 	return s
 }
 
-func (p *pool[T]) reset() { p.used = 0 }
+// next moves on to a chunk with room for n elements: the next one kept
+// from an earlier compile, or a new one twice the size of the last, up
+// to maxChunk.
+func (p *pool[T]) next(n int, size uintptr) {
+	if len(p.chunks) > 0 {
+		p.cur++
+	}
+	p.used = 0
+	if p.cur < len(p.chunks) && len(p.chunks[p.cur]) >= n {
+		return
+	}
+	last := 0
+	if len(p.chunks) > 0 {
+		last = len(p.chunks[len(p.chunks)-1])
+	}
+	c := make([]T, max(min(2*last, int(maxChunk/size)), n, 64))
+	if p.cur < len(p.chunks) {
+		p.chunks[p.cur] = c // a kept chunk too small for n
+	} else {
+		p.chunks = append(p.chunks, c)
+	}
+}
+
+// reset hands the chunks out again from the first, keeping those up to
+// keepBytes: a compile larger than that leaves the rest to the collector.
+func (p *pool[T]) reset() {
+	var zero T
+	size := max(unsafe.Sizeof(zero), 1)
+	total := uintptr(0)
+	for k, c := range p.chunks {
+		if total += uintptr(len(c)) * size; total > keepBytes {
+			clear(p.chunks[k:])
+			p.chunks = p.chunks[:k]
+			break
+		}
+	}
+	p.cur, p.used = 0, 0
+}
 
 // Make returns a zeroed slice of n Ts from c (len and cap n: appending
 // to it copies it out of the cache), or a new one when c is nil.

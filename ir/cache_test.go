@@ -108,3 +108,41 @@ func TestCacheAppend(t *testing.T) {
 		})
 	}
 }
+
+// TestCacheKeepsChunks checks that a compile larger than one chunk
+// allocates nothing the next time (every chunk it filled is handed out
+// again after Reset), and that Reset keeps no more than keepBytes.
+func TestCacheKeepsChunks(t *testing.T) {
+	c := new(Cache)
+	addrs := make([]*int64, 5000)
+	fill := func(n int) []*int64 {
+		for i := range n {
+			addrs[i] = &Make[int64](c, 100)[0]
+		}
+		return addrs[:n]
+	}
+	// 100 requests of 800 bytes: about 80 KB, more than one chunk.
+	first := append([]*int64(nil), fill(100)...)
+	if allocs := testing.AllocsPerRun(5, func() { c.Reset(); fill(100) }); allocs != 0 {
+		t.Errorf("a second compile of the same size allocated %v times, want 0", allocs)
+	}
+	c.Reset()
+	again := fill(100)
+	for i := range first {
+		if first[i] != again[i] {
+			t.Fatalf("request %d got other memory after Reset", i)
+		}
+	}
+	// A compile of several MiB: Reset keeps at most keepBytes of it.
+	c.Reset()
+	fill(5000)
+	c.Reset()
+	p := c.pools[0].(*pool[int64])
+	kept := 0
+	for _, ch := range p.chunks {
+		kept += len(ch) * 8
+	}
+	if kept > keepBytes || kept == 0 {
+		t.Errorf("Reset kept %d bytes of chunks, want 0 < kept <= %d", kept, keepBytes)
+	}
+}
