@@ -2,6 +2,7 @@ package reader
 
 import (
 	"math"
+	"slices"
 
 	"miniil/il"
 	"miniil/ir"
@@ -12,7 +13,8 @@ func (r *reader) importBlock(start int, b *ir.Block) {
 	m := r.m
 	r.cur = b
 	r.region = b.Region
-	r.stack = append(r.stack[:0], r.entry[b]...) // entry stacks are never r.stack itself
+	entry, _ := r.entryOf(b)
+	r.stack = append(r.stack[:0], entry...) // entry stacks are never r.stack itself
 	for i := start; i < len(m.Code); i++ {
 		in := m.Code[i]
 		if i > start {
@@ -60,21 +62,24 @@ func (r *reader) spillTo(succs ...*ir.Block) {
 	r.materializeAll()
 	if len(r.stack) == 0 {
 		for _, s := range succs {
-			if _, ok := r.entry[s]; !ok {
-				r.entry[s] = nil
+			if _, ok := r.entryOf(s); !ok {
+				r.setEntry(s, nil)
 			}
 		}
 		return
 	}
-	isSpill := map[ir.Value]bool{}
+	// The spill temporaries (a few: one per depth and kind), searched
+	// in a list rather than put in a map at every branch.
+	spillVals := r.maps.spillVals[:0]
 	for _, t := range r.spills {
-		isSpill[t] = true
+		spillVals = append(spillVals, t)
 	}
 	for _, t := range r.structSpills {
-		isSpill[t] = true
+		spillVals = append(spillVals, t)
 	}
+	r.maps.spillVals = spillVals
 	for d, v := range r.stack {
-		if isSpill[v] {
+		if slices.Contains(spillVals, v) {
 			c := r.value(ir.OpCopy, r.kind(v), ir.Aux{}, v)
 			if t := r.structOf[v]; t != nil {
 				r.structOf[c] = t
@@ -82,37 +87,38 @@ func (r *reader) spillTo(succs ...*ir.Block) {
 			r.stack[d] = c
 		}
 	}
-	assigned := map[ir.Value]bool{}
+	assigned := r.maps.assigned[:0] // temporaries already copied to (a few)
+	defer func() { r.maps.assigned = assigned[:0] }()
 	for _, s := range succs {
-		temps, ok := r.entry[s]
+		temps, ok := r.entryOf(s)
 		if !ok {
-			temps = make([]ir.Value, len(r.stack))
+			temps = ir.Make[ir.Value](r.opts.Cache, len(r.stack))
 			for d, v := range r.stack {
 				if t := r.structOf[v]; t != nil {
 					temps[d] = r.structSpill(d, t)
 					continue
 				}
 				k := r.kind(v)
-				if k == ir.F32 && r.forceF64[[2]int{r.leader[s], d}] {
+				if k == ir.F32 && r.forceF64[[2]int{r.leaderOf(s), d}] {
 					k = ir.F64
 				}
 				temps[d] = r.spillTemp(d, k)
 			}
-			r.entry[s] = temps
+			r.setEntry(s, temps)
 		}
 		for d, v := range r.stack {
 			t := temps[d]
-			if assigned[t] {
+			if slices.Contains(assigned, t) {
 				continue
 			}
-			assigned[t] = true
+			assigned = append(assigned, t)
 			switch kv, kt := r.kind(v), r.kind(t); {
 			case kv == kt:
 				r.emit(ir.OpCopy, kt, t, []ir.Value{v}, ir.Aux{})
 			case kv == ir.F32 && kt == ir.F64:
 				r.emit(ir.OpConv, kt, t, []ir.Value{v}, ir.Aux{Type: il.Float64})
 			default: // a float64 into a float32 entry: import again
-				r.forceF64[[2]int{r.leader[s], d}] = true
+				r.forceF64[[2]int{r.leaderOf(s), d}] = true
 				r.restart = true
 			}
 		}

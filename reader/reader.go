@@ -65,10 +65,9 @@ type reader struct {
 	opts Options
 	maps *maps // where the maps below come from
 
-	blockAt  []*ir.Block       // IL instruction index of a leader -> block (others: nil)
-	leader   map[*ir.Block]int // the inverse of blockAt
-	forceF64 map[[2]int]bool   // (leader index, depth) whose entry is float64
-	restart  bool              // an entry had to be forced: import again
+	blockAt  []*ir.Block     // IL instruction index of a leader -> block (others: nil); leaderOf is the inverse
+	forceF64 map[[2]int]bool // (leader index, depth) whose entry is float64
+	restart  bool            // an entry had to be forced: import again
 
 	region      *ir.Region   // region of the instruction being imported
 	instrRegion []*ir.Region // innermost region of each IL instruction
@@ -77,8 +76,7 @@ type reader struct {
 	filterOf    map[int]*ir.Region       // clause index -> its filter region
 	finallyOf   map[*ir.Region]int       // try region -> its (first) finally clause
 	handlerRoot map[*ir.Region]*ir.Block // entry block of each handler and filter region
-	entry       map[*ir.Block][]ir.Value
-	spills      map[[2]int]ir.Value // (depth, kind) -> spill temporary
+	spills      map[[2]int]ir.Value      // (depth, kind) -> spill temporary
 	work        []int
 	done        []bool // by block ID: imported (or made by the reader)
 	cur         *ir.Block
@@ -128,8 +126,6 @@ func (r *reader) newInstr() *ir.Instr {
 // instead of making them. Imports never nest (the inliner imports a
 // callee after its caller's import is over).
 type maps struct {
-	leader       map[*ir.Block]int
-	entry        map[*ir.Block][]ir.Value
 	spills       map[[2]int]ir.Value
 	throwBlk     map[throwKey]*ir.Block
 	regionRange  map[*ir.Region][2]int
@@ -148,6 +144,46 @@ type maps struct {
 	// appends to; flush moves them into the block at their exact size
 	// (appending to the block's own list would copy it at every doubling).
 	pending []*ir.Instr
+	// leaders[k] is the IL instruction of block k when it was made for a
+	// leader (the inverse of blockAt; 0 for other blocks).
+	leaders []int32
+	// entries[k] is the entry stack of block k, once set (setEntry).
+	entries []entryStack
+	// Scratch lists of spillTo.
+	spillVals, assigned []ir.Value
+}
+
+// entryStack is the entry stack of a block (the temporaries holding the
+// values on it) and whether it is known yet.
+type entryStack struct {
+	temps []ir.Value
+	set   bool
+}
+
+// entryOf returns block b's entry stack and whether it is known.
+func (r *reader) entryOf(b *ir.Block) ([]ir.Value, bool) {
+	if b.ID < len(r.maps.entries) {
+		e := r.maps.entries[b.ID]
+		return e.temps, e.set
+	}
+	return nil, false
+}
+
+// setEntry records block b's entry stack.
+func (r *reader) setEntry(b *ir.Block, temps []ir.Value) {
+	for len(r.maps.entries) <= b.ID {
+		r.maps.entries = append(r.maps.entries, entryStack{})
+	}
+	r.maps.entries[b.ID] = entryStack{temps, true}
+}
+
+// leaderOf returns the IL instruction a block made for a leader starts
+// at (0 for a block the reader made).
+func (r *reader) leaderOf(b *ir.Block) int {
+	if b.ID < len(r.maps.leaders) {
+		return int(r.maps.leaders[b.ID])
+	}
+	return 0
 }
 
 // emptied empties *m and returns it, making it when it is nil or grew
@@ -166,7 +202,7 @@ func (r *reader) run() error {
 	r.blockAt = ir.Make[*ir.Block](r.opts.Cache, len(m.Code)+1)
 	r.maps = ir.Keep[maps](r.opts.Cache)
 	r.maps.pending = r.maps.pending[:0] // an import that failed may have left some
-	r.entry = emptied(&r.maps.entry)
+	r.maps.entries = r.maps.entries[:0]
 	r.spills = emptied(&r.maps.spills)
 	r.throwBlk = emptied(&r.maps.throwBlk)
 	pre := r.prepareVars()
@@ -192,15 +228,19 @@ func (r *reader) run() error {
 			leader[i+1] = true
 		}
 	}
-	r.leader = emptied(&r.maps.leader)
+	r.maps.leaders = r.maps.leaders[:0]
 	for i := range m.Code {
 		if leader[i] {
-			r.blockAt[i] = r.f.NewBlock(int(m.Code[i].Offset))
-			r.blockAt[i].Region = r.regionAt(i)
-			r.leader[r.blockAt[i]] = i
+			b := r.f.NewBlock(int(m.Code[i].Offset))
+			b.Region = r.regionAt(i)
+			r.blockAt[i] = b
+			for len(r.maps.leaders) <= b.ID {
+				r.maps.leaders = append(r.maps.leaders, 0)
+			}
+			r.maps.leaders[b.ID] = int32(i)
 		}
 	}
-	r.entry[r.blockAt[0]] = nil
+	r.setEntry(r.blockAt[0], nil)
 	first := r.blockAt[0]
 	if entryInit != nil {
 		r.fillEntryInit(entryInit, first)
