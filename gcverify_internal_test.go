@@ -194,7 +194,7 @@ func TestVerifyGCCatchesCorruption(t *testing.T) {
 		callIL := -1
 		for _, b := range st.Func.Blocks {
 			for _, in := range b.Instrs {
-				if in.Op == ir.OpCall && in.Aux.Method.Name == "Nop" {
+				if in.Op == ir.OpCall && in.Aux.Method().Name == "Nop" {
 					callIL = int(in.ILOffset)
 				}
 			}

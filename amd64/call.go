@@ -72,7 +72,7 @@ func inlineExcCtor(k il.BuiltinKind) bool {
 // call emits OpCall and OpCallVirt.
 func (g *gen) call(in *ir.Instr) {
 	a := g.a
-	callee := in.Aux.Method
+	callee := in.Aux.Method()
 	if callee.BuiltinKind == il.ObjectCtor {
 		return // Object's constructor does nothing
 	}
@@ -113,7 +113,7 @@ var intMinMax = map[il.BuiltinKind]Op{
 // the vtable, the helper exit of a base library method, or the cell.
 func (g *gen) callGeneric(in *ir.Instr) {
 	a := g.a
-	callee := in.Aux.Method
+	callee := in.Aux.Method()
 	locs, _ := classify(kinds(g.f, in.Args))
 	for i, l := range locs {
 		if l.stack >= 0 {

@@ -25,7 +25,7 @@ func (g *gen) ehTerm(b *ir.Block, next func(*ir.Block) bool) {
 		g.exit(abi.HelperRethrow, uint64(t.Aux.Int), true, t.ILOffset)
 		a.I(INT3)
 	case ir.OpThrowHelper:
-		a.I(MOVQ, Imm(int64(g.env.ClassMT(t.Aux.Class))), R(RDI))
+		a.I(MOVQ, Imm(int64(g.env.ClassMT(t.Aux.Class()))), R(RDI))
 		if t.Aux.Type != nil {
 			g.load(t.Args[0], RSI)
 			a.I(MOVQ, Imm(int64(g.env.TypeMT(t.Aux.Type))), R(RDX))

@@ -168,7 +168,7 @@ const maxPollSearch = 64
 // prolog checks the stack limit: a base library method (or a virtual
 // one, which an override in a base library class may implement) may not.
 func callsCompiled(in *ir.Instr) bool {
-	return (in.Op == ir.OpCall || in.Op == ir.OpCallVirt) && in.Aux.Method != nil && !in.Aux.Method.Builtin
+	return (in.Op == ir.OpCall || in.Op == ir.OpCallVirt) && in.Aux.Method() != nil && !in.Aux.Method().Builtin
 }
 
 // planGC computes the GC plan of f, laid out as lay, with the plan p,

@@ -15,7 +15,7 @@ import (
 // field emits ldfield and stfield.
 func (g *gen) field(in *ir.Instr) {
 	base := g.reg(in.Args[0], RCX)
-	m := Mem(base, int32(abi.ObjFields+8*in.Aux.Field.Slot))
+	m := Mem(base, int32(abi.ObjFields+8*in.Aux.Field().Slot))
 	switch {
 	case in.Op == ir.OpLdField:
 		g.loadMem(m, in.Dst)
@@ -28,7 +28,7 @@ func (g *gen) field(in *ir.Instr) {
 
 // static emits ldstatic and ststatic.
 func (g *gen) static(in *ir.Instr) {
-	g.a.I(MOVQ, Imm(int64(g.env.StaticAddr(in.Aux.Field))), R(RCX))
+	g.a.I(MOVQ, Imm(int64(g.env.StaticAddr(in.Aux.Field()))), R(RCX))
 	if in.Op == ir.OpLdStatic {
 		g.loadMem(Mem(RCX, 0), in.Dst)
 	} else {
@@ -39,9 +39,9 @@ func (g *gen) static(in *ir.Instr) {
 // alloc emits OpAlloc: bump allocation inline; the heap is fresh zeroed
 // memory. Only a full heap exits (HelperAlloc then reports it).
 func (g *gen) alloc(in *ir.Instr) {
-	mt := int64(g.env.ClassMT(in.Aux.Class))
+	mt := int64(g.env.ClassMT(in.Aux.Class()))
 	slow, done := g.a.NewLabel(), g.a.NewLabel()
-	g.bump(int32(8+8*in.Aux.Class.NumFields), mt, slow)
+	g.bump(int32(8+8*in.Aux.Class().NumFields), mt, slow)
 	g.a.Jump(JMP, done)
 	g.a.Bind(slow)
 	g.a.I(MOVQ, Imm(mt), R(RDI))

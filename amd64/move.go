@@ -41,7 +41,7 @@ func (g *gen) constant(in *ir.Instr) {
 
 // str emits OpStr: the interned string's address.
 func (g *gen) str(in *ir.Instr) {
-	addr := Imm(int64(g.env.StringAddr(*in.Aux.Str)))
+	addr := Imm(int64(g.env.StringAddr(*in.Aux.Str())))
 	if g.inHome(in.Dst) {
 		g.a.I(MOVQ, addr, R(g.homes[in.Dst]))
 		return

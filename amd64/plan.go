@@ -387,7 +387,7 @@ func consumes(f *ir.Func, in *ir.Instr, d ir.Value) bool {
 	case ir.OpStField:
 		return args[1] == d
 	case ir.OpCall, ir.OpCallVirt:
-		if k := in.Aux.Method.BuiltinKind; k == il.ObjectCtor || inlineExcCtor(k) {
+		if k := in.Aux.Method().BuiltinKind; k == il.ObjectCtor || inlineExcCtor(k) {
 			return false
 		}
 		// Stack arguments are moved through RAX first: only calls without

@@ -385,7 +385,7 @@ func clobbers(in *ir.Instr) bool {
 	case ir.OpCallVirt:
 		return true
 	case ir.OpCall:
-		return !in.Aux.Method.Builtin
+		return !in.Aux.Method().Builtin
 	}
 	return false
 }

@@ -33,7 +33,7 @@ func argHome(r Reg) bool { return r == R8 || r == R9 || r >= X2 && r <= X7 }
 // every caller-saved register); base library calls run in exits, which
 // preserve every register.
 func managedCall(in *ir.Instr) bool {
-	return in.Op == ir.OpCallVirt || in.Op == ir.OpCall && !in.Aux.Method.Builtin
+	return in.Op == ir.OpCallVirt || in.Op == ir.OpCall && !in.Aux.Method().Builtin
 }
 
 // verifyHomes checks the homes of f's values (f laid out as lay) and

@@ -59,7 +59,7 @@ func writesRDIRSI(in *ir.Instr) bool {
 // which preserves every register (also when it calls managed code back:
 // the runtime restores the registers of the exit).
 func callsManaged(in *ir.Instr) bool {
-	return in.Op == ir.OpCallVirt || in.Op == ir.OpCall && !in.Aux.Method.Builtin
+	return in.Op == ir.OpCallVirt || in.Op == ir.OpCall && !in.Aux.Method().Builtin
 }
 
 // CheckAlloc verifies the register allocation of f, laid out as lay, and

@@ -66,7 +66,7 @@ func sbNative(k il.BuiltinKind) bool {
 // RAX.
 func (g *gen) stringBuilderCall(in *ir.Instr) {
 	a := g.a
-	k := in.Aux.Method.BuiltinKind
+	k := in.Aux.Method().BuiltinKind
 	slow, done := a.NewLabel(), a.NewLabel()
 	switch k {
 	case il.StringBuilderGetLength:

@@ -28,7 +28,7 @@ func (g *gen) slotAddr(in *ir.Instr) {
 
 // staticAddr emits OpStaticAddr.
 func (g *gen) staticAddr(in *ir.Instr) {
-	g.define(MOVQ, Imm(int64(g.env.StaticAddr(in.Aux.Field))), in.Dst)
+	g.define(MOVQ, Imm(int64(g.env.StaticAddr(in.Aux.Field()))), in.Dst)
 }
 
 // lea emits OpLea, OpFieldAddr and OpBoxData: an offset from an address
@@ -37,7 +37,7 @@ func (g *gen) lea(in *ir.Instr) {
 	off := int(in.Aux.Int)
 	switch in.Op {
 	case ir.OpFieldAddr:
-		off = abi.ObjFields + 8*in.Aux.Field.Slot
+		off = abi.ObjFields + 8*in.Aux.Field().Slot
 	case ir.OpBoxData:
 		off = abi.BoxValue
 	}

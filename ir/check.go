@@ -97,7 +97,7 @@ func (c *checker) instrErr(b *Block, in *Instr, format string, args ...any) erro
 // fail on it (an operand that is not a value of f, a callee without a
 // signature).
 func (c *checker) describe(b *Block, in *Instr) string {
-	if !c.valuesOK(in) || in.Aux.Method != nil && checkSignature(in.Aux.Method) != nil {
+	if !c.valuesOK(in) || in.Aux.Method() != nil && checkSignature(in.Aux.Method()) != nil {
 		return in.Op.String()
 	}
 	if in == b.Term {

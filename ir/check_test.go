@@ -358,15 +358,15 @@ var checkCases = []struct {
 	{"local without a type", func(x fx) { x.f.Method.Locals[1] = &il.Local{} }, "local 1 of f has no type"},
 	{"callee without a return type", func(x fx) {
 		_, in := x.instr(ir.OpCallVirt)
-		m := *in.Aux.Method
+		m := *in.Aux.Method()
 		m.Ret = nil
-		in.Aux.Method = &m
+		in.Aux.Ref = &m
 	}, "method Box::Get has no return type"},
 	{"malformed field", func(x fx) {
 		_, in := x.instr(ir.OpLdField)
-		fl := *in.Aux.Field
+		fl := *in.Aux.Field()
 		fl.Type = nil
-		in.Aux.Field = &fl
+		in.Aux.Ref = &fl
 	}, "f: malformed IR: "},
 	{"nil block", func(x fx) { x.f.Blocks[3] = nil }, "block 3 is nil"},
 	{"nil instruction", func(x fx) { x.f.Blocks[0].Instrs = append(x.f.Blocks[0].Instrs, nil) }, "instruction 0 is nil"},
@@ -418,21 +418,23 @@ var checkCases = []struct {
 	{"result kind", func(x fx) { _, in := x.instr(ir.OpCmp); in.Dst = 1 }, "cmp: result v1 is ref, want i32"},
 	{"store with a result", func(x fx) {
 		_, in := x.instr(ir.OpCopy)
-		in.Op, in.Aux.Field = ir.OpStStatic, x.mod.Class("Box").Fields[1]
+		in.Op, in.Aux.Ref = ir.OpStStatic, x.mod.Class("Box").Fields[1]
 	}, "ststatic has a result"},
-	{"missing aux", func(x fx) { _, in := x.instr(ir.OpLdField); in.Aux.Field = nil }, "ldfield without Aux.Field"},
-	{"extra aux", func(x fx) { _, in := x.instr(ir.OpMul); in.Aux.Class = x.mod.Class("Box") }, "mul with Aux.Class set"},
+	{"missing aux", func(x fx) { _, in := x.instr(ir.OpLdField); in.Aux.Ref = nil }, "ldfield without Aux.Field"},
+	{"extra aux", func(x fx) { _, in := x.instr(ir.OpMul); in.Aux.Ref = x.mod.Class("Box") }, "mul with Aux.Class set"},
 	{"two extra aux fields", func(x fx) {
 		_, in := x.instr(ir.OpMul)
-		in.Aux.Class, in.Aux.Str = x.mod.Class("Box"), ir.StrAux(nil, "s").Str
-	}, "mul with Aux.Class, Aux.Str set"},
+		in.Aux.Type, in.Aux.Ref = il.Object, x.mod.Class("Box")
+	}, "mul with Aux.Type, Aux.Class set"},
+	{"reference operand of no known type", func(x fx) { _, in := x.instr(ir.OpLdField); in.Aux.Ref = 42 }, "ldfield without Aux.Field"},
+	{"reference operand of no known type where none belongs", func(x fx) { _, in := x.instr(ir.OpMul); in.Aux.Ref = "s" }, "mul with Aux.Ref (not a *string, field, method or class) set"},
 	{"unsigned add", func(x fx) { _, in := x.instr(ir.OpMul); in.Aux.Unsigned = true }, "mul with Aux.Unsigned set"},
 	{"no overflow flag", func(x fx) { _, in := x.instr(ir.OpAddOvf); in.Dst2 = ir.NoValue }, "add.ovf has no overflow flag"},
 	{"second result", func(x fx) { _, in := x.instr(ir.OpMul); in.Dst2 = in.Dst }, "mul has a second result"},
 	{"overflow flag kind", func(x fx) { _, in := x.instr(ir.OpAddOvf); in.Dst2 = 1 }, "overflow flag v1 is ref"},
 	{"field kind", func(x fx) { _, in := x.instr(ir.OpLdField); in.Kind = ir.I64 }, "the kind of ldfield is i64, want i32 (Aux.Field)"},
-	{"static as instance field", func(x fx) { _, in := x.instr(ir.OpLdField); in.Aux.Field = x.mod.Class("Box").Fields[1] }, "Box::s is a static field"},
-	{"instance as static field", func(x fx) { _, in := x.instr(ir.OpLdStatic); in.Aux.Field = x.mod.Class("Box").Fields[0] }, "Box::a is an instance field"},
+	{"static as instance field", func(x fx) { _, in := x.instr(ir.OpLdField); in.Aux.Ref = x.mod.Class("Box").Fields[1] }, "Box::s is a static field"},
+	{"instance as static field", func(x fx) { _, in := x.instr(ir.OpLdStatic); in.Aux.Ref = x.mod.Class("Box").Fields[0] }, "Box::a is an instance field"},
 	{"box of a reference type", func(x fx) { _, in := x.instr(ir.OpBox); in.Aux.Type = il.Object }, "box: operand 0 v0 is i32, want ref"},
 	{"typeis of a reference type", func(x fx) { _, in := x.instr(ir.OpTypeIs); in.Aux.Type = il.Object }, "object is neither a value type nor an array type"},
 	{"box of an object", func(x fx) {
@@ -461,7 +463,7 @@ var checkCases = []struct {
 	{"call result kind", func(x fx) { _, in := x.instr(ir.OpCallVirt); in.Dst = 1 }, "result v1 is ref, Box::Get returns i32"},
 	{"callvirt of a non-virtual method", func(x fx) {
 		_, in := x.instr(ir.OpCallVirt)
-		in.Aux.Method = x.mod.Class("Box").Methods[2]
+		in.Aux.Ref = x.mod.Class("Box").Methods[2]
 	}, "callvirt of Box::Plain, which is not a virtual instance method"},
 	{"ret kind", func(x fx) { x.term(ir.OpRet).Term.Args[0] = 1 }, "returns ref from a method returning int32"},
 	{"ret without value", func(x fx) { x.term(ir.OpRet).Term.Args = nil }, "returns 0 values, want one int32"},

@@ -264,17 +264,29 @@ func (c Cond) String() string { return condNames[c] }
 
 // Aux holds an instruction's non-register operands. Every instruction
 // has one, so it is kept small: a float constant is held as its IEEE 754
-// bits in Int (FloatAux, Float) and a string constant by pointer (StrAux).
+// bits in Int (FloatAux, Float), and the one reference operand an
+// instruction may have besides Type (a string constant's *string, a
+// field, a method or a class) shares Ref, read through Str, Field,
+// Method and Class.
 type Aux struct {
 	Int      int64
-	Str      *string // OpStr's string
 	Type     *il.Type
-	Field    *il.Field
-	Method   *il.Method
-	Class    *il.Class
+	Ref      any // *string (OpStr, StrAux), *il.Field, *il.Method or *il.Class
 	Cond     Cond
 	Unsigned bool
 }
+
+// Str returns OpStr's string (nil if Ref is not one).
+func (a *Aux) Str() *string { s, _ := a.Ref.(*string); return s }
+
+// Field returns the field operand (nil if Ref is not one).
+func (a *Aux) Field() *il.Field { f, _ := a.Ref.(*il.Field); return f }
+
+// Method returns the method operand (nil if Ref is not one).
+func (a *Aux) Method() *il.Method { m, _ := a.Ref.(*il.Method); return m }
+
+// Class returns the class operand (nil if Ref is not one).
+func (a *Aux) Class() *il.Class { c, _ := a.Ref.(*il.Class); return c }
 
 // FloatAux returns the Aux of a float constant f.
 func FloatAux(f float64) Aux { return Aux{Int: int64(math.Float64bits(f))} }
@@ -288,7 +300,7 @@ func (a Aux) Float() float64 { return math.Float64frombits(uint64(a.Int)) }
 func StrAux(c *Cache, s string) Aux {
 	p := &Make[string](c, 1)[0]
 	*p = s
-	return Aux{Str: p}
+	return Aux{Ref: p}
 }
 
 // Instr is one IR instruction.

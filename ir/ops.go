@@ -92,7 +92,7 @@ func (r kindRule) check(in *Instr, what string, k Kind) error {
 	case fromType:
 		want, source = KindOf(in.Aux.Type), "Aux.Type"
 	case fromField:
-		want, source = KindOf(in.Aux.Field.Type), "Aux.Field"
+		want, source = KindOf(in.Aux.Field().Type), "Aux.Field"
 	}
 	if r.set != 0 && !r.set.Has(want) {
 		return fmt.Errorf("%s is %s, as %s says, want %s", what, kindName(want), source, r.set)
@@ -115,28 +115,31 @@ const (
 	withClass
 	withStr
 	withUnsigned
+	withBadRef // Ref of none of its types
 )
 
 // auxFieldNames names the fields of auxFields' bits.
-var auxFieldNames = [...]string{"Type", "Field", "Method", "Class", "Str", "Unsigned"}
+var auxFieldNames = [...]string{"Type", "Field", "Method", "Class", "Str", "Unsigned", "Ref (not a *string, field, method or class)"}
 
-// auxSet returns the fields of a that are set.
+// auxSet returns the fields of a that are set (Ref counts as the field
+// its dynamic type stands for, or as withBadRef).
 func auxSet(a *Aux) auxFields {
 	var s auxFields
 	if a.Type != nil {
 		s |= withType
 	}
-	if a.Field != nil {
+	switch a.Ref.(type) {
+	case nil:
+	case *il.Field:
 		s |= withField
-	}
-	if a.Method != nil {
+	case *il.Method:
 		s |= withMethod
-	}
-	if a.Class != nil {
+	case *il.Class:
 		s |= withClass
-	}
-	if a.Str != nil {
+	case *string:
 		s |= withStr
+	default:
+		s |= withBadRef
 	}
 	if a.Unsigned {
 		s |= withUnsigned
@@ -298,15 +301,15 @@ func checkCmp(f *Func, in *Instr) error {
 }
 
 func instanceField(f *Func, in *Instr) error {
-	if in.Aux.Field.Static {
-		return fmt.Errorf("%s is a static field", in.Aux.Field.FullName())
+	if in.Aux.Field().Static {
+		return fmt.Errorf("%s is a static field", in.Aux.Field().FullName())
 	}
 	return nil
 }
 
 func staticField(f *Func, in *Instr) error {
-	if !in.Aux.Field.Static {
-		return fmt.Errorf("%s is an instance field", in.Aux.Field.FullName())
+	if !in.Aux.Field().Static {
+		return fmt.Errorf("%s is an instance field", in.Aux.Field().FullName())
 	}
 	return nil
 }
@@ -389,7 +392,7 @@ func checkSignature(m *il.Method) error {
 // signature (this first for instance methods). A call's Kind is unused:
 // the reader leaves it 0; it may also be its result's kind.
 func checkCall(f *Func, in *Instr) error {
-	m := in.Aux.Method
+	m := in.Aux.Method()
 	if err := checkSignature(m); err != nil {
 		return err
 	}

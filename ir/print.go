@@ -147,7 +147,7 @@ func (f *Func) Format(in *Instr, blk *Block) string {
 			arg(strconv.FormatInt(in.Aux.Int, 10))
 		}
 	case OpStr:
-		arg(strconv.Quote(*in.Aux.Str))
+		arg(strconv.Quote(*in.Aux.Str()))
 	case OpCallFinally, OpRethrow:
 		arg(fmt.Sprintf("clause %d", in.Aux.Int))
 	case OpSlotAddr:
@@ -165,12 +165,12 @@ func (f *Func) Format(in *Instr, blk *Block) string {
 		arg(fmt.Sprintf("%d words", in.Aux.Int))
 	}
 	switch {
-	case in.Aux.Field != nil:
-		arg(in.Aux.Field.FullName())
-	case in.Aux.Method != nil:
-		arg(in.Aux.Method.Signature())
-	case in.Aux.Class != nil:
-		arg(in.Aux.Class.Name)
+	case in.Aux.Field() != nil:
+		arg(in.Aux.Field().FullName())
+	case in.Aux.Method() != nil:
+		arg(in.Aux.Method().Signature())
+	case in.Aux.Class() != nil:
+		arg(in.Aux.Class().Name)
 	case in.Aux.Type != nil && in.Op != OpConv:
 		arg(in.Aux.Type.String())
 	}

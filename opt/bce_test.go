@@ -113,7 +113,7 @@ func boundsChecks(f *ir.Func) int {
 	n := 0
 	for _, b := range f.Blocks {
 		if b.Term.Op == ir.OpIf && len(b.Succs) == 2 && b.Succs[0].Term.Op == ir.OpThrowHelper &&
-			b.Succs[0].Term.Aux.Class.Name == "System.IndexOutOfRangeException" {
+			b.Succs[0].Term.Aux.Class().Name == "System.IndexOutOfRangeException" {
 			n++
 		}
 	}

@@ -246,7 +246,7 @@ func (c *cse) key(in *ir.Instr, fl *ir.Region) (cseKey, bool) {
 		return cseKey{}, false
 	}
 	k := cseKey{op: in.Op, kind: in.Kind, cond: in.Aux.Cond, unsigned: in.Aux.Unsigned, aux: in.Aux.Int,
-		typ: in.Aux.Type, field: in.Aux.Field}
+		typ: in.Aux.Type, field: in.Aux.Field()}
 	switch in.Op {
 	case ir.OpConst, ir.OpCopy:
 		return cseKey{}, false

@@ -139,7 +139,7 @@ func inLoops(f *ir.Func, ops ...ir.Op) (checks, instrs int) {
 // isNullCheck reports whether b ends in a null check.
 func isNullCheck(b *ir.Block) bool {
 	return b.Term.Op == ir.OpIf && len(b.Succs) == 2 && b.Succs[1].Term.Op == ir.OpThrowHelper &&
-		b.Succs[1].Term.Aux.Class.Name == "System.NullReferenceException"
+		b.Succs[1].Term.Aux.Class().Name == "System.NullReferenceException"
 }
 
 func TestHoistLoops(t *testing.T) {

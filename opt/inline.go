@@ -79,7 +79,7 @@ func Inline(f *ir.Func, imp Importer) int {
 func hasCandidate(f *ir.Func, self *il.Method) bool {
 	for _, b := range f.Blocks {
 		for _, call := range b.Instrs {
-			if (call.Op == ir.OpCall || call.Op == ir.OpCallVirt) && call.Aux.Method != self {
+			if (call.Op == ir.OpCall || call.Op == ir.OpCallVirt) && call.Aux.Method() != self {
 				if inlineTarget(call) != nil {
 					return true
 				}
@@ -212,7 +212,7 @@ func profitable(callee *il.Method, inLoop bool) bool {
 // inlined: a `call` of a method with IL, or a `callvirt` of one no class
 // can override.
 func inlineTarget(call *ir.Instr) *il.Method {
-	m := call.Aux.Method
+	m := call.Aux.Method()
 	switch {
 	case call.Op != ir.OpCall && call.Op != ir.OpCallVirt:
 		return nil
@@ -293,7 +293,7 @@ func (in *inliner) build(m *il.Method, depth int) *candidate {
 // that calls no managed code back: one that takes no object (an object's
 // ToString or Equals may be user code).
 func leafBuiltin(call *ir.Instr) bool {
-	m := call.Aux.Method
+	m := call.Aux.Method()
 	if call.Op != ir.OpCall || !m.Builtin {
 		return false
 	}

@@ -112,8 +112,8 @@ func calls(f *ir.Func) []string {
 	var out []string
 	for _, b := range f.Blocks {
 		for _, in := range b.Instrs {
-			if (in.Op == ir.OpCall || in.Op == ir.OpCallVirt) && !in.Aux.Method.Builtin {
-				out = append(out, in.Aux.Method.FullName())
+			if (in.Op == ir.OpCall || in.Op == ir.OpCallVirt) && !in.Aux.Method().Builtin {
+				out = append(out, in.Aux.Method().FullName())
 			}
 		}
 	}

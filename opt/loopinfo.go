@@ -136,7 +136,7 @@ func oneRegion(lp *Loop) bool {
 // the implicit exception named cls.
 func throwsClass(b *ir.Block, cls string) bool {
 	return b.Cold && len(b.Instrs) == 0 && b.Term.Op == ir.OpThrowHelper &&
-		b.Term.Aux.Class != nil && b.Term.Aux.Class.Name == cls
+		b.Term.Aux.Class() != nil && b.Term.Aux.Class().Name == cls
 }
 
 // boundsCheck reports whether block b ends in an array bounds check

@@ -89,7 +89,7 @@ func TestNullChecksBuilt(t *testing.T) {
 			b.If(c, body, exit)
 			b.At(body)
 			inLoop := b.NullCheck(x)
-			b.EmitTo(x, ir.OpLdField, ir.Aux{Field: b.Field("next")}, x)
+			b.EmitTo(x, ir.OpLdField, ir.Aux{Ref: b.Field("next")}, x)
 			b.Jump(head)
 			b.At(exit)
 			b.Ret()
@@ -98,7 +98,7 @@ func TestNullChecksBuilt(t *testing.T) {
 		{"a definition kills the fact", func(b *irtest.Builder) ([]*ir.Block, []*ir.Block) {
 			x := b.Arg(0)
 			first := b.NullCheck(x)
-			b.EmitTo(x, ir.OpLdField, ir.Aux{Field: b.Field("next")}, x)
+			b.EmitTo(x, ir.OpLdField, ir.Aux{Ref: b.Field("next")}, x)
 			second := b.NullCheck(x)
 			b.Ret()
 			return nil, []*ir.Block{first, second}
@@ -106,7 +106,7 @@ func TestNullChecksBuilt(t *testing.T) {
 		{"a call result is not known non-null", func(b *irtest.Builder) ([]*ir.Block, []*ir.Block) {
 			x := b.Arg(0)
 			first := b.NullCheck(x)
-			b.EmitTo(x, ir.OpCall, ir.Aux{Method: b.Method("System.Object::ToString")}, x)
+			b.EmitTo(x, ir.OpCall, ir.Aux{Ref: b.Method("System.Object::ToString")}, x)
 			second := b.NullCheck(x)
 			b.Ret()
 			return nil, []*ir.Block{first, second}

@@ -335,7 +335,7 @@ func nullCheck(b *ir.Block) (ir.Value, bool) {
 	}
 	throw := b.Succs[1]
 	if !throw.Cold || len(throw.Instrs) != 0 || throw.Term.Op != ir.OpThrowHelper ||
-		throw.Term.Aux.Class == nil || throw.Term.Aux.Class.Name != "System.NullReferenceException" {
+		throw.Term.Aux.Class() == nil || throw.Term.Aux.Class().Name != "System.NullReferenceException" {
 		return ir.NoValue, false
 	}
 	return t.Args[0], true

@@ -39,7 +39,7 @@ func nullChecks(f *ir.Func) int {
 	n := 0
 	for _, b := range f.Blocks {
 		if b.Term.Op == ir.OpIf && len(b.Succs) == 2 && b.Succs[1].Term.Op == ir.OpThrowHelper &&
-			b.Succs[1].Term.Aux.Class.Name == "System.NullReferenceException" {
+			b.Succs[1].Term.Aux.Class().Name == "System.NullReferenceException" {
 			n++
 		}
 	}

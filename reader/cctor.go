@@ -59,7 +59,7 @@ func (r *reader) initCheck(ti *il.TypeInit, next *ir.Block) {
 		}
 		return
 	}
-	state := r.value(ir.OpLdStatic, ir.I32, ir.Aux{Field: ti.State})
+	state := r.value(ir.OpLdStatic, ir.I32, ir.Aux{Ref: ti.State})
 	notDone := r.cmp(ir.Lt, state, r.constI32(il.InitRunning))
 	run := r.newBlock()
 	run.Cold = true
@@ -68,7 +68,7 @@ func (r *reader) initCheck(ti *il.TypeInit, next *ir.Block) {
 	}
 	r.terminate(ir.OpIf, []ir.Value{notDone}, ir.Aux{}, run, next)
 	r.cur = run
-	r.emit(ir.OpCall, 0, ir.NoValue, nil, ir.Aux{Method: ti.Run})
+	r.emit(ir.OpCall, 0, ir.NoValue, nil, ir.Aux{Ref: ti.Run})
 	r.terminate(ir.OpJump, nil, ir.Aux{}, next)
 	r.cur = next
 }

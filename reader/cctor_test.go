@@ -63,12 +63,12 @@ func TestInitChecks(t *testing.T) {
 		for _, b := range f.Blocks {
 			for _, in := range b.Instrs {
 				switch {
-				case in.Op == ir.OpCall && in.Aux.Method.Hidden:
+				case in.Op == ir.OpCall && in.Aux.Method().Hidden:
 					if !b.Cold {
-						t.Errorf("%s: the call of %s is in hot block b%d", tt.method, in.Aux.Method.FullName(), b.ID)
+						t.Errorf("%s: the call of %s is in hot block b%d", tt.method, in.Aux.Method().FullName(), b.ID)
 					}
-					runs = append(runs, in.Aux.Method.FullName())
-				case in.Op == ir.OpLdStatic && strings.HasPrefix(in.Aux.Field.Name, "<"):
+					runs = append(runs, in.Aux.Method().FullName())
+				case in.Op == ir.OpLdStatic && strings.HasPrefix(in.Aux.Field().Name, "<"):
 					states++
 				}
 			}

@@ -97,7 +97,7 @@ func (r *reader) instr2(idx int, in *il.Instr) bool {
 			r.push(r.copyOf(r.staticAddr(f), f.Type))
 			break
 		}
-		r.push(r.value(ir.OpLdStatic, ir.KindOf(f.Type), ir.Aux{Field: f}))
+		r.push(r.value(ir.OpLdStatic, ir.KindOf(f.Type), ir.Aux{Ref: f}))
 	case il.Stsfld:
 		r.initCheck(il.InitTriggered(m, in), nil)
 		f := in.Field().Field
@@ -106,7 +106,7 @@ func (r *reader) instr2(idx int, in *il.Instr) bool {
 			break
 		}
 		v := r.coerce(r.pop(), f.Type)
-		r.emit(ir.OpStStatic, ir.KindOf(f.Type), ir.NoValue, []ir.Value{v}, ir.Aux{Field: f})
+		r.emit(ir.OpStStatic, ir.KindOf(f.Type), ir.NoValue, []ir.Value{v}, ir.Aux{Ref: f})
 	case il.Ldsflda:
 		r.initCheck(il.InitTriggered(m, in), nil)
 		r.push(r.staticAddr(in.Field().Field))
@@ -186,7 +186,7 @@ func (r *reader) castFailBlock(obj ir.Value, t *il.Type) *ir.Block {
 	b := r.newBlock()
 	b.Cold = true
 	b.Term = &ir.Instr{Op: ir.OpThrowHelper, Dst: ir.NoValue, Dst2: ir.NoValue, Args: []ir.Value{obj},
-		Aux: ir.Aux{Class: r.mod.Class("System.InvalidCastException"), Type: t}, ILOffset: r.ilOff}
+		Aux: ir.Aux{Ref: r.mod.Class("System.InvalidCastException"), Type: t}, ILOffset: r.ilOff}
 	return b
 }
 
@@ -222,20 +222,20 @@ func (r *reader) call(c il.Op, callee *il.Method) {
 		t := callee.Owner.Type()
 		tmp := r.temp(t)
 		r.emit(ir.OpZeroBlk, 0, ir.NoValue, []ir.Value{tmp}, ir.Aux{Int: int64(t.Words())})
-		r.emit(ir.OpCall, 0, ir.NoValue, append([]ir.Value{tmp}, args...), ir.Aux{Method: callee})
+		r.emit(ir.OpCall, 0, ir.NoValue, append([]ir.Value{tmp}, args...), ir.Aux{Ref: callee})
 		r.push(tmp)
 		return
 	}
 	if c == il.Newobj && callee.NewobjCall != nil {
 		// A string's constructor: a static call that returns the string.
 		dst := r.f.NewValue(ir.Ref)
-		r.emit(ir.OpCall, 0, dst, args, ir.Aux{Method: callee.NewobjCall})
+		r.emit(ir.OpCall, 0, dst, args, ir.Aux{Ref: callee.NewobjCall})
 		r.push(dst)
 		return
 	}
 	if c == il.Newobj {
-		obj := r.value(ir.OpAlloc, ir.Ref, ir.Aux{Class: callee.Owner})
-		r.emit(ir.OpCall, 0, ir.NoValue, append([]ir.Value{obj}, args...), ir.Aux{Method: callee})
+		obj := r.value(ir.OpAlloc, ir.Ref, ir.Aux{Ref: callee.Owner})
+		r.emit(ir.OpCall, 0, ir.NoValue, append([]ir.Value{obj}, args...), ir.Aux{Ref: callee})
 		r.push(obj)
 		return
 	}
@@ -252,7 +252,7 @@ func (r *reader) call(c il.Op, callee *il.Method) {
 	}
 	if callee.Ret.Kind == il.KValue {
 		buf := r.temp(callee.Ret)
-		r.emit(op, 0, ir.NoValue, append(args, buf), ir.Aux{Method: callee})
+		r.emit(op, 0, ir.NoValue, append(args, buf), ir.Aux{Ref: callee})
 		r.push(buf)
 		return
 	}
@@ -260,7 +260,7 @@ func (r *reader) call(c il.Op, callee *il.Method) {
 	if callee.Ret.Kind != il.KVoid {
 		dst = r.f.NewValue(ir.KindOf(callee.Ret))
 	}
-	r.emit(op, 0, dst, args, ir.Aux{Method: callee})
+	r.emit(op, 0, dst, args, ir.Aux{Ref: callee})
 	if dst != ir.NoValue {
 		r.push(dst)
 	}
@@ -370,7 +370,7 @@ func (r *reader) stringCall(callee *il.Method) bool {
 		s := r.pop()
 		r.nullCheck(s)
 		dst := r.f.NewValue(ir.I32)
-		r.emit(ir.OpCall, 0, dst, []ir.Value{s, t}, ir.Aux{Method: eq})
+		r.emit(ir.OpCall, 0, dst, []ir.Value{s, t}, ir.Aux{Ref: eq})
 		r.push(dst)
 	default:
 		return false

@@ -502,7 +502,7 @@ func (r *reader) throwBlock(class string) *ir.Block {
 	}
 	b := r.newBlock()
 	b.Cold = true
-	b.Term = &ir.Instr{Op: ir.OpThrowHelper, Dst: ir.NoValue, Dst2: ir.NoValue, Aux: ir.Aux{Class: r.mod.Class(class)}, ILOffset: -1}
+	b.Term = &ir.Instr{Op: ir.OpThrowHelper, Dst: ir.NoValue, Dst2: ir.NoValue, Aux: ir.Aux{Ref: r.mod.Class(class)}, ILOffset: -1}
 	r.throwBlk[k] = b
 	return b
 }

@@ -264,7 +264,7 @@ func (r *reader) addrOfVar(v ir.Value) {
 // (checked non-null), or the address of a value-type value.
 func (r *reader) fieldAddr(obj ir.Value, f *il.Field) ir.Value {
 	if r.kind(obj) == ir.Ref {
-		a := r.value(ir.OpFieldAddr, ir.Ptr, ir.Aux{Field: f}, obj)
+		a := r.value(ir.OpFieldAddr, ir.Ptr, ir.Aux{Ref: f}, obj)
 		r.nonNull[a] = true
 		return a
 	}
@@ -326,7 +326,7 @@ func (r *reader) ldfld(f *il.Field) {
 	default:
 		r.nullCheck(obj)
 		if f.Type.Kind != il.KValue {
-			r.push(r.value(ir.OpLdField, ir.KindOf(f.Type), ir.Aux{Field: f}, obj))
+			r.push(r.value(ir.OpLdField, ir.KindOf(f.Type), ir.Aux{Ref: f}, obj))
 			return
 		}
 	}
@@ -347,7 +347,7 @@ func (r *reader) stfld(f *il.Field) {
 		r.nullCheck(obj)
 		if f.Type.Kind != il.KValue {
 			v = r.coerce(v, f.Type)
-			r.emit(ir.OpStField, ir.KindOf(f.Type), ir.NoValue, []ir.Value{obj, v}, ir.Aux{Field: f})
+			r.emit(ir.OpStField, ir.KindOf(f.Type), ir.NoValue, []ir.Value{obj, v}, ir.Aux{Ref: f})
 			return
 		}
 	}
@@ -371,7 +371,7 @@ func (r *reader) ldflda(f *il.Field) {
 
 // staticAddr emits the address of static field f.
 func (r *reader) staticAddr(f *il.Field) ir.Value {
-	a := r.value(ir.OpStaticAddr, ir.Ptr, ir.Aux{Field: f})
+	a := r.value(ir.OpStaticAddr, ir.Ptr, ir.Aux{Ref: f})
 	r.nonNull[a] = true
 	return a
 }
@@ -456,7 +456,7 @@ func sizeOf(t *il.Type) int64 {
 // class holding a copy of the value's words.
 func (r *reader) boxStruct(t *il.Type) {
 	v := r.pop()
-	obj := r.value(ir.OpAlloc, ir.Ref, ir.Aux{Class: t.Class})
+	obj := r.value(ir.OpAlloc, ir.Ref, ir.Aux{Ref: t.Class})
 	r.copyStruct(r.boxData(obj), v, t)
 	r.push(obj)
 }
@@ -523,7 +523,7 @@ func (r *reader) constrainedCall(callee *il.Method, k *il.Constrained) {
 		r.call(il.Call, k.Direct)
 		return
 	case t.Kind == il.KValue:
-		obj := r.value(ir.OpAlloc, ir.Ref, ir.Aux{Class: t.Class})
+		obj := r.value(ir.OpAlloc, ir.Ref, ir.Aux{Ref: t.Class})
 		r.copyStruct(r.boxData(obj), p, t)
 		r.push(obj)
 	default:

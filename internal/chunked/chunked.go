@@ -1,4 +1,5 @@
-// Package chunked provides a list that grows a chunk at a time.
+// Package chunked provides a list that grows a chunk at a time. It is
+// internal to miniil: no compatibility promise.
 //
 // Appending to a Go slice past its capacity copies it into an array a
 // quarter (large slices) or twice as big, so building a list of n

@@ -335,19 +335,19 @@ func (b *Builder) Cmp(c ir.Cond, x, y ir.Value) ir.Value {
 // Alloc returns a new object of class Box.
 func (b *Builder) Alloc() ir.Value {
 	b.t.Helper()
-	return b.Emit(ir.OpAlloc, ir.Ref, ir.Aux{Class: b.mod.Class("Box")})
+	return b.Emit(ir.OpAlloc, ir.Ref, ir.Aux{Ref: b.mod.Class("Box")})
 }
 
 // LdField returns obj.fl (obj is not checked: see NullCheck).
 func (b *Builder) LdField(obj ir.Value, fl *il.Field) ir.Value {
 	b.t.Helper()
-	return b.Emit(ir.OpLdField, ir.KindOf(fl.Type), ir.Aux{Field: fl}, obj)
+	return b.Emit(ir.OpLdField, ir.KindOf(fl.Type), ir.Aux{Ref: fl}, obj)
 }
 
 // StField stores v into obj.fl.
 func (b *Builder) StField(obj ir.Value, fl *il.Field, v ir.Value) {
 	b.t.Helper()
-	b.emit(ir.OpStField, ir.KindOf(fl.Type), ir.NoValue, ir.Aux{Field: fl}, obj, v)
+	b.emit(ir.OpStField, ir.KindOf(fl.Type), ir.NoValue, ir.Aux{Ref: fl}, obj, v)
 }
 
 // Call calls m with args and returns its result (NoValue for void).
@@ -371,7 +371,7 @@ func (b *Builder) call(op ir.Op, m *il.Method, args []ir.Value) ir.Value {
 	if m.Ret.Kind != il.KVoid {
 		dst = b.f.NewValue(ir.KindOf(m.Ret))
 	}
-	b.emit(op, 0, dst, ir.Aux{Method: m}, args...)
+	b.emit(op, 0, dst, ir.Aux{Ref: m}, args...)
 	return dst
 }
 
@@ -467,7 +467,7 @@ func (b *Builder) ThrowBlock(class string) *ir.Block {
 	c := b.Class(class)
 	blk := b.Block()
 	blk.Cold = true
-	blk.Term = &ir.Instr{Op: ir.OpThrowHelper, Dst: ir.NoValue, Dst2: ir.NoValue, Aux: ir.Aux{Class: c}, ILOffset: -1}
+	blk.Term = &ir.Instr{Op: ir.OpThrowHelper, Dst: ir.NoValue, Dst2: ir.NoValue, Aux: ir.Aux{Ref: c}, ILOffset: -1}
 	b.throws[k] = blk
 	return blk
 }
