@@ -11,6 +11,7 @@ package reader
 
 import (
 	"fmt"
+	"slices"
 
 	"miniil/il"
 	"miniil/ir"
@@ -171,10 +172,25 @@ func (r *reader) entryOf(b *ir.Block) ([]ir.Value, bool) {
 
 // setEntry records block b's entry stack.
 func (r *reader) setEntry(b *ir.Block, temps []ir.Value) {
-	for len(r.maps.entries) <= b.ID {
-		r.maps.entries = append(r.maps.entries, entryStack{})
-	}
+	r.maps.entries = extend(r.maps.entries, b.ID)
 	r.maps.entries[b.ID] = entryStack{temps, true}
+}
+
+// extend returns s extended with zero elements to hold index i, its
+// array at least doubled when it must grow (append grows a large slice
+// by a quarter, copying it again and again as a large method's blocks
+// are made one by one).
+func extend[T any](s []T, i int) []T {
+	if i < len(s) {
+		return s
+	}
+	n := len(s)
+	if i >= cap(s) {
+		s = slices.Grow(s, max(i+1, 2*cap(s), 64)-n)
+	}
+	s = s[:i+1]
+	clear(s[n:]) // the array may hold a former compile's elements
+	return s
 }
 
 // leaderOf returns the IL instruction a block made for a leader starts
@@ -234,9 +250,7 @@ func (r *reader) run() error {
 			b := r.f.NewBlock(int(m.Code[i].Offset))
 			b.Region = r.regionAt(i)
 			r.blockAt[i] = b
-			for len(r.maps.leaders) <= b.ID {
-				r.maps.leaders = append(r.maps.leaders, 0)
-			}
+			r.maps.leaders = extend(r.maps.leaders, b.ID)
 			r.maps.leaders[b.ID] = int32(i)
 		}
 	}
@@ -271,9 +285,7 @@ func (r *reader) run() error {
 // markDone records that block b is imported (or made by the reader, with
 // nothing to import).
 func (r *reader) markDone(b *ir.Block) {
-	for len(r.done) <= b.ID {
-		r.done = append(r.done, false)
-	}
+	r.done = extend(r.done, b.ID)
 	r.done[b.ID] = true
 }
 
