@@ -281,17 +281,17 @@ type codeMarks struct {
 // section.
 func (g *gen) emit() codeMarks {
 	a, f, lay := g.a, g.f, g.lay
-	g.blocks = make([]Label, len(f.Blocks))
+	g.blocks = ir.Make[Label](f.Cache, len(f.Blocks))
 	for i := range f.Blocks {
 		g.blocks[i] = a.NewLabel()
 	}
-	g.funcletLabels = make([]Label, len(lay.Funcs))
+	g.funcletLabels = ir.Make[Label](f.Cache, len(lay.Funcs))
 	g.funcletStart = ir.Make[bool](f.Cache, len(f.Blocks))
 	for k, fn := range lay.Funcs {
 		g.funcletLabels[k] = a.NewLabel()
 		g.funcletStart[fn.Blocks[0].ID] = true
 	}
-	m := codeMarks{blocks: make([]MarkID, len(f.Blocks)), funclets: make([]MarkID, len(lay.Funcs))}
+	m := codeMarks{blocks: ir.Make[MarkID](f.Cache, len(f.Blocks)), funclets: ir.Make[MarkID](f.Cache, len(lay.Funcs))}
 	for k, fn := range lay.Funcs {
 		a.Bind(g.funcletLabels[k])
 		m.funclets[k] = a.Mark()

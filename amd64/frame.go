@@ -40,7 +40,8 @@ type frame struct {
 // the homes use (all of them in a method with handlers), the outgoing
 // arguments and the PSPSym.
 func layoutFrame(f *ir.Func, lay *funclet.Layout, homes []Reg, transient ir.ValueSet) *frame {
-	fr := &frame{hasEH: len(lay.Funcs) > 1}
+	fr := ir.Keep[frame](f.Cache) // one a compile: kept in the cache (its lists are the Code's, made new)
+	*fr = frame{hasEH: len(lay.Funcs) > 1}
 	out := outArgSlots(f)
 	fr.pspOff = 8 * out
 	psp := 0
@@ -70,6 +71,9 @@ func layoutFrame(f *ir.Func, lay *funclet.Layout, homes []Reg, transient ir.Valu
 	fr.funcletSize = (8*out + 8 + 15) &^ 15
 	return fr
 }
+
+// argRegMap is the map of gen.argRegs that the cache keeps.
+type argRegMap map[ir.Value]Reg
 
 // prolog emits the main body's prolog: the frame, the stack check, the
 // callee-saved stores, the PSPSym, the arguments' stores (unless the plan
@@ -102,10 +106,15 @@ func (g *gen) prolog() MarkID {
 	}
 	g.zeroSlots()
 	g.zeroUntracked()
-	args := make([]ir.Kind, f.NumArgs)
-	copy(args, f.Kinds[:f.NumArgs])
-	locs, _ := classify(args)
-	g.argRegs = map[ir.Value]Reg{}
+	locs, _ := classify(f.Kinds[:f.NumArgs:f.NumArgs])
+	// The map is kept in the cache from compile to compile (a method has
+	// at most six argument registers).
+	kept := ir.Keep[argRegMap](f.Cache)
+	if *kept == nil {
+		*kept = map[ir.Value]Reg{}
+	}
+	clear(*kept)
+	g.argRegs = *kept
 	for i, l := range locs {
 		v := ir.Value(i)
 		if l.stack >= 0 {

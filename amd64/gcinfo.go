@@ -174,8 +174,9 @@ func callsCompiled(in *ir.Instr) bool {
 // planGC computes the GC plan of f, laid out as lay, with the plan p,
 // the main body's liveness mainLive and the homes.
 func planGC(f *ir.Func, lay *funclet.Layout, p *plan, mainLive []blockLive, homes []Reg, transient ir.ValueSet) *gcPlan {
-	gc := &gcPlan{}
-	zeroed := map[int]bool{}
+	gc := ir.Keep[gcPlan](f.Cache) // one a compile: kept in the cache
+	*gc = gcPlan{f: f, plan: p}
+	zeroed := ir.Make[bool](f.Cache, len(f.Slots))
 	for _, s := range f.ZeroSlots {
 		zeroed[s] = true
 	}
@@ -190,7 +191,7 @@ func planGC(f *ir.Func, lay *funclet.Layout, p *plan, mainLive []blockLive, home
 	nv := len(f.Kinds)
 	// first is the first funclet that mentions each GC value (-1: none
 	// yet), multi marks those mentioned by more than one.
-	first := make([]int32, nv)
+	first := ir.Make[int32](f.Cache, nv)
 	for v := range first {
 		first[v] = -1
 	}
@@ -305,7 +306,7 @@ func planGC(f *ir.Func, lay *funclet.Layout, p *plan, mainLive []blockLive, home
 func (gc *gcPlan) blockSafepoints(b *ir.Block, buf []vlist) (after []vlist, poll vlist) {
 	n := len(b.Instrs) + 1
 	if cap(buf) < n {
-		buf = make([]vlist, n)
+		buf = ir.Make[vlist](gc.f.Cache, max(n, 2*cap(buf)))
 	}
 	after = buf[:n]
 	clear(after)

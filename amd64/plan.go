@@ -98,7 +98,7 @@ func Allocate(f *ir.Func, lay *funclet.Layout) (alloc *Alloc, err error) {
 	p := newPlan(f, lay)
 	transient := p.transient()
 	homes, live := allocate(f, lay, transient)
-	liveIn := make([]valueList, f.BlockIDs())
+	liveIn := ir.Make[valueList](f.Cache, f.BlockIDs())
 	for i, b := range lay.Funcs[0].Blocks {
 		liveIn[b.ID] = live[i].in
 	}
@@ -108,7 +108,8 @@ func Allocate(f *ir.Func, lay *funclet.Layout) (alloc *Alloc, err error) {
 
 // newPlan plans the emission of f, laid out by lay.
 func newPlan(f *ir.Func, lay *funclet.Layout) *plan {
-	p := &plan{}
+	p := ir.Keep[plan](f.Cache) // one a compile: kept in the cache
+	*p = plan{}
 	p.analyze(f)
 	p.polls = pollBlocks(f)
 	p.blocks = ir.Make[blockPlan](f.Cache, len(f.Blocks))

@@ -153,7 +153,7 @@ func allocate(f *ir.Func, lay *funclet.Layout, skip ir.ValueSet) ([]Reg, []block
 		}
 		cands = append(cands, iv)
 	}
-	sort.SliceStable(cands, func(i, j int) bool { return cands[i].start < cands[j].start })
+	slices.SortStableFunc(cands, func(a, b *interval) int { return a.start - b.start })
 	gprs := gprHomes
 	if n := intArgs(f); n >= 5 {
 		// R8 brings the fifth argument, R9 the sixth.
@@ -200,7 +200,8 @@ func intArgs(f *ir.Func) int {
 
 // scan is the linear scan of the candidates of one register class.
 func scan(f *ir.Func, cands []*interval, homes []Reg, float bool, regs []Reg) {
-	free := append([]Reg(nil), regs...)
+	free := ir.Make[Reg](f.Cache, len(regs))
+	copy(free, regs)
 	saved := map[Reg]bool{} // registers given to some value so far
 	var active []*interval  // sorted by end
 	for _, iv := range cands {
@@ -290,7 +291,7 @@ func intervals(f *ir.Func, blocks []*ir.Block, live []blockLive) (ivs []interval
 	for v := 0; v < f.NumArgs+f.NumLocals && v < nv; v++ {
 		touch(ir.Value(v), 0, 0)
 	}
-	depth := loopDepths(blocks)
+	depth := loopDepths(f.Cache, blocks)
 	resumable := resumableFinallys(f)
 	pos := 2
 	for bi, b := range blocks {
@@ -394,9 +395,9 @@ func clobbers(in *ir.Instr) bool {
 // layout order: a branch from block t to block h <= t makes [h, t] a loop.
 // The ranges are summed with a difference array: linear in blocks and
 // edges, however many loops overlap.
-func loopDepths(blocks []*ir.Block) []int {
-	index := blockIndex(nil, blocks)
-	diff := make([]int, len(blocks)+1)
+func loopDepths(c *ir.Cache, blocks []*ir.Block) []int {
+	index := blockIndex(c, blocks)
+	diff := ir.Make[int](c, len(blocks)+1)
 	for t, b := range blocks {
 		for _, s := range b.Succs {
 			if h, ok := index.at(s); ok && h <= t {
@@ -405,7 +406,7 @@ func loopDepths(blocks []*ir.Block) []int {
 			}
 		}
 	}
-	depth := make([]int, len(blocks))
+	depth := ir.Make[int](c, len(blocks))
 	d := 0
 	for i := range depth {
 		d += diff[i]

@@ -36,12 +36,6 @@ func Build(f *ir.Func) (*Layout, error) {
 	// order's marks, by block ID: each call leaves them clear.
 	n := f.BlockIDs()
 	m := marks{in: ir.Make[bool](f.Cache, n), done: ir.Make[bool](f.Cache, n)}
-	byFunclet := map[*ir.Region][]*ir.Block{}
-	for _, b := range f.Blocks {
-		fr := b.Region.Funclet()
-		byFunclet[fr] = append(byFunclet[fr], b)
-	}
-	main.Blocks = m.order(nil, f.Blocks[0], byFunclet[nil])
 	// Handler funclets in clause order, a filter before its handler.
 	var handlers []*ir.Region
 	for _, r := range f.Regions {
@@ -49,6 +43,21 @@ func Build(f *ir.Func) (*Layout, error) {
 			handlers = append(handlers, r)
 		}
 	}
+	if len(handlers) == 0 { // every block is the main body's
+		main.Blocks = m.order(nil, f.Blocks[0], f.Blocks)
+		all := ir.Make[*ir.Block](f.Cache, len(main.Blocks)) // f's own list
+		copy(all, main.Blocks)
+		if err := renumber(f, all); err != nil {
+			return nil, err
+		}
+		return lay, nil
+	}
+	byFunclet := map[*ir.Region][]*ir.Block{}
+	for _, b := range f.Blocks {
+		fr := b.Region.Funclet()
+		byFunclet[fr] = append(byFunclet[fr], b)
+	}
+	main.Blocks = m.order(nil, f.Blocks[0], byFunclet[nil])
 	sort.SliceStable(handlers, func(i, j int) bool {
 		a, b := handlers[i], handlers[j]
 		if a.Clause != b.Clause {
@@ -68,14 +77,23 @@ func Build(f *ir.Func) (*Layout, error) {
 	for _, fn := range lay.Funcs {
 		all = append(all, fn.Blocks...)
 	}
+	if err := renumber(f, all); err != nil {
+		return nil, err
+	}
+	return lay, nil
+}
+
+// renumber makes all, the blocks in code order, f's blocks, numbered in
+// that order; it must hold every block of f.
+func renumber(f *ir.Func, all []*ir.Block) error {
 	if len(all) != len(f.Blocks) {
-		return nil, fmt.Errorf("%s: layout placed %d of %d blocks", f.Method.FullName(), len(all), len(f.Blocks))
+		return fmt.Errorf("%s: layout placed %d of %d blocks", f.Method.FullName(), len(all), len(f.Blocks))
 	}
 	f.Blocks = all
 	for i, b := range all {
 		b.ID = i
 	}
-	return lay, nil
+	return nil
 }
 
 // marks are order's block marks, by block ID: in the funclet being

@@ -15,7 +15,7 @@ import "miniil/ir"
 //
 // It returns the number of copies removed.
 func Coalesce(f *ir.Func) int {
-	uses := make([]int32, len(f.Kinds))
+	uses := ir.Make[int32](f.Cache, len(f.Kinds))
 	for _, b := range f.Blocks {
 		for in := range b.Each {
 			for _, a := range in.Args {

@@ -33,8 +33,8 @@ func CSE(f *ir.Func) int {
 	}
 	clear(s.rename)
 	c := &cse{f: f, d: definitions(f), vn: ir.Make[int32](f.Cache, len(f.Kinds)), avail: s.avail,
-		falseVN: s.falseVN, rename: s.rename, undo: s.undo[:0]}
-	defer func() { s.undo = c.undo[:0] }()
+		falseVN: s.falseVN, rename: s.rename, undo: s.undo[:0], stack: s.stack[:0]}
+	defer func() { s.undo, s.stack = c.undo[:0], c.stack[:0] }()
 	for v := range c.vn {
 		c.vn[v] = c.fresh()
 	}
@@ -93,6 +93,15 @@ type cseScratch struct {
 	falseVN map[int32]bool
 	rename  map[ir.Value]ir.Value
 	undo    []cseUndo
+	stack   []cseFrame
+}
+
+// cseFrame is a block of the dominator tree being walked (tree): its
+// next child to visit and the undo mark to roll back to on leaving it.
+type cseFrame struct {
+	b    *ir.Block
+	next int
+	mark int
 }
 
 type cse struct {
@@ -108,6 +117,7 @@ type cse struct {
 	// rename maps temporaries defined once to the temporaries, defined
 	// once too, whose value they repeat: their readers read those.
 	rename map[ir.Value]ir.Value
+	stack  []cseFrame // tree's walk
 }
 
 func (c *cse) fresh() int32 { c.next++; return c.next }
@@ -124,12 +134,8 @@ func (c *cse) isChild(b *ir.Block) bool {
 // tree numbers the tree rooted at root, depth first, undoing each
 // subtree's facts when leaving it.
 func (c *cse) tree(root *ir.Block) {
-	type frame struct {
-		b    *ir.Block
-		next int
-		mark int
-	}
-	stack := []frame{{b: root, mark: len(c.undo)}}
+	stack := append(c.stack[:0], cseFrame{b: root, mark: len(c.undo)})
+	defer func() { c.stack = stack[:0] }()
 	c.block(root)
 	for len(stack) > 0 {
 		top := &stack[len(stack)-1]
@@ -149,7 +155,7 @@ func (c *cse) tree(root *ir.Block) {
 			c.falseVN[cond] = true
 			c.undo = append(c.undo, cseUndo{v: undoFalse, old: cond})
 		}
-		stack = append(stack, frame{b: s, mark: mark})
+		stack = append(stack, cseFrame{b: s, mark: mark})
 		c.block(s)
 	}
 }

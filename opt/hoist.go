@@ -69,6 +69,10 @@ func HoistLoops(f *ir.Func) int {
 }
 
 // hoister holds what HoistLoops knows of the function.
+// hoistSets are the sets a loop's hoisting keeps (loopHoist.checked and
+// reads), reused from loop to loop.
+type hoistSets struct{ checked, reads map[ir.Value]bool }
+
 type hoister struct {
 	f     *ir.Func
 	loops *Loops
@@ -156,8 +160,16 @@ func (h *hoister) loop(lp *Loop) int {
 		return 0
 	}
 	defer h.defs.reset()
+	// The two sets are kept in the cache from loop to loop and compile
+	// to compile (made again when a large method left them large).
+	sc := ir.Keep[hoistSets](h.f.Cache)
+	if sc.checked == nil || len(sc.checked)+len(sc.reads) > 1024 {
+		sc.checked, sc.reads = map[ir.Value]bool{}, map[ir.Value]bool{}
+	}
+	clear(sc.checked)
+	clear(sc.reads)
 	x := &loopHoist{hoister: h, lp: lp, fl: lp.Header.Region.Funclet(), defs: h.defs.count(lp.Body()),
-		pre: pre, tail: pre, checked: map[ir.Value]bool{}, reads: map[ir.Value]bool{}, caught: inTry(lp.Header.Region)}
+		pre: pre, tail: pre, checked: sc.checked, reads: sc.reads, caught: inTry(lp.Header.Region)}
 	x.preNonNull = func(ir.Value) bool { return false }
 	if readsObjects(lp) {
 		// Before anything moves to the preheader.

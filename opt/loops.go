@@ -400,8 +400,8 @@ func (d *Dominators) Dominates(a, b *ir.Block) bool {
 // postorder returns the blocks reachable from roots in postorder (block
 // IDs), with an explicit stack: block chains can be long.
 func postorder(f *ir.Func, roots []*ir.Block) []int {
-	seen := make([]bool, len(f.Blocks))
-	out := make([]int, 0, len(f.Blocks))
+	seen := ir.Make[bool](f.Cache, len(f.Blocks))
+	out := ir.Make[int](f.Cache, len(f.Blocks))[:0]
 	type item struct {
 		b    *ir.Block
 		next int

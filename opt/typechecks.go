@@ -104,12 +104,15 @@ type typeFact struct {
 }
 
 func newTypeFacts(f *ir.Func) *typeFacts {
-	tf := &typeFacts{f: f, of: map[ir.Value][]int{}}
-	seen := map[typeFact]bool{}
+	tf := &typeFacts{f: f} // of and seen are made at the first isinst
+	var seen map[typeFact]bool
 	for _, b := range f.Blocks {
 		for _, x := range b.Instrs {
 			if x.Op == ir.OpIsInst && !seen[typeFact{x.Args[0], x.Aux.Type}] {
 				fc := typeFact{x.Args[0], x.Aux.Type}
+				if seen == nil {
+					seen, tf.of = map[typeFact]bool{}, map[ir.Value][]int{}
+				}
 				seen[fc] = true
 				tf.of[fc.v] = append(tf.of[fc.v], len(tf.facts))
 				tf.facts = append(tf.facts, fc)

@@ -118,6 +118,9 @@ func (r *reader) spillTo(succs ...*ir.Block) {
 			case kv == ir.F32 && kt == ir.F64:
 				r.emit(ir.OpConv, kt, t, []ir.Value{v}, ir.Aux{Type: il.Float64})
 			default: // a float64 into a float32 entry: import again
+				if r.forceF64 == nil {
+					r.forceF64 = map[[2]int]bool{}
+				}
 				r.forceF64[[2]int{r.leaderOf(s), d}] = true
 				r.restart = true
 			}

@@ -289,7 +289,7 @@ func (r *reader) finish() {
 			visit(s)
 		}
 	}
-	hot := make([]*ir.Block, 0, len(f.Blocks))
+	hot := ir.Make[*ir.Block](f.Cache, len(f.Blocks))[:0]
 	var cold []*ir.Block
 	for _, b := range f.Blocks {
 		if !reach[b] {
@@ -318,7 +318,7 @@ func (r *reader) finish() {
 			}
 		}
 	}
-	preds := make([]*ir.Block, edges)
+	preds := ir.Make[*ir.Block](f.Cache, edges)
 	for _, b := range f.Blocks {
 		n := int(npreds[b.ID])
 		b.Preds, preds = preds[:0:n], preds[n:]

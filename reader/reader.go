@@ -35,9 +35,13 @@ func ImportWith(mod *il.Module, m *il.Method, opts Options) (f *ir.Func, err err
 	// a float32 at the same depth forces that entry to float64; the method
 	// is then imported again. Each round forces at least one more entry,
 	// so this ends.
-	force := map[[2]int]bool{}
+	var force map[[2]int]bool // made by the first forcing (rare)
 	for {
-		r := &reader{mod: mod, m: m, f: &ir.Func{Method: m, Cache: opts.Cache}, forceF64: force, opts: opts}
+		// The reader's state is kept in the cache from import to import
+		// (imports never nest: the inliner imports a callee after the
+		// caller's import is over).
+		r := ir.Keep[reader](opts.Cache)
+		*r = reader{mod: mod, m: m, f: &ir.Func{Method: m, Cache: opts.Cache}, forceF64: force, opts: opts}
 		for i := 0; i < m.NumArgs(); i++ {
 			r.f.Kinds = append(r.f.Kinds, ir.KindOf(m.ArgType(i)))
 		}
@@ -54,8 +58,11 @@ func ImportWith(mod *il.Module, m *il.Method, opts Options) (f *ir.Func, err err
 			return nil, err
 		}
 		if !r.restart {
-			return r.f, nil
+			f := r.f
+			*r = reader{} // the module and IR are not the cache's to keep
+			return f, nil
 		}
+		force = r.forceF64
 	}
 }
 
