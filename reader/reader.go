@@ -358,7 +358,8 @@ func (r *reader) terminate(op ir.Op, args []ir.Value, aux ir.Aux, succs ...*ir.B
 	t := r.newInstr()
 	*t = ir.Instr{Op: op, Dst: ir.NoValue, Dst2: ir.NoValue, Args: r.args(args), Aux: aux, ILOffset: r.ilOff}
 	r.cur.Term = t
-	r.cur.Succs = succs
+	r.cur.Succs = ir.Make[*ir.Block](r.opts.Cache, len(succs)) // succs stays on the caller's stack
+	copy(r.cur.Succs, succs)
 }
 
 func (r *reader) kind(v ir.Value) ir.Kind { return r.f.Kinds[v] }
