@@ -23,9 +23,9 @@ type argLoc struct {
 
 // classify assigns argument locations: floats take the next XMM register,
 // everything else the next integer register, the rest go on the stack in
-// order.
-func classify(kinds []ir.Kind) ([]argLoc, int) {
-	locs := make([]argLoc, len(kinds))
+// order. The list comes from c (it lives as long as the compile).
+func classify(c *ir.Cache, kinds []ir.Kind) ([]argLoc, int) {
+	locs := ir.Make[argLoc](c, len(kinds))
 	ni, nf, ns := 0, 0, 0
 	for i, k := range kinds {
 		switch {
@@ -50,7 +50,7 @@ func outArgSlots(f *ir.Func) int {
 	for _, b := range f.Blocks {
 		for _, in := range b.Instrs {
 			if in.Op == ir.OpCall || in.Op == ir.OpCallVirt {
-				_, ns := classify(kinds(f, in.Args))
+				_, ns := classify(f.Cache, kinds(f, in.Args))
 				out = max(out, ns)
 			}
 		}
@@ -114,7 +114,7 @@ var intMinMax = map[il.BuiltinKind]Op{
 func (g *gen) callGeneric(in *ir.Instr) {
 	a := g.a
 	callee := in.Aux.Method()
-	locs, _ := classify(kinds(g.f, in.Args))
+	locs, _ := classify(g.f.Cache, kinds(g.f, in.Args))
 	for i, l := range locs {
 		if l.stack >= 0 {
 			g.load(in.Args[i], RAX)

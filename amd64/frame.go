@@ -106,7 +106,7 @@ func (g *gen) prolog() MarkID {
 	}
 	g.zeroSlots()
 	g.zeroUntracked()
-	locs, _ := classify(f.Kinds[:f.NumArgs:f.NumArgs])
+	locs, _ := classify(f.Cache, f.Kinds[:f.NumArgs:f.NumArgs])
 	// The map is kept in the cache from compile to compile (a method has
 	// at most six argument registers).
 	kept := ir.Keep[argRegMap](f.Cache)
@@ -153,7 +153,7 @@ func returnsOnly(b *ir.Block) bool {
 // the start of block b. An argument with a register home is stored only
 // if it is live there: once dead, its home may belong to another value.
 func (g *gen) storeArgs(b *ir.Block) {
-	locs, _ := classify(g.f.Kinds[:g.f.NumArgs])
+	locs, _ := classify(g.f.Cache, g.f.Kinds[:g.f.NumArgs])
 	for i, l := range locs {
 		v := ir.Value(i)
 		if l.stack < 0 && (g.homes[v] == NoReg || g.liveInto(b).Has(v)) {

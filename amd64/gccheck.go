@@ -94,7 +94,7 @@ func CheckGC(f *ir.Func, lay *funclet.Layout, alloc *Alloc, code *Code) error {
 		if prolog {
 			args = map[abi.GCLoc]bool{}
 			if s.Funclet == 0 {
-				locs, _ := classify(f.Kinds[:f.NumArgs])
+				locs, _ := classify(f.Cache, f.Kinds[:f.NumArgs])
 				for v, l := range locs {
 					if k := f.Kinds[v]; k.IsGC() && l.stack >= 0 {
 						args[abi.FrameLoc(16+8*l.stack, k == ir.Ptr)] = true

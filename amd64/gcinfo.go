@@ -1,9 +1,9 @@
 package amd64
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
-	"sort"
 
 	"miniil/abi"
 	"miniil/funclet"
@@ -489,7 +489,7 @@ func (g *gen) appendLocs(ls []abi.GCLoc, s *safepoint) []abi.GCLoc {
 // arguments where the caller put them.
 func (g *gen) prologLive() []abi.GCLoc {
 	f := g.f
-	locs, _ := classify(f.Kinds[:f.NumArgs])
+	locs, _ := classify(f.Cache, f.Kinds[:f.NumArgs])
 	var ls []abi.GCLoc
 	for i, l := range locs {
 		k := f.Kinds[i]
@@ -569,7 +569,7 @@ func (g *gen) gcInfo(blob *Blob) abi.GCInfo {
 		s := &g.safepoints[i]
 		add(abi.Safepoint{Offset: int32(blob.Marks[s.mark]), ILOffset: s.ilOffset, Inline: s.inline, Funclet: int32(s.funclet), Flags: s.flags}, s)
 	}
-	sort.SliceStable(gi.Safepoints, func(i, j int) bool { return gi.Safepoints[i].Offset < gi.Safepoints[j].Offset })
+	slices.SortStableFunc(gi.Safepoints, func(a, b abi.Safepoint) int { return cmp.Compare(a.Offset, b.Offset) })
 	for _, v := range g.gc.untracked {
 		gi.Untracked = append(gi.Untracked, g.gcLoc(v))
 	}

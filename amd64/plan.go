@@ -344,7 +344,7 @@ func (p *plan) planBlock(f *ir.Func, b *ir.Block) blockPlan {
 		if consumes(f, next, d) {
 			bp.setElide(d)
 			if intOps[in.Op][0] != 0 && (next.Op == ir.OpCall || next.Op == ir.OpCallVirt) {
-				locs, _ := classify(kinds(f, next.Args))
+				locs, _ := classify(f.Cache, kinds(f, next.Args))
 				for k, a := range next.Args {
 					if a == d {
 						if bp.into == nil {
@@ -393,7 +393,7 @@ func consumes(f *ir.Func, in *ir.Instr, d ir.Value) bool {
 		}
 		// Stack arguments are moved through RAX first: only calls without
 		// them may take d from RAX.
-		locs, ns := classify(kinds(f, args))
+		locs, ns := classify(f.Cache, kinds(f, args))
 		if ns > 0 {
 			return false
 		}
@@ -456,7 +456,7 @@ func keepsArgRegs(in *ir.Instr) bool {
 
 // kinds returns the kinds of values vs of f.
 func kinds(f *ir.Func, vs []ir.Value) []ir.Kind {
-	ks := make([]ir.Kind, len(vs))
+	ks := ir.Make[ir.Kind](f.Cache, len(vs))
 	for i, v := range vs {
 		ks[i] = f.Kinds[v]
 	}

@@ -24,8 +24,9 @@ func (allocEnv) StringAddr(string) uintptr    { return 0x7f0000005000 }
 // maps and per-compile structures come from the cache, so what remains
 // is mostly the compiled method itself (code, sites, GC information,
 // funclet layout) and a few structures per pass. It was 105 before the
-// passes took their scratch from the cache; the bound leaves room for
-// small changes but fails if a pass goes back to allocating per compile.
+// passes took their scratch from the cache, 51 after; the bound leaves
+// room for small changes but fails if passes go back to allocating per
+// compile.
 func TestCompileAllocations(t *testing.T) {
 	mod, err := il.Load("many.il", bigprog.ManyMethods(20))
 	if err != nil {
@@ -49,7 +50,7 @@ func TestCompileAllocations(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	const bound = 80
+	const bound = 64
 	t.Logf("%s: %.0f allocations per compile", m.FullName(), allocs)
 	if allocs > bound {
 		t.Errorf("compiling %s allocates %.0f times, more than %d", m.FullName(), allocs, bound)

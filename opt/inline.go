@@ -138,21 +138,25 @@ func (in *inliner) run(f *ir.Func, depth int) int {
 	// Whether a call is in a loop matters only for callees too large to
 	// be inlined anywhere (profitable): without a call of one, no loops
 	// are computed.
-	inLoop := map[*ir.Block]bool{}
+	var inLoop map[*ir.Block]bool // made when a block is in a loop
 	if callsLoopSized(f) {
 		loops := FindLoops(f)
 		for _, b := range f.Blocks {
 			if loops.Depth(b) > 0 {
+				if inLoop == nil {
+					inLoop = map[*ir.Block]bool{}
+				}
 				inLoop[b] = true
 			}
 		}
 	}
 	size := countInstrs(f)
 	budget := inlineBudget(size)
-	after := map[*ir.Block][]*ir.Block{} // blocks placed right after a block
+	var after map[*ir.Block][]*ir.Block // blocks placed right after a block (made at the first inlining)
 	var cold []*ir.Block
 	n := 0
-	work := slices.Clone(f.Blocks)
+	work := ir.Make[*ir.Block](f.Cache, len(f.Blocks))
+	copy(work, f.Blocks)
 	for len(work) > 0 {
 		b := work[0]
 		work = work[1:]
@@ -173,6 +177,9 @@ func (in *inliner) run(f *ir.Func, depth int) int {
 			cont.Region = b.Region
 			if inLoop[b] {
 				inLoop[cont] = true
+			}
+			if after == nil {
+				after = map[*ir.Block][]*ir.Block{}
 			}
 			after[b] = append(append([]*ir.Block{entry}, body...), cont)
 			cold = append(cold, bodyCold...)

@@ -41,7 +41,8 @@ func ImportWith(mod *il.Module, m *il.Method, opts Options) (f *ir.Func, err err
 		// (imports never nest: the inliner imports a callee after the
 		// caller's import is over).
 		r := ir.Keep[reader](opts.Cache)
-		*r = reader{mod: mod, m: m, f: &ir.Func{Method: m, Cache: opts.Cache}, forceF64: force, opts: opts}
+		*r = reader{mod: mod, m: m, f: &ir.Func{Method: m, Cache: opts.Cache}, forceF64: force, opts: opts,
+			stack: r.stack[:0], work: r.work[:0], done: r.done[:0]}
 		for i := 0; i < m.NumArgs(); i++ {
 			r.f.Kinds = append(r.f.Kinds, ir.KindOf(m.ArgType(i)))
 		}
@@ -59,7 +60,9 @@ func ImportWith(mod *il.Module, m *il.Method, opts Options) (f *ir.Func, err err
 		}
 		if !r.restart {
 			f := r.f
-			*r = reader{} // the module and IR are not the cache's to keep
+			// The module and IR are not the cache's to keep; the lists of
+			// values, indices and flags are, for the next import.
+			*r = reader{stack: r.stack[:0], work: r.work[:0], done: r.done[:0]}
 			return f, nil
 		}
 		force = r.forceF64
@@ -272,7 +275,7 @@ func (r *reader) run() error {
 		r.copyExposedArgs()
 		r.terminate(ir.OpJump, nil, ir.Aux{}, first)
 	}
-	r.work = []int{0}
+	r.work = append(r.work[:0], 0)
 	r.handlerEntries()
 	for len(r.work) > 0 {
 		i := r.work[len(r.work)-1]
