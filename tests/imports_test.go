@@ -15,14 +15,15 @@ import (
 // (non-test files): data flows down the pipeline, the code generator and
 // the runtime meet only in abi, and the interpreter shares nothing with
 // the JIT but il and the base library's pure functions (internal/corelib).
+// internal/chunked, a container, is a leaf any stage may use.
 var allowedImports = map[string][]string{
-	"il":                {},
+	"il":                {"internal/chunked"},
 	"abi":               {"il"},
 	"ir":                {"il"},
 	"reader":            {"il", "ir"},
 	"opt":               {"il", "ir"},
 	"funclet":           {"abi", "ir"},
-	"amd64":             {"abi", "funclet", "il", "ir"},
+	"amd64":             {"abi", "funclet", "il", "internal/chunked", "ir"},
 	"ehclauses":         {"abi", "amd64", "il", "ir"},
 	"jit":               {"abi", "amd64", "ehclauses", "funclet", "il", "ir", "opt", "reader"},
 	"jitrt":             {"abi", "amd64", "il", "internal/corelib"}, // amd64 for its assembler only
@@ -32,6 +33,7 @@ var allowedImports = map[string][]string{
 	"internal/bigprog":  {"fuzz"},
 	"internal/deepnest": {},
 	"internal/corelib":  {},
+	"internal/chunked":  {},
 	// The root package wires everything together.
 	"": {"abi", "amd64", "ehclauses", "funclet", "il", "interp", "ir", "jit", "jitrt", "opt", "reader"},
 }
