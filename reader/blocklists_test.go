@@ -1,11 +1,9 @@
 package reader_test
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
-	"miniil/il"
 	"miniil/ir"
 	"miniil/reader"
 )
@@ -23,14 +21,7 @@ func TestBlockListsExact(t *testing.T) {
 	cache := new(ir.Cache)
 	blocks := 0
 	for _, file := range files[:min(len(files), 40)] {
-		src, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mod, err := il.Load(file, src)
-		if err != nil {
-			t.Fatal(err)
-		}
+		mod := loadFile(t, file)
 		for _, m := range mod.CodeMethods() {
 			if m.Abstract {
 				continue

@@ -81,10 +81,8 @@ func TestImportDeterministic(t *testing.T) {
 	}
 }
 
-// dump loads file and returns, for each method, the IR after
-// reader.Import (checked by ir.Check and checkEH), its regions, and a
-// diff of what opt.Run changes.
-func dump(t *testing.T, file string) string {
+// loadFile reads and loads the program in file.
+func loadFile(t *testing.T, file string) *il.Module {
 	t.Helper()
 	src, err := os.ReadFile(file)
 	if err != nil {
@@ -94,6 +92,15 @@ func dump(t *testing.T, file string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return mod
+}
+
+// dump loads file and returns, for each method, the IR after
+// reader.Import (checked by ir.Check and checkEH), its regions, and a
+// diff of what opt.Run changes.
+func dump(t *testing.T, file string) string {
+	t.Helper()
+	mod := loadFile(t, file)
 	var out bytes.Buffer
 	for i, m := range mod.CodeMethods() { // type initializers' Run methods too
 		if m.Abstract {
