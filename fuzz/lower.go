@@ -119,7 +119,7 @@ func (p *Program) IL() string {
 	first.run()
 	l := newLowerer(p, first.produced)
 	l.knownUsed = first.used
-	return l.run()
+	return fitMaxStack(l.run())
 }
 
 func newLowerer(p *Program, known map[string]bool) *lowerer {

@@ -21,6 +21,22 @@ func Verify(m *Module) error {
 	return errs.err()
 }
 
+// StackDepths verifies m as Verify does, except that it holds no method
+// to its .maxstack, and returns the deepest each method's evaluation
+// stack gets: what its .maxstack must at least be. It is for programs
+// that generate IL, which know a method's code but not its depth.
+func StackDepths(m *Module) (map[*Method]int, error) {
+	var errs errorSink
+	depths := map[*Method]int{}
+	v := &verifier{m: m, errs: &errs, depths: depths}
+	for _, md := range m.CodeMethods() {
+		v.reset(md)
+		depths[md] = 0
+		v.run()
+	}
+	return depths, errs.err()
+}
+
 // vkind is an evaluation stack type (ECMA-335 III.1.1).
 type vkind uint8
 
@@ -137,6 +153,9 @@ type verifier struct {
 	states  [][]vtype // entry stack per join point; nil: not reached
 	reached []bool
 	failed  bool
+	// depths, for StackDepths, records each method's deepest stack
+	// instead of checking it against .maxstack.
+	depths map[*Method]int
 
 	// Buffers kept from method to method.
 	atBuf   []*region
@@ -944,7 +963,9 @@ func (v *verifier) step(in *Instr, st []vtype) ([]vtype, bool) {
 	}
 	out := func(xs ...vtype) ([]vtype, bool) {
 		st = append(st, xs...)
-		if len(st) > md.MaxStack {
+		if v.depths != nil { // StackDepths: record, do not check
+			v.depths[md] = max(v.depths[md], len(st))
+		} else if len(st) > md.MaxStack {
 			v.errorf(v.pos(in), "stack overflow: after %s the stack holds %d values but .maxstack is %d", in.Op, len(st), md.MaxStack)
 			return nil, false
 		}

@@ -87,3 +87,46 @@ func TestVerifyJagged(t *testing.T) {
 		})
 	}
 }
+
+// TestStackDepths checks that StackDepths reports the deepest stack of
+// each method whatever its .maxstack, where Verify refuses the overflow.
+func TestStackDepths(t *testing.T) {
+	const src = `.assembly extern mscorlib {}
+.assembly t {}
+.method public static int32 deep() cil managed
+{
+  .maxstack 1
+  ldc.i4.1
+  ldc.i4.2
+  ldc.i4.3
+  add
+  add
+  ret
+}
+.method public static int32 main() cil managed
+{
+  .entrypoint
+  .maxstack 8
+  call int32 deep()
+  ret
+}
+`
+	if _, err := il.LoadString("deep.il", src); err == nil || !strings.Contains(err.Error(), "stack overflow") {
+		t.Fatalf("Load: want a stack overflow error, got %v", err)
+	}
+	m, err := il.ParseString("deep.il", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	depths, err := il.StackDepths(m)
+	if err != nil {
+		t.Fatalf("StackDepths: %v", err)
+	}
+	got := map[string]int{}
+	for md, d := range depths {
+		got[md.Name] = d
+	}
+	if got["deep"] != 3 || got["main"] != 1 {
+		t.Errorf("depths %v, want deep 3 and main 1", got)
+	}
+}
