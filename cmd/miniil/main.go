@@ -144,7 +144,8 @@ const loadHeapLimit = 1 << 30
 // collector settings; the library leaves them alone.
 func load(cmd, path string, cfg miniil.LoadConfig, stderr io.Writer) (*miniil.Program, int) {
 	gcPercent := debug.SetGCPercent(-1)
-	memLimit := debug.SetMemoryLimit(loadHeapLimit)
+	memLimit := debug.SetMemoryLimit(-1) // -1: read it (GOMEMLIMIT may have set a lower one)
+	debug.SetMemoryLimit(min(memLimit, loadHeapLimit))
 	p, err := cfg.LoadFile(path)
 	debug.SetMemoryLimit(memLimit)
 	debug.SetGCPercent(gcPercent)
