@@ -72,8 +72,9 @@ func layoutFrame(f *ir.Func, lay *funclet.Layout, homes []Reg, transient ir.Valu
 	return fr
 }
 
-// argRegMap is the map of gen.argRegs that the cache keeps.
-type argRegMap map[ir.Value]Reg
+// argRegMap holds the map of gen.argRegs, kept in the cache from
+// compile to compile.
+type argRegMap struct{ m map[ir.Value]Reg }
 
 // prolog emits the main body's prolog: the frame, the stack check, the
 // callee-saved stores, the PSPSym, the arguments' stores (unless the plan
@@ -107,14 +108,7 @@ func (g *gen) prolog() MarkID {
 	g.zeroSlots()
 	g.zeroUntracked()
 	locs, _ := classify(f.Cache, f.Kinds[:f.NumArgs:f.NumArgs])
-	// The map is kept in the cache from compile to compile (a method has
-	// at most six argument registers).
-	kept := ir.Keep[argRegMap](f.Cache)
-	if *kept == nil {
-		*kept = map[ir.Value]Reg{}
-	}
-	clear(*kept)
-	g.argRegs = *kept
+	g.argRegs = ir.Emptied(&ir.Keep[argRegMap](f.Cache).m)
 	for i, l := range locs {
 		v := ir.Value(i)
 		if l.stack >= 0 {

@@ -147,6 +147,19 @@ func Keep[T any](c *Cache) *T {
 	return v
 }
 
+// Emptied empties the map *m that a pass keeps from compile to compile
+// (in a Keep'd struct) and returns it, making it when it is nil or grew
+// large for an earlier method: clearing a map costs its capacity, so a
+// large method's map would make every later small compile pay.
+func Emptied[K comparable, V any](m *map[K]V) map[K]V {
+	if *m == nil || len(*m) > 256 {
+		*m = make(map[K]V)
+	} else {
+		clear(*m)
+	}
+	return *m
+}
+
 // NewInstr returns a zeroed instruction from c, or a new one when c is
 // nil.
 func (c *Cache) NewInstr() *Instr {

@@ -146,3 +146,30 @@ func TestCacheKeepsChunks(t *testing.T) {
 		t.Errorf("Reset kept %d bytes of chunks, want 0 < kept <= %d", kept, keepBytes)
 	}
 }
+
+// TestEmptied checks that a kept map is emptied in place while small and
+// made again once a large method has grown it (clearing costs capacity).
+func TestEmptied(t *testing.T) {
+	var m map[Value]bool
+	small := Emptied(&m)
+	if small == nil || len(small) != 0 {
+		t.Fatal("Emptied of a nil map did not make one")
+	}
+	small[1] = true
+	if again := Emptied(&m); len(again) != 0 || again == nil {
+		t.Fatal("Emptied did not empty a small map")
+	} else {
+		again[2] = true
+		if !m[2] {
+			t.Fatal("Emptied made a new map for a small one instead of reusing it")
+		}
+	}
+	for v := range Value(1000) {
+		m[v] = true
+	}
+	if fresh := Emptied(&m); len(fresh) != 0 {
+		t.Fatal("Emptied did not empty a large map")
+	} else if fresh[500] = true; !m[500] {
+		t.Fatal("Emptied's result is not the map it stored")
+	}
+}

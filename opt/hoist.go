@@ -68,11 +68,11 @@ func HoistLoops(f *ir.Func) int {
 	return n
 }
 
-// hoister holds what HoistLoops knows of the function.
 // hoistSets are the sets a loop's hoisting keeps (loopHoist.checked and
-// reads), reused from loop to loop.
+// reads), reused from loop to loop and compile to compile.
 type hoistSets struct{ checked, reads map[ir.Value]bool }
 
+// hoister holds what HoistLoops knows of the function.
 type hoister struct {
 	f     *ir.Func
 	loops *Loops
@@ -160,16 +160,9 @@ func (h *hoister) loop(lp *Loop) int {
 		return 0
 	}
 	defer h.defs.reset()
-	// The two sets are kept in the cache from loop to loop and compile
-	// to compile (made again when a large method left them large).
 	sc := ir.Keep[hoistSets](h.f.Cache)
-	if sc.checked == nil || len(sc.checked)+len(sc.reads) > 1024 {
-		sc.checked, sc.reads = map[ir.Value]bool{}, map[ir.Value]bool{}
-	}
-	clear(sc.checked)
-	clear(sc.reads)
 	x := &loopHoist{hoister: h, lp: lp, fl: lp.Header.Region.Funclet(), defs: h.defs.count(lp.Body()),
-		pre: pre, tail: pre, checked: sc.checked, reads: sc.reads, caught: inTry(lp.Header.Region)}
+		pre: pre, tail: pre, checked: ir.Emptied(&sc.checked), reads: ir.Emptied(&sc.reads), caught: inTry(lp.Header.Region)}
 	x.preNonNull = func(ir.Value) bool { return false }
 	if readsObjects(lp) {
 		// Before anything moves to the preheader.

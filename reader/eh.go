@@ -17,11 +17,11 @@ import (
 // n instructions.
 func (r *reader) buildRegions() error {
 	m, f := r.m, r.f
-	r.regionRange = emptied(&r.maps.regionRange)
-	r.handlerOf = emptied(&r.maps.handlerOf)
-	r.filterOf = emptied(&r.maps.filterOf)
-	r.finallyOf = emptied(&r.maps.finallyOf)
-	tries := emptied(&r.maps.tries)
+	r.regionRange = ir.Emptied(&r.maps.regionRange)
+	r.handlerOf = ir.Emptied(&r.maps.handlerOf)
+	r.filterOf = ir.Emptied(&r.maps.filterOf)
+	r.finallyOf = ir.Emptied(&r.maps.finallyOf)
+	tries := ir.Emptied(&r.maps.tries)
 	add := func(kind ir.RegionKind, clause, start, end int) *ir.Region {
 		reg := &ir.Region{Kind: kind, Clause: clause}
 		r.regionRange[reg] = [2]int{start, end}
@@ -133,7 +133,7 @@ func (r *reader) buildRegions() error {
 // funclet: catch, filter and filter-handler entries receive the exception
 // object (OpCatchArg) and pass it on the stack to the first IL block.
 func (r *reader) handlerEntries() {
-	r.handlerRoot = emptied(&r.maps.handlerRoot)
+	r.handlerRoot = ir.Emptied(&r.maps.handlerRoot)
 	for _, reg := range r.f.Regions {
 		if !reg.IsHandler() {
 			continue

@@ -41,8 +41,8 @@ func ImportWith(mod *il.Module, m *il.Method, opts Options) (f *ir.Func, err err
 		// (imports never nest: the inliner imports a callee after the
 		// caller's import is over).
 		r := ir.Keep[reader](opts.Cache)
-		*r = reader{mod: mod, m: m, f: &ir.Func{Method: m, Cache: opts.Cache}, forceF64: force, opts: opts,
-			stack: r.stack[:0], work: r.work[:0], done: r.done[:0]}
+		r.clear()
+		r.mod, r.m, r.f, r.forceF64, r.opts = mod, m, &ir.Func{Method: m, Cache: opts.Cache}, force, opts
 		for i := 0; i < m.NumArgs(); i++ {
 			r.f.Kinds = append(r.f.Kinds, ir.KindOf(m.ArgType(i)))
 		}
@@ -60,13 +60,17 @@ func ImportWith(mod *il.Module, m *il.Method, opts Options) (f *ir.Func, err err
 		}
 		if !r.restart {
 			f := r.f
-			// The module and IR are not the cache's to keep; the lists of
-			// values, indices and flags are, for the next import.
-			*r = reader{stack: r.stack[:0], work: r.work[:0], done: r.done[:0]}
+			r.clear() // the module and IR are not the cache's to keep
 			return f, nil
 		}
 		force = r.forceF64
 	}
+}
+
+// clear empties the reader for the next import, keeping the arrays of
+// its lists (values, block indices, flags).
+func (r *reader) clear() {
+	*r = reader{stack: r.stack[:0], work: r.work[:0], done: r.done[:0]}
 }
 
 type reader struct {
@@ -212,25 +216,14 @@ func (r *reader) leaderOf(b *ir.Block) int {
 	return 0
 }
 
-// emptied empties *m and returns it, making it when it is nil or grew
-// large for an earlier method (clearing a map costs its capacity).
-func emptied[K comparable, V any](m *map[K]V) map[K]V {
-	if *m == nil || len(*m) > 256 {
-		*m = make(map[K]V)
-	} else {
-		clear(*m)
-	}
-	return *m
-}
-
 func (r *reader) run() error {
 	m := r.m
 	r.blockAt = ir.Make[*ir.Block](r.opts.Cache, len(m.Code)+1)
 	r.maps = ir.Keep[maps](r.opts.Cache)
 	r.maps.pending = r.maps.pending[:0] // an import that failed may have left some
 	r.maps.entries = r.maps.entries[:0]
-	r.spills = emptied(&r.maps.spills)
-	r.throwBlk = emptied(&r.maps.throwBlk)
+	r.spills = ir.Emptied(&r.maps.spills)
+	r.throwBlk = ir.Emptied(&r.maps.throwBlk)
 	pre := r.prepareVars()
 	if err := r.buildRegions(); err != nil {
 		return err

@@ -33,12 +33,12 @@ import (
 // created first so that it is the method's entry (nil if none).
 func (r *reader) prepareVars() *ir.Block {
 	m, f := r.m, r.f
-	r.varSlot = emptied(&r.maps.varSlot)
-	r.exposed = emptied(&r.maps.exposed)
-	r.structOf = emptied(&r.maps.structOf)
-	r.view = emptied(&r.maps.view)
-	r.nonNull = emptied(&r.maps.nonNull)
-	r.structSpills = emptied(&r.maps.structSpills)
+	r.varSlot = ir.Emptied(&r.maps.varSlot)
+	r.exposed = ir.Emptied(&r.maps.exposed)
+	r.structOf = ir.Emptied(&r.maps.structOf)
+	r.view = ir.Emptied(&r.maps.view)
+	r.nonNull = ir.Emptied(&r.maps.nonNull)
+	r.structSpills = ir.Emptied(&r.maps.structSpills)
 	for _, in := range m.Code {
 		switch in.Op.Canon() {
 		case il.LdargaS, il.Ldarga:
