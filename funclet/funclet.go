@@ -43,21 +43,20 @@ func Build(f *ir.Func) (*Layout, error) {
 			handlers = append(handlers, r)
 		}
 	}
-	if len(handlers) == 0 { // every block is the main body's
-		main.Blocks = m.order(nil, f.Blocks[0], f.Blocks)
-		all := ir.Make[*ir.Block](f.Cache, len(main.Blocks)) // f's own list
-		copy(all, main.Blocks)
-		if err := renumber(f, all); err != nil {
-			return nil, err
+	// The blocks of each funclet (a method without handlers, most, has
+	// only the main body's: all of them, with no map to build).
+	mainBlocks, byFunclet := f.Blocks, map[*ir.Region][]*ir.Block(nil)
+	if len(handlers) > 0 {
+		mainBlocks, byFunclet = nil, map[*ir.Region][]*ir.Block{}
+		for _, b := range f.Blocks {
+			if fr := b.Region.Funclet(); fr != nil {
+				byFunclet[fr] = append(byFunclet[fr], b)
+			} else {
+				mainBlocks = append(mainBlocks, b)
+			}
 		}
-		return lay, nil
 	}
-	byFunclet := map[*ir.Region][]*ir.Block{}
-	for _, b := range f.Blocks {
-		fr := b.Region.Funclet()
-		byFunclet[fr] = append(byFunclet[fr], b)
-	}
-	main.Blocks = m.order(nil, f.Blocks[0], byFunclet[nil])
+	main.Blocks = m.order(nil, f.Blocks[0], mainBlocks)
 	sort.SliceStable(handlers, func(i, j int) bool {
 		a, b := handlers[i], handlers[j]
 		if a.Clause != b.Clause {
@@ -73,27 +72,18 @@ func Build(f *ir.Func) (*Layout, error) {
 		fn := &Funclet{Kind: kinds[r.Kind], Region: r, Clause: r.Clause, Blocks: m.order(r, r.Entry, blocks)}
 		lay.Funcs = append(lay.Funcs, fn)
 	}
-	all := make([]*ir.Block, 0, len(f.Blocks))
+	all := ir.Make[*ir.Block](f.Cache, len(f.Blocks))[:0] // f's own list (the layout's are the Code's)
 	for _, fn := range lay.Funcs {
 		all = append(all, fn.Blocks...)
 	}
-	if err := renumber(f, all); err != nil {
-		return nil, err
-	}
-	return lay, nil
-}
-
-// renumber makes all, the blocks in code order, f's blocks, numbered in
-// that order; it must hold every block of f.
-func renumber(f *ir.Func, all []*ir.Block) error {
 	if len(all) != len(f.Blocks) {
-		return fmt.Errorf("%s: layout placed %d of %d blocks", f.Method.FullName(), len(all), len(f.Blocks))
+		return nil, fmt.Errorf("%s: layout placed %d of %d blocks", f.Method.FullName(), len(all), len(f.Blocks))
 	}
 	f.Blocks = all
 	for i, b := range all {
 		b.ID = i
 	}
-	return nil
+	return lay, nil
 }
 
 // marks are order's block marks, by block ID: in the funclet being
