@@ -11,30 +11,30 @@ import (
 // endfinally, endfilter, rethrow and ret may appear) and the evaluation
 // stack (depth against .maxstack, consistent depth and types at merge
 // points, operand types). It returns an ErrorList sorted by position.
-func Verify(m *Module) error {
-	var errs errorSink
-	v := &verifier{m: m, errs: &errs} // one verifier, its buffers reused by every method
-	for _, md := range m.CodeMethods() {
-		v.reset(md)
-		v.run()
-	}
-	return errs.err()
-}
+func Verify(m *Module) error { return verify(m, nil) }
 
 // StackDepths verifies m as Verify does, except that it holds no method
 // to its .maxstack, and returns the deepest each method's evaluation
 // stack gets: what its .maxstack must at least be. It is for programs
 // that generate IL, which know a method's code but not its depth.
 func StackDepths(m *Module) (map[*Method]int, error) {
-	var errs errorSink
 	depths := map[*Method]int{}
-	v := &verifier{m: m, errs: &errs, depths: depths}
+	return depths, verify(m, depths)
+}
+
+// verify verifies every method of m; with depths, it records each one's
+// deepest stack there instead of checking it against .maxstack.
+func verify(m *Module, depths map[*Method]int) error {
+	var errs errorSink
+	v := &verifier{m: m, errs: &errs, depths: depths} // one verifier, its buffers reused by every method
 	for _, md := range m.CodeMethods() {
 		v.reset(md)
-		depths[md] = 0
+		if depths != nil {
+			depths[md] = 0
+		}
 		v.run()
 	}
-	return depths, errs.err()
+	return errs.err()
 }
 
 // vkind is an evaluation stack type (ECMA-335 III.1.1).
