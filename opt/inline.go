@@ -69,7 +69,7 @@ func Inline(f *ir.Func, imp Importer) int {
 	if f.Method.CodeSize > MaxInlinerIL || !hasCandidate(f, f.Method) {
 		return 0
 	}
-	in := &inliner{imp: imp, cands: map[candKey]*candidate{}, active: map[*il.Method]bool{f.Method: true}}
+	in := &inliner{imp: imp, active: []*il.Method{f.Method}}
 	return in.run(f, 0)
 }
 
@@ -90,9 +90,14 @@ func hasCandidate(f *ir.Func, self *il.Method) bool {
 }
 
 // callsLoopSized reports whether f calls an inlinable method that is
-// inlined only in loops.
+// inlined only in loops from a block that may be in one (see
+// mayLoop).
 func callsLoopSized(f *ir.Func) bool {
+	may := mayLoop(f)
 	for _, b := range f.Blocks {
+		if !may[b.ID] {
+			continue
+		}
 		for _, call := range b.Instrs {
 			if m := inlineTarget(call); m != nil && m.CodeSize > SmallInlineIL {
 				return true
@@ -102,12 +107,13 @@ func callsLoopSized(f *ir.Func) bool {
 	return false
 }
 
-// inliner is the state of one Inline: the candidates met so far and the
-// methods being inlined (which are not inlined into themselves).
+// inliner is the state of one Inline: the candidates met so far (the
+// map made at the first) and the methods being inlined, outermost first
+// (at most MaxInlineDepth+1; none is inlined into itself).
 type inliner struct {
 	imp    Importer
 	cands  map[candKey]*candidate
-	active map[*il.Method]bool
+	active []*il.Method
 }
 
 // candKey is a method at an inlining depth (deeper, fewer of its own
@@ -136,8 +142,8 @@ func (in *inliner) run(f *ir.Func, depth int) int {
 		return 0
 	}
 	// Whether a call is in a loop matters only for callees too large to
-	// be inlined anywhere (profitable): without a call of one, no loops
-	// are computed.
+	// be inlined anywhere (profitable): without a call of one from a
+	// block that may be in a loop, no loops are computed.
 	var inLoop map[*ir.Block]bool // made when a block is in a loop
 	if callsLoopSized(f) {
 		loops := FindLoops(f)
@@ -162,7 +168,7 @@ func (in *inliner) run(f *ir.Func, depth int) int {
 		work = work[1:]
 		for i, call := range b.Instrs {
 			callee := inlineTarget(call)
-			if callee == nil || in.active[callee] {
+			if callee == nil || slices.Contains(in.active, callee) {
 				continue
 			}
 			if !profitable(callee, inLoop[b]) {
@@ -244,6 +250,9 @@ func (in *inliner) candidate(m *il.Method, depth int) *candidate {
 		return c
 	}
 	c := in.build(m, depth)
+	if in.cands == nil {
+		in.cands = map[candKey]*candidate{}
+	}
 	in.cands[key] = c
 	return c
 }
@@ -255,9 +264,9 @@ func (in *inliner) build(m *il.Method, depth int) *candidate {
 	if err != nil || len(f.Regions) > 0 {
 		return nil // an import error is reported when m itself is compiled
 	}
-	in.active[m] = true
+	in.active = append(in.active, m)
 	in.run(f, depth)
-	delete(in.active, m)
+	in.active = in.active[:len(in.active)-1]
 	returns := false
 	for _, b := range f.Blocks {
 		for _, x := range b.Instrs {

@@ -1,7 +1,12 @@
 package opt_test
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
+
+	"miniil/il"
+	"miniil/reader"
 
 	"miniil/ir"
 	"miniil/opt"
@@ -29,6 +34,15 @@ DONE: ldloc s ret
 L: ldloc i ldarg.0 bge.s D
   ldloc i ldc.i4.1 add stloc i br.s L
 D: ldloc i ret
+}
+// A cycle entered at both of its blocks: no natural loop. Then a call
+// after it, in no cycle.
+.method public static int32 Irreducible(int32 n) cil managed {
+  .locals init (int32 i)
+  ldarg.0 brtrue.s B
+A: ldloc i ldc.i4.1 add stloc i
+B: ldloc i ldarg.0 blt.s A
+  ldloc i call int32 Irreducible(int32) ret
 }
 `
 
@@ -89,4 +103,91 @@ func TestPreheaderCreated(t *testing.T) {
 	if again := l.Preheader(f, lp); again != ph {
 		t.Errorf("second call made another preheader")
 	}
+}
+
+// TestMayLoop checks mayLoop's pre-check: it must mark every block of a
+// cycle, irreducible ones included, and leaves unmarked a block after the
+// only cycle.
+func TestMayLoop(t *testing.T) {
+	f := importMethod(t, loopsSrc, "Irreducible")
+	if l := opt.FindLoops(f); len(l.All) != 0 {
+		t.Fatalf("%d natural loops in an irreducible cycle, want 0:\n%s", len(l.All), f)
+	}
+	may := opt.MayLoop(f)
+	for _, b := range f.Blocks {
+		inCycle := false
+		for _, s := range b.Succs {
+			inCycle = inCycle || reaches(s, b)
+		}
+		hasCall := false
+		for _, in := range b.Instrs {
+			hasCall = hasCall || in.Op == ir.OpCall
+		}
+		switch {
+		case inCycle && !may[b.ID]:
+			t.Errorf("b%d is in a cycle but not marked:\n%s", b.ID, f)
+		case hasCall && may[b.ID]:
+			t.Errorf("b%d, after the only cycle, is marked:\n%s", b.ID, f)
+		}
+	}
+}
+
+// TestMayLoopCorpus checks over the golden corpus that every block of a
+// natural loop is marked.
+func TestMayLoopCorpus(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "tests", "corpus", "*.il"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no corpus: %v", err)
+	}
+	loopBlocks := 0
+	for _, file := range files {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mod, err := il.Load(file, src)
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		for _, m := range mod.AllMethods() {
+			if m.Builtin || m.Abstract {
+				continue
+			}
+			f, err := reader.Import(mod, m)
+			if err != nil {
+				t.Fatalf("%s: %v", m.FullName(), err)
+			}
+			may, l := opt.MayLoop(f), opt.FindLoops(f)
+			for _, b := range f.Blocks {
+				if l.Depth(b) > 0 {
+					loopBlocks++
+					if !may[b.ID] {
+						t.Errorf("%s: b%d is in a loop but not marked", m.FullName(), b.ID)
+					}
+				}
+			}
+		}
+	}
+	if loopBlocks == 0 {
+		t.Fatal("the corpus has no loop")
+	}
+}
+
+// reaches reports whether block to is reachable from block from.
+func reaches(from, to *ir.Block) bool {
+	seen := map[*ir.Block]bool{}
+	work := []*ir.Block{from}
+	for len(work) > 0 {
+		b := work[len(work)-1]
+		work = work[:len(work)-1]
+		if b == to {
+			return true
+		}
+		if seen[b] {
+			continue
+		}
+		seen[b] = true
+		work = append(work, b.Succs...)
+	}
+	return false
 }

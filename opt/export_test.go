@@ -1,0 +1,4 @@
+package opt
+
+// MayLoop exposes mayLoop to the tests of package opt_test.
+var MayLoop = mayLoop
