@@ -31,8 +31,9 @@ import (
 // belong to an outer one (establisherSeg): a remembered search through
 // a funclet's frame is then not taken. The frame of the catch's
 // continuation (tryFrame), the call-depth checkpoints and the stack room
-// are looked at anew on every throw, as for any plan. The cache is
-// emptied when code is installed (the codeRange pointers it holds move).
+// are looked at anew on every throw, as for any plan. Installing code
+// leaves the cache valid: it adds addresses no search went through, and
+// the codeRange pointers it holds never move.
 
 // dispatchSets is the number of sets of the dispatch cache (a power of
 // two), chosen by the throw site; each holds dispatchWays entries, so a
@@ -79,16 +80,6 @@ func (rt *Runtime) dispatchSet(pc uintptr) *dispatchSet {
 // (one per type, and they do not move).
 func (rt *Runtime) excType(exc uintptr) uint64 {
 	return rt.u64(exc + abi.ObjMT)
-}
-
-// clearDispatchCache forgets every remembered search.
-func (rt *Runtime) clearDispatchCache() {
-	for i := range rt.dispatchCache {
-		for k := range rt.dispatchCache[i].ways {
-			e := &rt.dispatchCache[i].ways[k]
-			e.frames, e.steps = e.frames[:0], e.steps[:0]
-		}
-	}
 }
 
 // rememberDispatch records t's search, whose second pass was just

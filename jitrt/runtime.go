@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"unsafe"
@@ -238,8 +239,12 @@ type Runtime struct {
 	vtableRefs map[*il.Method][]uintptr
 	builtins   []*il.Method           // base library methods by il.BuiltinKind
 	stubs      map[*il.Method]uintptr // exit stubs of base library virtual methods
-	codeMap    []codeRange            // sorted by start
-	pcCache    [pcCacheSize]pcInfo    // frameInfo's cache, cleared when codeMap changes
+	// codeMap lists the installed methods, sorted by start. A codeRange
+	// never changes or moves once installed, and installing code adds
+	// addresses no cache has seen, so the caches that hold codeRange
+	// pointers (pcCache, the dispatch cache) stay valid.
+	codeMap    []*codeRange
+	pcCache    [pcCacheSize]pcInfo // frameInfo's cache
 	ctx        context.Context
 	toString   int // vtable slots of Object.ToString and Exception.get_Message
 	getMessage int
@@ -252,8 +257,8 @@ type Runtime struct {
 	// The plan stub (ehplan.go): its start, the return address of its
 	// funclet calls and its end.
 	planStub, planRet, planEnd uintptr
-	// The dispatch cache (ehcache.go), emptied when codeMap changes, and
-	// the throws that took a remembered search.
+	// The dispatch cache (ehcache.go) and the throws that took a
+	// remembered search.
 	dispatchCache [dispatchSets]dispatchSet
 	dispatchHits  int
 	oom           uintptr // the preallocated OutOfMemoryException (in meta)
@@ -288,7 +293,7 @@ type codeRange struct {
 	clauses    []abi.EHClause
 	catchRT    []*rtType     // per clause: the catch type's runtime type
 	funclets   []abi.Funclet // sorted by Start
-	gc         *abi.GCInfo
+	gc         abi.GCInfo
 	// innermost maps code offsets to the first clause whose try covers
 	// them: segment k covers [innermost[k].start, innermost[k+1].start).
 	innermost []segment
@@ -1315,14 +1320,10 @@ func (rt *Runtime) compile(i int) error {
 		}
 	}
 	rt.perfMap(addr, c, m)
-	r := codeRange{start: addr, end: addr + uintptr(len(c.Code)), method: m, sites: c.Sites, inlines: c.Inlines, clauses: c.Clauses, funclets: c.Funclets,
-		gc: &c.GC, catchRT: catchRT, innermost: innermostIndex(c.Clauses)}
+	r := &codeRange{start: addr, end: addr + uintptr(len(c.Code)), method: m, sites: c.Sites, inlines: c.Inlines, clauses: c.Clauses, funclets: c.Funclets,
+		gc: c.GC, catchRT: catchRT, innermost: innermostIndex(c.Clauses)}
 	k := sort.Search(len(rt.codeMap), func(j int) bool { return rt.codeMap[j].start > addr })
-	rt.codeMap = append(rt.codeMap, codeRange{})
-	copy(rt.codeMap[k+1:], rt.codeMap[k:])
-	rt.codeMap[k] = r
-	rt.pcCache = [pcCacheSize]pcInfo{}
-	rt.clearDispatchCache()
+	rt.codeMap = slices.Insert(rt.codeMap, k, r)
 	return nil
 }
 
@@ -1354,7 +1355,7 @@ func (rt *Runtime) cellIndex(cell uintptr) int {
 func (rt *Runtime) methodAt(pc uintptr) *codeRange {
 	k := sort.Search(len(rt.codeMap), func(j int) bool { return rt.codeMap[j].end > pc })
 	if k < len(rt.codeMap) && rt.codeMap[k].start <= pc {
-		return &rt.codeMap[k]
+		return rt.codeMap[k]
 	}
 	return nil
 }
