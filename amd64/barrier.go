@@ -119,8 +119,8 @@ func (g *gen) noteFresh(in *ir.Instr) {
 // frameAddrs returns the values defined only by OpSlotAddr: addresses of
 // frame blocks.
 func frameAddrs(f *ir.Func) ir.ValueSet {
-	slot := ir.NewValueSet(len(f.Kinds))
-	other := ir.NewValueSet(len(f.Kinds))
+	slot := ir.MakeValueSet(f.Cache, len(f.Kinds))
+	other := ir.MakeValueSet(f.Cache, len(f.Kinds))
 	for _, b := range f.Blocks {
 		for _, in := range b.Instrs {
 			if in.Dst == ir.NoValue {

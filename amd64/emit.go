@@ -237,6 +237,7 @@ type genScratch struct {
 	notes      []noteMark
 	safepoints []safepoint
 	cold       []coldCall
+	fresh      map[ir.Value]bool
 }
 
 // Emit generates the machine code of f, laid out by lay, with the plan
@@ -246,7 +247,7 @@ func Emit(f *ir.Func, lay *funclet.Layout, alloc *Alloc, env Env, a *Assembler) 
 	g := &gen{a: a, f: f, env: env, lay: lay, plan: alloc.plan, homes: alloc.Homes, liveIn: alloc.liveIn, gc: alloc.gc,
 		regState: regState{hold: ir.NoValue, avail: ir.NoValue, computed: ir.NoValue},
 
-		frameAddr: frameAddrs(f), fresh: map[ir.Value]bool{}}
+		frameAddr: frameAddrs(f)}
 	defer func() {
 		if r := recover(); r != nil {
 			code, err = nil, fmt.Errorf("%s: code generation failed: %v", f.Method.FullName(), r)
@@ -256,8 +257,9 @@ func Emit(f *ir.Func, lay *funclet.Layout, alloc *Alloc, env Env, a *Assembler) 
 	// in memory kept from compile to compile.
 	s := ir.Keep[genScratch](f.Cache)
 	g.sites, g.cellRefs, g.notes, g.safepoints, g.cold = s.sites[:0], s.cellRefs[:0], s.notes[:0], s.safepoints[:0], s.cold[:0]
+	g.fresh = ir.Emptied(&s.fresh)
 	defer func() {
-		*s = genScratch{g.sites[:0], g.cellRefs[:0], g.notes[:0], g.safepoints[:0], g.cold[:0]}
+		*s = genScratch{g.sites[:0], g.cellRefs[:0], g.notes[:0], g.safepoints[:0], g.cold[:0], g.fresh}
 	}()
 	g.fwd.v = ir.NoValue
 	g.frame = layoutFrame(f, lay, alloc.Homes, alloc.Transient)

@@ -108,13 +108,14 @@ func hasSafepoint(in *ir.Instr) bool {
 // no poll, as RyuJIT's loops with calls need no GC poll: the callee's
 // prolog polls through its stack check (a poll request raises the
 // limit). The search gives up, keeping the poll, past maxPollSearch
-// blocks, so that it stays linear in the method's size.
+// blocks, so that it stays linear in the method's size. The result is
+// f.Cache scratch (the plan's, for this compile).
 func pollBlocks(f *ir.Func) []bool {
-	polls := make([]bool, len(f.Blocks))
+	polls := ir.Make[bool](f.Cache, len(f.Blocks))
 	var hasCall []bool // by block ID, computed at the first back edge
 	calls := func(b *ir.Block) bool {
 		if hasCall == nil {
-			hasCall = make([]bool, len(f.Blocks))
+			hasCall = ir.Make[bool](f.Cache, len(f.Blocks))
 			for _, x := range f.Blocks {
 				hasCall[x.ID] = slices.ContainsFunc(x.Instrs, callsCompiled)
 			}
@@ -132,11 +133,11 @@ func pollBlocks(f *ir.Func) []bool {
 				continue // every path from h back to b passes the call
 			}
 			if seen == nil {
-				seen = make([]int32, len(f.Blocks))
+				seen = ir.Make[int32](f.Cache, len(f.Blocks))
 			}
 			// A call-free path from h to b? Blocks with a call end paths.
 			mark := int32(b.ID + 1)
-			work = append(work[:0], h)
+			work = ir.Append(f.Cache, work[:0], h)
 			seen[h.ID] = mark
 			visited := 0
 			for len(work) > 0 && !polls[b.ID] {
@@ -152,7 +153,7 @@ func pollBlocks(f *ir.Func) []bool {
 						polls[b.ID] = true
 					case seen[s.ID] != mark && !calls(s):
 						seen[s.ID] = mark
-						work = append(work, s)
+						work = ir.Append(f.Cache, work, s)
 					}
 				}
 			}
@@ -195,7 +196,7 @@ func planGC(f *ir.Func, lay *funclet.Layout, p *plan, mainLive []blockLive, home
 	for v := range first {
 		first[v] = -1
 	}
-	multi := ir.NewValueSet(nv)
+	multi := ir.MakeValueSet(f.Cache, nv)
 	mention := func(v ir.Value, k int32) {
 		if v == ir.NoValue || !f.Kinds[v].IsGC() {
 			return
@@ -230,7 +231,7 @@ func planGC(f *ir.Func, lay *funclet.Layout, p *plan, mainLive []blockLive, home
 			}
 		}
 	}
-	shared := ir.NewValueSet(nv)
+	shared := ir.MakeValueSet(f.Cache, nv)
 	share := func(vs valueList, onlyMulti bool) {
 		for _, v := range vs {
 			if f.Kinds[v].IsGC() && (!onlyMulti || multi.Has(v)) {

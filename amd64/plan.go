@@ -127,7 +127,7 @@ func newPlan(f *ir.Func, lay *funclet.Layout) *plan {
 func (p *plan) analyze(f *ir.Func) {
 	p.uses = ir.Make[int](f.Cache, len(f.Kinds))
 	defs := ir.Make[int](f.Cache, len(f.Kinds))
-	p.consts = newValueInts(len(f.Kinds))
+	p.consts = newValueInts(f.Cache, len(f.Kinds))
 	for _, b := range f.Blocks {
 		for in := range b.Each {
 			for _, v := range in.Args {
@@ -140,7 +140,7 @@ func (p *plan) analyze(f *ir.Func) {
 			}
 			if in.Op == ir.OpConst && in.Kind == ir.I64 && in.Aux.Int != int64(int32(in.Aux.Int)) {
 				if p.wide.val == nil {
-					p.wide = newValueInts(len(f.Kinds))
+					p.wide = newValueInts(f.Cache, len(f.Kinds))
 				}
 				p.wide.set(in.Dst, in.Aux.Int)
 			} else if in.Op == ir.OpConst && (in.Kind == ir.I32 || in.Kind == ir.I64 || in.Kind == ir.Ref && in.Aux.Int == 0) {
@@ -155,7 +155,7 @@ func (p *plan) analyze(f *ir.Func) {
 			}
 		})
 	}
-	p.deadLocals = ir.NewValueSet(len(f.Kinds))
+	p.deadLocals = ir.MakeValueSet(f.Cache, len(f.Kinds))
 	for v := f.NumArgs; v < f.NumArgs+f.NumLocals; v++ {
 		if p.uses[v] == 0 && defs[v] == 0 {
 			p.deadLocals.Add(ir.Value(v))
@@ -164,7 +164,7 @@ func (p *plan) analyze(f *ir.Func) {
 	// A constant needs its slot only if some use reads the slot directly,
 	// a wide one if some use reads it at all, but as a divisor (which
 	// divide reads as a constant, never from its slot).
-	p.slotless = ir.NewValueSet(len(f.Kinds))
+	p.slotless = ir.MakeValueSet(f.Cache, len(f.Kinds))
 	p.consts.each(func(v ir.Value, _ int64) { p.slotless.Add(v) })
 	p.wide.each(func(v ir.Value, _ int64) { p.slotless.Add(v) })
 	for _, b := range f.Blocks {

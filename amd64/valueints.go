@@ -10,9 +10,10 @@ type valueInts struct {
 	val []int64
 }
 
-// newValueInts returns an empty map for values 0..n-1.
-func newValueInts(n int) valueInts {
-	return valueInts{has: ir.NewValueSet(n), val: make([]int64, n)}
+// newValueInts returns an empty map for values 0..n-1, from c (valid
+// until its next Reset).
+func newValueInts(c *ir.Cache, n int) valueInts {
+	return valueInts{has: ir.MakeValueSet(c, n), val: ir.Make[int64](c, n)}
 }
 
 // get returns v's integer and whether v has one.

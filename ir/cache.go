@@ -117,6 +117,10 @@ func Make[T any](c *Cache, n int) []T {
 	return p.take(n, size)
 }
 
+// New returns a zeroed T from c (one element of Make: valid until c's
+// next Reset), or a new one when c is nil.
+func New[T any](c *Cache) *T { return &Make[T](c, 1)[0] }
+
 // Append appends v to s as append does, but a slice that must grow
 // grows into c's memory (twice its capacity, as append).
 func Append[T any](c *Cache, s []T, v T) []T {

@@ -9,6 +9,10 @@ type ValueSet []uint64
 // NewValueSet returns an empty set for values 0..n-1.
 func NewValueSet(n int) ValueSet { return make(ValueSet, (n+63)/64) }
 
+// MakeValueSet returns an empty set for values 0..n-1 from c (see Make:
+// valid until c's next Reset; a nil c allocates).
+func MakeValueSet(c *Cache, n int) ValueSet { return Make[uint64](c, (n+63)/64) }
+
 // Add adds v.
 func (s ValueSet) Add(v Value) { s[v/64] |= 1 << (v % 64) }
 

@@ -74,7 +74,7 @@ func FoldAddresses(f *ir.Func) int {
 // loads and stores read the lea's pointer later, so its life is not
 // shortened.)
 func dropUnread(f *ir.Func, leas []*ir.Instr) {
-	read := ir.NewValueSet(len(f.Kinds))
+	read := ir.MakeValueSet(f.Cache, len(f.Kinds))
 	for _, b := range f.Blocks {
 		for in := range b.Each {
 			for _, a := range in.Args {

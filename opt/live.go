@@ -28,8 +28,8 @@ func liveness(f *ir.Func, track func(ir.Value) bool) *liveSets {
 	use, def := make([]ir.ValueSet, nb), make([]ir.ValueSet, nb)
 	l.in, l.out = make([]ir.ValueSet, nb), make([]ir.ValueSet, nb)
 	for i, b := range f.Blocks {
-		use[i], def[i] = ir.NewValueSet(n), ir.NewValueSet(n)
-		l.in[i], l.out[i] = ir.NewValueSet(n), ir.NewValueSet(n)
+		use[i], def[i] = ir.MakeValueSet(f.Cache, n), ir.MakeValueSet(f.Cache, n)
+		l.in[i], l.out[i] = ir.MakeValueSet(f.Cache, n), ir.MakeValueSet(f.Cache, n)
 		for in := range b.Each {
 			for _, a := range in.Args {
 				if k := l.bit[a]; k >= 0 && !def[i].Has(ir.Value(k)) {
@@ -54,7 +54,7 @@ func liveness(f *ir.Func, track func(ir.Value) bool) *liveSets {
 		work = append(work, i)
 		queued[i] = true
 	}
-	tmp := ir.NewValueSet(n)
+	tmp := ir.MakeValueSet(f.Cache, n)
 	for len(work) > 0 {
 		i := work[0]
 		work = work[1:]
@@ -120,7 +120,7 @@ func MarkUntracked(f *ir.Func) {
 	// mentions each value, and the values mentioned by more than one.
 	first := make([]*ir.Region, len(f.Kinds))
 	seen := make([]bool, len(f.Kinds))
-	multi := ir.NewValueSet(len(f.Kinds))
+	multi := ir.MakeValueSet(f.Cache, len(f.Kinds))
 	mention := func(v ir.Value, h *ir.Region) {
 		switch {
 		case v == ir.NoValue || !gc(v):
@@ -146,8 +146,8 @@ func MarkUntracked(f *ir.Func) {
 	// In bits of the liveness: the values live into a handler, where a
 	// catch resumes, or across a call of a finally.
 	n := len(l.in[0]) * 64
-	shared := ir.NewValueSet(n)
-	multiBits := ir.NewValueSet(n)
+	shared := ir.MakeValueSet(f.Cache, n)
+	multiBits := ir.MakeValueSet(f.Cache, n)
 	for v := range ir.Value(len(f.Kinds)) {
 		if k := l.bit[v]; k >= 0 && multi.Has(v) {
 			multiBits.Add(ir.Value(k))
@@ -158,7 +158,7 @@ func MarkUntracked(f *ir.Func) {
 			shared.Or(l.in[r.Entry.ID])
 		}
 	}
-	tmp := ir.NewValueSet(n)
+	tmp := ir.MakeValueSet(f.Cache, n)
 	for _, b := range f.Blocks {
 		switch b.Term.Op {
 		case ir.OpCatchRet:

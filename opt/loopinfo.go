@@ -25,7 +25,8 @@ type defSite struct {
 // definitions scans f's definitions.
 func definitions(f *ir.Func) *defInfo {
 	n := len(f.Kinds)
-	d := &defInfo{f: f, count: ir.Make[int32](f.Cache, n), defs: ir.Make[defSite](f.Cache, n)}
+	d := ir.New[defInfo](f.Cache)
+	*d = defInfo{f: f, count: ir.Make[int32](f.Cache, n), defs: ir.Make[defSite](f.Cache, n)}
 	for _, b := range f.Blocks {
 		fl := b.Region.Funclet()
 		for _, in := range b.Instrs {
@@ -74,7 +75,9 @@ type loopDefs struct {
 
 func newLoopDefs(f *ir.Func) *loopDefs {
 	n := len(f.Kinds)
-	return &loopDefs{n: ir.Make[int32](f.Cache, n), touched: ir.Make[ir.Value](f.Cache, min(n, 256))[:0]}
+	d := ir.New[loopDefs](f.Cache)
+	*d = loopDefs{n: ir.Make[int32](f.Cache, n), touched: ir.Make[ir.Value](f.Cache, min(n, 256))[:0]}
+	return d
 }
 
 // count adds the definitions in blocks.

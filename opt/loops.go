@@ -103,7 +103,7 @@ func mayLoop(f *ir.Func) []bool {
 // passes that use loops then leave its blocks alone.
 func FindLoops(f *ir.Func) *Loops {
 	dom := Dominate(f)
-	l := &ir.Make[Loops](f.Cache, 1)[0]
+	l := ir.New[Loops](f.Cache)
 	l.of, l.dom = ir.Make[*Loop](f.Cache, len(f.Blocks)), dom
 	// Until the nest is known, l.of holds each header's loop.
 	byHeader := l.of
@@ -115,7 +115,7 @@ func FindLoops(f *ir.Func) *Loops {
 			}
 			lp := byHeader[h.ID]
 			if lp == nil {
-				lp = &ir.Make[Loop](f.Cache, 1)[0]
+				lp = ir.New[Loop](f.Cache)
 				lp.Header = h
 				byHeader[h.ID] = lp
 				headers = ir.Append(f.Cache, headers, h)
@@ -309,7 +309,7 @@ func Dominate(f *ir.Func) *Dominators {
 	// One allocation for the tree's arrays and the scratch of its
 	// construction (a compile builds the tree several times).
 	buf := ir.Make[int](f.Cache, 7*n)
-	d := &ir.Make[Dominators](f.Cache, 1)[0]
+	d := ir.New[Dominators](f.Cache)
 	*d = Dominators{idom: buf[:n:n], order: buf[n : 2*n : 2*n], pre: buf[2*n : 3*n : 3*n], post: buf[3*n : 4*n : 4*n]}
 	first, next, isRoot := buf[4*n:5*n], buf[5*n:6*n], buf[6*n:]
 	rpo := postorder(f, roots)

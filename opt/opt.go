@@ -46,7 +46,7 @@ func NullChecks(f *ir.Func) int {
 		return 0
 	}
 	u, in := nn.u, nn.in
-	out := ir.NewValueSet(u.n)
+	out := ir.MakeValueSet(f.Cache, u.n)
 	removed := 0
 	for i, b := range f.Blocks {
 		v, ok := nullCheck(b)
@@ -90,7 +90,7 @@ func nonNull(f *ir.Func) *nonNullSets {
 	}
 	in := make([]ir.ValueSet, len(f.Blocks))
 	for i := range f.Blocks {
-		in[i] = ir.NewValueSet(u.n)
+		in[i] = ir.MakeValueSet(f.Cache, u.n)
 		if !roots[i] {
 			in[i].Fill(u.n) // unknown yet: the top of the lattice
 		}
@@ -102,7 +102,7 @@ func nonNull(f *ir.Func) *nonNullSets {
 	for i := range dirty {
 		dirty[i] = true
 	}
-	out := ir.NewValueSet(u.n)
+	out := ir.MakeValueSet(f.Cache, u.n)
 	for changed := true; changed; {
 		changed = false
 		for _, i := range order {
@@ -168,7 +168,8 @@ func (u *universe) has(v ir.Value) bool {
 
 // tracked returns the values whose non-nullness can matter.
 func tracked(f *ir.Func) *universe {
-	u := &universe{bits: ir.Make[int32](f.Cache, len(f.Kinds))}
+	u := ir.New[universe](f.Cache)
+	u.bits = ir.Make[int32](f.Cache, len(f.Kinds))
 	for i := range u.bits {
 		u.bits[i] = -1
 	}
@@ -215,7 +216,7 @@ func finallyDefs(f *ir.Func, u *universe) ir.ValueSet {
 	for _, r := range f.Regions { // parents first
 		in[r] = r.Kind == ir.RegionFinally || r.Kind == ir.RegionFault || in[r.Parent]
 	}
-	defs := ir.NewValueSet(u.n)
+	defs := ir.MakeValueSet(f.Cache, u.n)
 	for _, b := range f.Blocks {
 		if !in[b.Region] {
 			continue

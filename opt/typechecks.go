@@ -104,7 +104,8 @@ type typeFact struct {
 }
 
 func newTypeFacts(f *ir.Func) *typeFacts {
-	tf := &typeFacts{f: f} // of and seen are made at the first isinst
+	tf := ir.New[typeFacts](f.Cache) // of and seen are made at the first isinst
+	tf.f = f
 	var seen map[typeFact]bool
 	for _, b := range f.Blocks {
 		for _, x := range b.Instrs {

@@ -42,17 +42,19 @@ func ImportWith(mod *il.Module, m *il.Method, opts Options) (f *ir.Func, err err
 		// caller's import is over).
 		r := ir.Keep[reader](opts.Cache)
 		r.clear()
-		r.mod, r.m, r.f, r.forceF64, r.opts = mod, m, &ir.Func{Method: m, Cache: opts.Cache}, force, opts
+		f := ir.New[ir.Func](opts.Cache) // lives as long as the compile
+		f.Method, f.Cache = m, opts.Cache
+		r.mod, r.m, r.f, r.forceF64, r.opts = mod, m, f, force, opts
 		for i := 0; i < m.NumArgs(); i++ {
-			r.f.Kinds = append(r.f.Kinds, ir.KindOf(m.ArgType(i)))
+			f.Kinds = ir.Append(f.Cache, f.Kinds, ir.KindOf(m.ArgType(i)))
 		}
-		r.f.NumArgs = m.NumArgs()
+		f.NumArgs = m.NumArgs()
 		if m.Ret.Kind == il.KValue {
-			r.f.Kinds = append(r.f.Kinds, ir.Ptr)
-			r.f.NumArgs++
+			f.Kinds = ir.Append(f.Cache, f.Kinds, ir.Ptr)
+			f.NumArgs++
 		}
 		for _, l := range m.Locals {
-			r.f.Kinds = append(r.f.Kinds, ir.KindOf(l.Type))
+			f.Kinds = ir.Append(f.Cache, f.Kinds, ir.KindOf(l.Type))
 		}
 		r.f.NumLocals = len(m.Locals)
 		if err := r.run(); err != nil {
