@@ -41,7 +41,11 @@ type Env interface {
 
 // Code is one compiled method: what the runtime installs (abi.Method,
 // without its EH clauses, which ehclauses builds), and what dumps and the
-// EH clause builder need to know about how it was laid out.
+// EH clause builder need to know about how it was laid out. A Code made
+// from a function with an ir.Cache comes from that cache, as do its
+// lists other than abi.Method's: like the IR, it is valid until the
+// cache's next Reset; the abi.Method's lists (and the machine code) are
+// the Code's own, and outlive it.
 type Code struct {
 	abi.Method
 	BlockOffsets []int // native offset of each IR block (in layout order)
@@ -318,7 +322,11 @@ func (g *gen) emit() codeMarks {
 // what emission recorded.
 func (g *gen) result(blob *Blob, m codeMarks) *Code {
 	f, lay := g.f, g.lay
-	code := &Code{Method: abi.Method{Code: blob.Code, ColdStart: blob.Marks[m.coldStart]},
+	// The Code and what only dumps and the EH clause phase read come
+	// from the cache; the abi.Method's lists, which the runtime keeps
+	// while the code is installed, do not.
+	code := ir.New[Code](f.Cache)
+	*code = Code{Method: abi.Method{Code: blob.Code, ColdStart: blob.Marks[m.coldStart]},
 		FrameSize: g.frame.size, PrologSize: blob.Marks[m.prologEnd], PSPOffset: g.frame.pspOff, Layout: lay,
 		Homes: g.homes, Saves: g.frame.saves, Blocks: g.frame.blocks, Slots: g.frame.slots,
 		Barriers: g.barriers, BarriersElided: g.barriersElided}
@@ -347,16 +355,16 @@ func (g *gen) result(blob *Blob, m codeMarks) *Code {
 		code.Inlines = append(code.Inlines, abi.InlineSite{Method: s.Method, Parent: s.Parent, ILOffset: s.ILOffset})
 	}
 	code.GC = g.gcInfo(blob)
-	code.BlockOffsets = make([]int, 0, len(m.blocks))
-	for _, mk := range m.blocks {
-		code.BlockOffsets = append(code.BlockOffsets, blob.Marks[mk])
+	code.BlockOffsets = ir.Make[int](f.Cache, len(m.blocks))
+	for i, mk := range m.blocks {
+		code.BlockOffsets[i] = blob.Marks[mk]
 	}
 	for _, c := range g.cellRefs {
 		code.CellRefs = append(code.CellRefs, abi.CellRef{Offset: blob.Marks[c.mark] - 4, Cell: c.cell})
 	}
-	code.Notes = make([]Note, 0, len(g.notes))
-	for _, n := range g.notes {
-		code.Notes = append(code.Notes, Note{Offset: blob.Marks[n.mark], Text: n.text})
+	code.Notes = ir.Make[Note](f.Cache, len(g.notes))
+	for i, n := range g.notes {
+		code.Notes[i] = Note{Offset: blob.Marks[n.mark], Text: n.text}
 	}
 	return code
 }

@@ -40,7 +40,7 @@ type frame struct {
 // the homes use (all of them in a method with handlers), the outgoing
 // arguments and the PSPSym.
 func layoutFrame(f *ir.Func, lay *funclet.Layout, homes []Reg, transient ir.ValueSet) *frame {
-	fr := ir.Keep[frame](f.Cache) // one a compile: kept in the cache (its lists are the Code's, made new)
+	fr := ir.Keep[frame](f.Cache) // one a compile: kept in the cache (its lists, the Code's, from the cache too)
 	*fr = frame{hasEH: len(lay.Funcs) > 1}
 	out := outArgSlots(f)
 	fr.pspOff = 8 * out
@@ -48,7 +48,7 @@ func layoutFrame(f *ir.Func, lay *funclet.Layout, homes []Reg, transient ir.Valu
 	if fr.hasEH {
 		psp = 8
 	}
-	fr.slots = make([]int, len(f.Kinds))
+	fr.slots = ir.Make[int](f.Cache, len(f.Kinds))
 	n := 0
 	for v := range fr.slots {
 		if homes[v] == NoReg && !transient.Has(ir.Value(v)) {

@@ -103,7 +103,9 @@ func Allocate(f *ir.Func, lay *funclet.Layout) (alloc *Alloc, err error) {
 		liveIn[b.ID] = live[i].in
 	}
 	gc := planGC(f, lay, p, live, homes, transient)
-	return &Alloc{Homes: homes, Transient: transient, liveIn: liveIn, plan: p, gc: gc}, nil
+	alloc = ir.New[Alloc](f.Cache)
+	*alloc = Alloc{Homes: homes, Transient: transient, liveIn: liveIn, plan: p, gc: gc}
+	return alloc, nil
 }
 
 // newPlan plans the emission of f, laid out by lay.

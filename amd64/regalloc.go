@@ -92,7 +92,7 @@ type interval struct {
 // order). skip marks values that need no location at all (see
 // gen.transient).
 func allocate(f *ir.Func, lay *funclet.Layout, skip ir.ValueSet) ([]Reg, []blockLive) {
-	homes := make([]Reg, len(f.Kinds))
+	homes := ir.Make[Reg](f.Cache, len(f.Kinds))
 	for i := range homes {
 		homes[i] = NoReg
 	}

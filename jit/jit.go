@@ -58,7 +58,9 @@ import (
 )
 
 // Method is one method going through the pipeline: each phase reads what
-// earlier phases left and adds its own.
+// earlier phases left and adds its own. Everything it holds but the
+// abi.Method of its Code (see Compiled) comes from the Compiler's
+// ir.Cache and is valid only until the Compiler's next Compile.
 type Method struct {
 	Module *il.Module
 	IL     *il.Method
@@ -70,9 +72,9 @@ type Method struct {
 }
 
 // Compiled returns what the runtime installs: a copy of the code's
-// abi.Method, so keeping it (the runtime keeps it for as long as the code
-// is installed) does not keep the rest of the code generator's output and,
-// through its layout, the method's whole IR alive.
+// abi.Method, whose lists and machine code are its own: it stays valid
+// after later compiles, and keeping it (the runtime keeps parts of it
+// while the code is installed) keeps none of the compile's memory.
 func (m *Method) Compiled() *abi.Method {
 	c := m.Code.Method
 	return &c
