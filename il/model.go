@@ -786,6 +786,8 @@ type MethodRef struct {
 	Name     string
 	Params   []*Type
 	Method   *Method // resolved
+
+	same *MethodRef // the parser's next interned reference of the same class and name
 }
 
 // EHKind is the kind of an exception-handling clause.

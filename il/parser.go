@@ -44,7 +44,7 @@ func ParseString(file string, src string) (m *Module, err error) {
 	p := &parser{lx: lx, m: &Module{File: file},
 		classTypes: map[string]*Type{}, arrayTypes: map[*Type]*Type{},
 		valueTypes: map[string]*Type{}, bareTypes: map[string]*Type{}, byrefTypes: map[*Type]*Type{},
-		methodRefs: map[methodKey][]*MethodRef{}, fieldRefs: map[fieldKey]*FieldRef{}}
+		methodRefs: map[methodKey]*MethodRef{}, fieldRefs: map[fieldKey]*FieldRef{}}
 	p.fill(1)
 	defer func() {
 		if r := recover(); r != nil {
@@ -89,10 +89,10 @@ type parser struct {
 	// Types and member references, one per distinct spelling.
 	classTypes map[string]*Type
 	arrayTypes map[*Type]*Type
-	valueTypes map[string]*Type // valuetype NAME, one per name
-	bareTypes  map[string]*Type // NAME in a type token, one per name
-	byrefTypes map[*Type]*Type  // T&, one per T
-	methodRefs map[methodKey][]*MethodRef
+	valueTypes map[string]*Type         // valuetype NAME, one per name
+	bareTypes  map[string]*Type         // NAME in a type token, one per name
+	byrefTypes map[*Type]*Type          // T&, one per T
+	methodRefs map[methodKey]*MethodRef // the first of a class and name; more follow through MethodRef.same
 	fieldRefs  map[fieldKey]*FieldRef
 	// The module's small objects and lists come from slabs (slab.go).
 	instrs    slab[Instr]
@@ -1474,13 +1474,13 @@ func (p *parser) methodRef() *MethodRef {
 	return p.internMethodRef(r)
 }
 
-// methodKey and fieldKey identify equal member references (types are
-// interned, so comparing them is comparing pointers).
+// methodKey groups method references by class and name (the rest of
+// the signature is compared along the group's chain); fieldKey
+// identifies equal field references. Types are interned, so comparing
+// them is comparing pointers.
 type methodKey struct {
-	instance   bool
-	ret, class *Type
-	name       string
-	params     int
+	class *Type
+	name  string
 }
 
 type fieldKey struct {
@@ -1491,9 +1491,13 @@ type fieldKey struct {
 // internMethodRef returns the module's reference equal to r, so a method
 // called from many places costs one MethodRef.
 func (p *parser) internMethodRef(r *MethodRef) *MethodRef {
-	k := methodKey{r.Instance, r.Ret, r.Class, r.Name, len(r.Params)}
+	k := methodKey{r.Class, r.Name}
+	first := p.methodRefs[k]
 next:
-	for _, old := range p.methodRefs[k] {
+	for old := first; old != nil; old = old.same {
+		if old.Instance != r.Instance || old.Ret != r.Ret || len(old.Params) != len(r.Params) {
+			continue
+		}
 		for i, t := range old.Params {
 			if t != r.Params[i] {
 				continue next
@@ -1501,7 +1505,8 @@ next:
 		}
 		return old
 	}
-	p.methodRefs[k] = append(p.methodRefs[k], r)
+	r.same = first
+	p.methodRefs[k] = r
 	return r
 }
 

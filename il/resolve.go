@@ -717,21 +717,30 @@ func (r *resolver) members() {
 		n += f.Type.Words()
 	}
 	m.StaticWords = n
-	seen := map[string]*Method{}
+	// Methods defined twice: only a name declared more than once in its
+	// class (or globally) needs a signature key.
+	var seen map[string]*Method
 	for i, md := range m.AllMethods() {
 		md.Index = i
-		r.resolveNoByRef(md.Ret, md.Pos, "the return value of "+md.FullName())
+		if r.resolveType(md.Ret, md.Pos) && md.Ret.Kind == KByRef {
+			r.errorf(md.Pos, "the return value of %s cannot have type %s: managed pointers may only be locals, parameters and evaluation stack values", md.FullName(), md.Ret)
+		}
 		for _, p := range md.Params {
 			r.resolveType(p.Type, md.Pos)
 		}
 		for _, l := range md.Locals {
 			r.resolveType(l.Type, md.Pos)
 		}
-		key := md.FullName() + "|" + sigKey(md)
-		if old, ok := seen[key]; ok {
-			r.errorf(md.Pos, "method %s is defined twice with the same signature (first at %s)", md.Signature(), old.Pos)
+		if len(r.methodsNamed(md.Owner, md.Name)) > 1 {
+			if seen == nil {
+				seen = map[string]*Method{}
+			}
+			key := md.FullName() + "|" + sigKey(md)
+			if old, ok := seen[key]; ok {
+				r.errorf(md.Pos, "method %s is defined twice with the same signature (first at %s)", md.Signature(), old.Pos)
+			}
+			seen[key] = md
 		}
-		seen[key] = md
 		if md.Name == ".ctor" && (md.Static || md.Owner == nil) {
 			r.errorf(md.Pos, "a constructor must be an instance method of a class")
 		}
