@@ -240,6 +240,14 @@ type coldCall struct {
 // no cache line holds both hot code and a cold call.
 const coldGap = 64
 
+// int3Gap is the padding itself: INT3s, so a stray jump into it traps.
+var int3Gap = func() (b [coldGap]byte) {
+	for i := range b {
+		b[i] = 0xCC
+	}
+	return b
+}()
+
 // outOfLine jumps with op to a call of the stub at [R15+stub] placed in
 // the cold section, which jumps back to back. Such calls run rarely
 // (polls, stack overflow) and must stay away from hot code: a call that
@@ -256,9 +264,7 @@ func (g *gen) outOfLine(op Op, stub int32, back Label, sp safepoint) {
 // emitCold emits the cold section: coldGap bytes of INT3, then the
 // out-of-line calls. It returns the mark of the section's start.
 func (g *gen) emitCold() MarkID {
-	for range coldGap {
-		g.a.I(INT3)
-	}
+	g.a.Bytes(int3Gap[:]...)
 	start := g.a.Mark()
 	for _, c := range g.cold {
 		g.a.Bind(c.at)
