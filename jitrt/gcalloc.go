@@ -8,11 +8,15 @@ import (
 // Allocation in the collected heap (gcheap.go) and the safepoints where
 // collections run.
 
-// tryNursery bump-allocates n bytes in the nursery within its limit.
+// tryNursery bump-allocates n bytes in the nursery within its limit,
+// making more of it resident first if needed.
 func (h *gcHeap) tryNursery(n uintptr) (uintptr, bool) {
 	p := uintptr(*h.top)
 	if n >= h.large || p+n > h.nurLimit() {
 		return 0, false
+	}
+	if p+n > h.populated {
+		h.populate(p + n)
 	}
 	*h.top = uint64(p + n)
 	h.setNurseryLimit()

@@ -68,6 +68,10 @@ type gcHeap struct {
 	nurLo, nurBytes uintptr
 	youngHi         uintptr
 	top, lim        *uint64 // CtxHeapTop and CtxHeapLimit
+	// populated is the end of the nursery's first bytes made resident
+	// (populate); native code allocates no further, and the allocation
+	// that exits there populates the next stretch.
+	populated uintptr
 
 	oldLo, oldTop, oldHi uintptr
 	limit                uintptr // the heap limit
@@ -135,6 +139,10 @@ func newGCHeap(rt *Runtime, limit, nursery int, stress int) (*gcHeap, error) {
 	h.words = unsafe.Slice((*uint64)(unsafe.Pointer(&mem[0])), len(mem)/8)
 	h.end = h.base + uintptr(total)
 	h.nurLo, h.nurBytes, h.youngHi = h.base, uintptr(nursery), h.base+uintptr(region)
+	h.populated = h.nurLo
+	if stress > 0 {
+		h.populated = h.youngHi // the halves swap: left to page faults
+	}
 	h.oldLo, h.oldHi = h.youngHi, h.end
 	h.oldTop = h.oldLo
 	h.limit = uintptr(limit)
@@ -220,7 +228,32 @@ func (h *gcHeap) setNurseryLimit() {
 		*h.lim = *h.top
 		return
 	}
-	*h.lim = uint64(h.nurLimit())
+	*h.lim = uint64(min(h.nurLimit(), max(h.populated, uintptr(*h.top))))
+}
+
+// populateMin and populateMax bound the stretch of nursery populate
+// makes resident at a time, as large as what is already resident: it
+// starts small (a program that allocates little pays little) and
+// doubles the resident part each time.
+const (
+	populateMin = 64 << 10
+	populateMax = 1 << 20
+)
+
+// populate makes the nursery resident up to end at least, in one system
+// call (MADV_POPULATE_WRITE) instead of a page fault per page as bump
+// allocation first touches it: a fault costs about ten times what
+// populating a page does. The pages stay resident (collections clear
+// the nursery, they do not release it), so each page is populated once.
+// Advice only: where the kernel lacks it (before Linux 5.14) the pages
+// fault in as before.
+func (h *gcHeap) populate(end uintptr) {
+	done := h.populated - h.nurLo
+	step := min(max(populateMin, done), populateMax)
+	hi := min(max(end, h.populated+step), h.nurLo+h.nurBytes)
+	hi = h.nurLo + uintptr(roundUp(int(hi-h.nurLo), pageSize))
+	_ = unix.Madvise(h.mem[h.populated-h.base:hi-h.base], unix.MADV_POPULATE_WRITE)
+	h.populated = hi
 }
 
 // nurLimit is the end of the nursery's allocatable part.

@@ -6,6 +6,9 @@ import (
 	"bytes"
 	"errors"
 	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"miniil/abi"
 
@@ -109,4 +112,56 @@ type countingWriter struct {
 func (w *countingWriter) Write(b []byte) (int, error) {
 	w.writes++
 	return w.buf.Write(b)
+}
+
+// TestNurseryPopulated checks that the nursery is made resident ahead of
+// allocation, in stretches as large as what is already populated (from
+// populateMin, at most populateMax), and that native code's allocation limit stops at the resident part (an
+// allocation past it exits, and the runtime populates more). Where the
+// kernel supports MADV_POPULATE_WRITE, the pages must be resident.
+func TestNurseryPopulated(t *testing.T) {
+	mod, err := il.Load("t.il", []byte(tinyProgram))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := NewRuntime(mod, Options{Compile: noCompile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	h := rt.gc
+	if h.populated != h.nurLo || uintptr(*h.lim) > h.nurLo+8 {
+		t.Fatalf("before any allocation: %d bytes populated, limit at %d; want 0 and at most 8", h.populated-h.nurLo, uintptr(*h.lim)-h.nurLo)
+	}
+	supported := unix.Madvise(h.mem[h.nurBytes-pageSize:h.nurBytes], unix.MADV_POPULATE_WRITE) == nil
+	want := uintptr(0)
+	for want < h.nurBytes {
+		// Each stretch is what is already populated, within the bounds.
+		want = min(want+min(max(populateMin, want), populateMax), h.nurBytes)
+		for uintptr(*h.top) < h.nurLo+want { // up to the end of the stretch, in small objects
+			if _, err := h.allocNoGC(min(4096, h.nurLo+want-uintptr(*h.top))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := h.populated - h.nurLo; got != want {
+			t.Fatalf("after allocating %d bytes: %d populated, want %d", uintptr(*h.top)-h.nurLo, got, want)
+		}
+		if lim := uintptr(*h.lim); lim > h.populated {
+			t.Fatalf("native code may allocate up to %d, past the %d bytes populated", lim-h.nurLo, want)
+		}
+		if supported {
+			vec := make([]byte, want/pageSize)
+			if _, _, e := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&h.mem[0])), want, uintptr(unsafe.Pointer(&vec[0]))); e != 0 {
+				t.Fatal(e)
+			}
+			for i, v := range vec {
+				if v&1 == 0 {
+					t.Fatalf("page %d of the %d bytes populated is not resident", i, want)
+				}
+			}
+		}
+	}
+	if want != h.nurBytes {
+		t.Errorf("populated %d bytes of the %d-byte nursery", want, h.nurBytes)
+	}
 }
