@@ -149,10 +149,10 @@ func BenchmarkCompileBig(b *testing.B) {
 // maps and per-compile structures come from the cache, so what remains
 // is mostly the compiled method itself (code, sites, GC information,
 // funclet layout) and a few structures per pass. It was 105 before the
-// passes took their scratch from the cache, 51 after, 30 once the
-// function, the passes' structures and their value sets came from it
-// too; the bound leaves room for small changes but fails if passes go
-// back to allocating per compile.
+// passes took their scratch from the cache, 51 after, 34 once the
+// function, the code generator's output and the passes' value sets came
+// from it too; the bound leaves room for small changes but fails if
+// passes go back to allocating per compile.
 func TestCompileAllocations(t *testing.T) {
 	mod, err := il.Load("many.il", bigprog.ManyMethods(20))
 	if err != nil {

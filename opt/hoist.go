@@ -55,8 +55,7 @@ func HoistLoops(f *ir.Func) int {
 	if len(made) > 0 {
 		loops = FindLoops(f) // with the preheaders
 	}
-	h := ir.New[hoister](f.Cache)
-	*h = hoister{f: f, loops: loops, d: definitions(f), defs: newLoopDefs(f)}
+	h := &hoister{f: f, loops: loops, d: definitions(f), defs: newLoopDefs(f)}
 	n := 0
 	for _, lp := range loops.All {
 		if lp.Innermost() && slices.Contains(headers, lp.Header) {

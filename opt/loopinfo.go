@@ -25,8 +25,7 @@ type defSite struct {
 // definitions scans f's definitions.
 func definitions(f *ir.Func) *defInfo {
 	n := len(f.Kinds)
-	d := ir.New[defInfo](f.Cache)
-	*d = defInfo{f: f, count: ir.Make[int32](f.Cache, n), defs: ir.Make[defSite](f.Cache, n)}
+	d := &defInfo{f: f, count: ir.Make[int32](f.Cache, n), defs: ir.Make[defSite](f.Cache, n)}
 	for _, b := range f.Blocks {
 		fl := b.Region.Funclet()
 		for _, in := range b.Instrs {
@@ -75,9 +74,7 @@ type loopDefs struct {
 
 func newLoopDefs(f *ir.Func) *loopDefs {
 	n := len(f.Kinds)
-	d := ir.New[loopDefs](f.Cache)
-	*d = loopDefs{n: ir.Make[int32](f.Cache, n), touched: ir.Make[ir.Value](f.Cache, min(n, 256))[:0]}
-	return d
+	return &loopDefs{n: ir.Make[int32](f.Cache, n), touched: ir.Make[ir.Value](f.Cache, min(n, 256))[:0]}
 }
 
 // count adds the definitions in blocks.

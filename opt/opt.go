@@ -168,8 +168,7 @@ func (u *universe) has(v ir.Value) bool {
 
 // tracked returns the values whose non-nullness can matter.
 func tracked(f *ir.Func) *universe {
-	u := ir.New[universe](f.Cache)
-	u.bits = ir.Make[int32](f.Cache, len(f.Kinds))
+	u := &universe{bits: ir.Make[int32](f.Cache, len(f.Kinds))}
 	for i := range u.bits {
 		u.bits[i] = -1
 	}

@@ -104,8 +104,7 @@ type typeFact struct {
 }
 
 func newTypeFacts(f *ir.Func) *typeFacts {
-	tf := ir.New[typeFacts](f.Cache) // of and seen are made at the first isinst
-	tf.f = f
+	tf := &typeFacts{f: f} // of and seen are made at the first isinst
 	var seen map[typeFact]bool
 	for _, b := range f.Blocks {
 		for _, x := range b.Instrs {
