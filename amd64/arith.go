@@ -339,11 +339,11 @@ func (g *gen) checked(in *ir.Instr) {
 // Condition codes of integer comparisons: the jump to take and the
 // setcc to materialize each condition.
 var (
-	intJumps = map[ir.Cond]Op{
+	intJumps = [...]Op{
 		ir.Eq: JEQ, ir.Ne: JNE, ir.Lt: JLT, ir.Le: JLE, ir.Gt: JGT, ir.Ge: JGE,
 		ir.LtUn: JCS, ir.LeUn: JLS, ir.GtUn: JHI, ir.GeUn: JCC,
 	}
-	intSets = map[ir.Cond]Op{
+	intSets = [...]Op{
 		ir.Eq: SETEQ, ir.Ne: SETNE, ir.Lt: SETLT, ir.Le: SETLE, ir.Gt: SETGT, ir.Ge: SETGE,
 		ir.LtUn: SETCS, ir.LeUn: SETLS, ir.GtUn: SETHI, ir.GeUn: SETCC,
 	}

@@ -48,7 +48,7 @@ func CheckGC(f *ir.Func, lay *funclet.Layout, alloc *Alloc, code *Code) error {
 	regKind := map[int]map[bool]bool{} // register -> the kinds of GC values it is the home of
 	for v, r := range code.Homes {
 		if r != NoReg && f.Kinds[v].IsGC() {
-			n, ok := gcRegs[r]
+			n, ok := gcRegNumber(r)
 			if !ok {
 				return bad("%s lives in %s", ir.Value(v), r)
 			}

@@ -418,15 +418,32 @@ func (s *sparseSet) len() int { return len(s.dense) }
 func (s *sparseSet) clear() { s.dense = s.dense[:0] }
 
 // gcRegs maps the registers that may hold GC values at a safepoint to
-// their abi numbers.
-var gcRegs = map[Reg]int{
-	RAX: abi.RegRAX, RBX: abi.RegRBX, RCX: abi.RegRCX, RDX: abi.RegRDX, RSI: abi.RegRSI, RDI: abi.RegRDI,
-	R8: abi.RegR8, R9: abi.RegR9, R10: abi.RegR10, R11: abi.RegR11, R12: abi.RegR12, R13: abi.RegR13, R14: abi.RegR14,
+// their abi numbers (-1: none may).
+var gcRegs = func() (t [X0]int) {
+	for r := range t {
+		t[r] = -1
+	}
+	for r, n := range map[Reg]int{
+		RAX: abi.RegRAX, RBX: abi.RegRBX, RCX: abi.RegRCX, RDX: abi.RegRDX, RSI: abi.RegRSI, RDI: abi.RegRDI,
+		R8: abi.RegR8, R9: abi.RegR9, R10: abi.RegR10, R11: abi.RegR11, R12: abi.RegR12, R13: abi.RegR13, R14: abi.RegR14,
+	} {
+		t[r] = n
+	}
+	return t
+}()
+
+// gcRegNumber returns the abi number of register r, if r may hold a GC
+// value at a safepoint.
+func gcRegNumber(r Reg) (int, bool) {
+	if r < 0 || r >= X0 || gcRegs[r] < 0 {
+		return 0, false
+	}
+	return gcRegs[r], true
 }
 
 // gcReg returns the abi number of register r.
 func gcReg(r Reg) int {
-	n, ok := gcRegs[r]
+	n, ok := gcRegNumber(r)
 	if !ok {
 		panic(fmt.Sprintf("%s cannot hold a GC value at a safepoint", r))
 	}

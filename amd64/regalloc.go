@@ -202,7 +202,7 @@ func intArgs(f *ir.Func) int {
 func scan(f *ir.Func, cands []*interval, homes []Reg, float bool, regs []Reg) {
 	free := ir.Make[Reg](f.Cache, len(regs))
 	copy(free, regs)
-	saved := map[Reg]bool{} // registers given to some value so far
+	var saved [X15 + 1]bool // registers given to some value so far
 	var active []*interval  // sorted by end
 	for _, iv := range cands {
 		if f.Kinds[iv.v].IsFloat() != float {

@@ -133,47 +133,47 @@ func (r *reader) jumpTo(b *ir.Block) {
 	r.terminate(ir.OpJump, nil, ir.Aux{}, b)
 }
 
-var ldelemTypes = map[il.Op]*il.Type{
+var ldelemTypes = makeOpTable(map[il.Op]*il.Type{
 	il.LdelemI1: il.Int8, il.LdelemU1: il.UInt8, il.LdelemI2: il.Int16, il.LdelemU2: il.UInt16,
 	il.LdelemI4: il.Int32, il.LdelemU4: il.UInt32, il.LdelemI8: il.Int64, il.LdelemI: il.NatInt,
 	il.LdelemR4: il.Float32, il.LdelemR8: il.Float64, il.LdelemRef: il.Object,
 	il.StelemI1: il.Int8, il.StelemI2: il.Int16, il.StelemI4: il.Int32, il.StelemI8: il.Int64,
 	il.StelemI: il.NatInt, il.StelemR4: il.Float32, il.StelemR8: il.Float64, il.StelemRef: il.Object,
-}
+})
 
-var binops = map[il.Op]ir.Op{
+var binops = makeOpTable(map[il.Op]ir.Op{
 	il.Add: ir.OpAdd, il.Sub: ir.OpSub, il.Mul: ir.OpMul, il.Div: ir.OpDiv, il.DivUn: ir.OpDivUn,
 	il.Rem: ir.OpRem, il.RemUn: ir.OpRemUn, il.And: ir.OpAnd, il.Or: ir.OpOr, il.Xor: ir.OpXor,
-}
+})
 
-var ovfops = map[il.Op]struct {
+var ovfops = makeOpTable(map[il.Op]struct {
 	op       ir.Op
 	unsigned bool
 }{
 	il.AddOvf: {ir.OpAddOvf, false}, il.AddOvfUn: {ir.OpAddOvf, true},
 	il.SubOvf: {ir.OpSubOvf, false}, il.SubOvfUn: {ir.OpSubOvf, true},
 	il.MulOvf: {ir.OpMulOvf, false}, il.MulOvfUn: {ir.OpMulOvf, true},
-}
+})
 
 // Branch conditions: the IL opcode's comparison.
-var branchConds = map[il.Op]ir.Cond{
+var branchConds = makeOpTable(map[il.Op]ir.Cond{
 	il.Beq: ir.Eq, il.BeqS: ir.Eq, il.BneUn: ir.Ne, il.BneUnS: ir.Ne,
 	il.Bge: ir.Ge, il.BgeS: ir.Ge, il.Bgt: ir.Gt, il.BgtS: ir.Gt,
 	il.Ble: ir.Le, il.BleS: ir.Le, il.Blt: ir.Lt, il.BltS: ir.Lt,
 	il.BgeUn: ir.GeUn, il.BgeUnS: ir.GeUn, il.BgtUn: ir.GtUn, il.BgtUnS: ir.GtUn,
 	il.BleUn: ir.LeUn, il.BleUnS: ir.LeUn, il.BltUn: ir.LtUn, il.BltUnS: ir.LtUn,
-}
+})
 
-var cmpConds = map[il.Op]ir.Cond{il.Ceq: ir.Eq, il.Cgt: ir.Gt, il.CgtUn: ir.GtUn, il.Clt: ir.Lt, il.CltUn: ir.LtUn}
+var cmpConds = makeOpTable(map[il.Op]ir.Cond{il.Ceq: ir.Eq, il.Cgt: ir.Gt, il.CgtUn: ir.GtUn, il.Clt: ir.Lt, il.CltUn: ir.LtUn})
 
 // Conversion targets.
-var convTypes = map[il.Op]*il.Type{
+var convTypes = makeOpTable(map[il.Op]*il.Type{
 	il.ConvI1: il.Int8, il.ConvI2: il.Int16, il.ConvI4: il.Int32, il.ConvI8: il.Int64,
 	il.ConvU1: il.UInt8, il.ConvU2: il.UInt16, il.ConvU4: il.UInt32, il.ConvU8: il.UInt64,
 	il.ConvI: il.NatInt, il.ConvU: il.NatUInt, il.ConvR4: il.Float32, il.ConvR8: il.Float64,
-}
+})
 
-var ovfConvTypes = map[il.Op]struct {
+var ovfConvTypes = makeOpTable(map[il.Op]struct {
 	t  *il.Type
 	un bool
 }{
@@ -185,7 +185,7 @@ var ovfConvTypes = map[il.Op]struct {
 	il.ConvOvfI8Un: {il.Int64, true}, il.ConvOvfU1Un: {il.UInt8, true}, il.ConvOvfU2Un: {il.UInt16, true},
 	il.ConvOvfU4Un: {il.UInt32, true}, il.ConvOvfU8Un: {il.UInt64, true}, il.ConvOvfIUn: {il.NatInt, true},
 	il.ConvOvfUUn: {il.NatUInt, true},
-}
+})
 
 // instr imports one instruction; it reports whether the block ended.
 func (r *reader) instr(idx int, in *il.Instr) bool {
@@ -246,7 +246,7 @@ func (r *reader) instr(idx int, in *il.Instr) bool {
 	case il.Add, il.Sub, il.Mul, il.And, il.Or, il.Xor:
 		b, a := r.pop(), r.pop()
 		a, b, k := r.widen(a, b)
-		r.push(r.value(binops[c], k, ir.Aux{}, a, b))
+		r.push(r.value(binops.at(c), k, ir.Aux{}, a, b))
 	case il.Div, il.DivUn, il.Rem, il.RemUn:
 		b, a := r.pop(), r.pop()
 		a, b, k := r.widen(a, b)
@@ -281,11 +281,11 @@ func (r *reader) instr(idx int, in *il.Instr) bool {
 				}
 			}
 		}
-		r.push(r.value(binops[c], k, ir.Aux{}, a, b))
+		r.push(r.value(binops.at(c), k, ir.Aux{}, a, b))
 	case il.AddOvf, il.AddOvfUn, il.SubOvf, il.SubOvfUn, il.MulOvf, il.MulOvfUn:
 		b, a := r.pop(), r.pop()
 		a, b, k := r.widen(a, b)
-		o := ovfops[c]
+		o := ovfops.at(c)
 		d, flag := r.f.NewValue(k), r.f.NewValue(ir.I32)
 		ins := r.emit(o.op, k, d, []ir.Value{a, b}, ir.Aux{Unsigned: o.unsigned})
 		ins.Dst2 = flag
@@ -313,7 +313,7 @@ func (r *reader) instr(idx int, in *il.Instr) bool {
 
 	case il.ConvI1, il.ConvI2, il.ConvI4, il.ConvI8, il.ConvU1, il.ConvU2, il.ConvU4, il.ConvU8,
 		il.ConvI, il.ConvU, il.ConvR4, il.ConvR8:
-		t := convTypes[c]
+		t := convTypes.at(c)
 		r.push(r.value(ir.OpConv, ir.KindOf(t), ir.Aux{Type: t}, r.pop()))
 	case il.ConvRUn:
 		r.push(r.value(ir.OpConv, ir.F64, ir.Aux{Type: il.Float64, Unsigned: true}, r.pop()))
@@ -325,23 +325,23 @@ func (r *reader) instr(idx int, in *il.Instr) bool {
 		r.check(r.cmp(ir.Eq, v, r.constF64(math.Inf(-1))), "System.OverflowException")
 		r.push(v)
 	default:
-		if o, ok := ovfConvTypes[c]; ok {
+		if o, ok := ovfConvTypes.get(c); ok {
 			v := r.pop()
 			r.ovfCheck(v, o.t, o.un)
 			r.push(r.value(ir.OpConv, ir.KindOf(o.t), ir.Aux{Type: o.t, Unsigned: o.un && !r.kind(v).IsFloat()}, v))
 			break
 		}
-		if cond, ok := cmpConds[c]; ok {
+		if cond, ok := cmpConds.get(c); ok {
 			b, a := r.pop(), r.pop()
 			r.push(r.cmp(cond, a, b))
 			break
 		}
-		if cond, ok := branchConds[c]; ok {
+		if cond, ok := branchConds.get(c); ok {
 			b, a := r.pop(), r.pop()
 			t := r.cmp(cond, a, b)
 			return r.condBranch(idx, in, t)
 		}
-		if et, ok := ldelemTypes[c]; ok {
+		if et, ok := ldelemTypes.get(c); ok {
 			if c >= il.LdelemI1 && c <= il.LdelemRef {
 				r.ldelem(et)
 			} else {

@@ -112,9 +112,9 @@ func (r *reader) instr2(idx int, in *il.Instr) bool {
 		r.push(r.staticAddr(in.Field().Field))
 	case il.LdindI1, il.LdindU1, il.LdindI2, il.LdindU2, il.LdindI4, il.LdindU4, il.LdindI8, il.LdindI,
 		il.LdindR4, il.LdindR8, il.LdindRef:
-		r.ldobj(indTypes[c])
+		r.ldobj(indTypes.at(c))
 	case il.StindI1, il.StindI2, il.StindI4, il.StindI8, il.StindI, il.StindR4, il.StindR8, il.StindRef:
-		r.stobj(indTypes[c])
+		r.stobj(indTypes.at(c))
 	case il.Ldobj:
 		r.ldobj(in.Type())
 	case il.Stobj:

@@ -435,13 +435,13 @@ func (r *reader) initobj(t *il.Type) {
 }
 
 // indTypes are the types ldind and stind forms access.
-var indTypes = map[il.Op]*il.Type{
+var indTypes = makeOpTable(map[il.Op]*il.Type{
 	il.LdindI1: il.Int8, il.LdindU1: il.UInt8, il.LdindI2: il.Int16, il.LdindU2: il.UInt16,
 	il.LdindI4: il.Int32, il.LdindU4: il.UInt32, il.LdindI8: il.Int64, il.LdindI: il.NatInt,
 	il.LdindR4: il.Float32, il.LdindR8: il.Float64, il.LdindRef: il.Object,
 	il.StindI1: il.Int8, il.StindI2: il.Int16, il.StindI4: il.Int32, il.StindI8: il.Int64,
 	il.StindI: il.NatInt, il.StindR4: il.Float32, il.StindR8: il.Float64, il.StindRef: il.Object,
-}
+})
 
 // sizeOf is what sizeof pushes for type t: CoreCLR's size of a value
 // type, the natural size of a primitive, 8 for a reference.
