@@ -94,16 +94,8 @@ func builtinArg(t *testing.T, rt *Runtime, meth *il.Method, typ *il.Type) uint64
 // error), a method returning a string must return one, and the Console
 // methods must print what they are given.
 func TestBuiltinDispatch(t *testing.T) {
-	mod, err := il.Load("t.il", []byte(tinyProgram))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out bytes.Buffer
-	rt, err := NewRuntime(mod, Options{Compile: noCompile, Stdout: &out})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
+	rt, mod := newTinyRuntime(t, Options{Stdout: &out})
 	m := rt.mach
 	for _, k := range il.BuiltinKinds() {
 		meth := mod.BuiltinMethod(k)
@@ -157,15 +149,7 @@ func TestBuiltinDispatch(t *testing.T) {
 // the heap (the second element of an array of the type, packed): each
 // reads the value with its type's width.
 func TestPrimitiveToString(t *testing.T) {
-	mod, err := il.Load("t.il", []byte(tinyProgram))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt, err := NewRuntime(mod, Options{Compile: noCompile})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
+	rt, _ := newTinyRuntime(t, Options{})
 	m := rt.mach
 	tests := []struct {
 		kind il.BuiltinKind

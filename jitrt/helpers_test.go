@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"golang.org/x/arch/x86/x86asm"
+
+	"miniil/il"
 )
 
 // disasm decodes code placed at pc into Intel syntax, one string per
@@ -64,4 +66,22 @@ func install(t testing.TB, h *CodeHeap, code []byte) uintptr {
 		t.Fatal(err)
 	}
 	return addr
+}
+
+// newTinyRuntime returns a runtime for tinyProgram (no method compiled),
+// with opts.Compile set, closed when the test ends. It returns the module
+// too.
+func newTinyRuntime(t testing.TB, opts Options) (*Runtime, *il.Module) {
+	t.Helper()
+	mod, err := il.Load("t.il", []byte(tinyProgram))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Compile = noCompile
+	rt, err := NewRuntime(mod, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	return rt, mod
 }

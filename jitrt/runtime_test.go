@@ -116,19 +116,12 @@ func (w *countingWriter) Write(b []byte) (int, error) {
 
 // TestNurseryPopulated checks that the nursery is made resident ahead of
 // allocation, in stretches as large as what is already populated (from
-// populateMin, at most populateMax), and that native code's allocation limit stops at the resident part (an
-// allocation past it exits, and the runtime populates more). Where the
-// kernel supports MADV_POPULATE_WRITE, the pages must be resident.
+// populateMin, at most populateMax), and that native code's allocation
+// limit stops at the resident part (an allocation past it exits, and
+// the runtime populates more). Where the kernel supports
+// MADV_POPULATE_WRITE, the pages must be resident.
 func TestNurseryPopulated(t *testing.T) {
-	mod, err := il.Load("t.il", []byte(tinyProgram))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt, err := NewRuntime(mod, Options{Compile: noCompile})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
+	rt, _ := newTinyRuntime(t, Options{})
 	h := rt.gc
 	if h.populated != h.nurLo || uintptr(*h.lim) > h.nurLo+8 {
 		t.Fatalf("before any allocation: %d bytes populated, limit at %d; want 0 and at most 8", h.populated-h.nurLo, uintptr(*h.lim)-h.nurLo)
