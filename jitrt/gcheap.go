@@ -114,6 +114,11 @@ type GCStats struct {
 	CardsScanned       int64
 	StressCollections  int
 	DeferredAllocBytes int64 // allocated in the old generation where no collection could run
+	// NurseryPopulates counts the stretches of the nursery made resident
+	// (populate): each is an allocation that reached the end of the
+	// resident part, so native code's inline allocation, or the base
+	// library routine making it, exited to Go.
+	NurseryPopulates int
 }
 
 // GCStats returns the counts of the runtime's collections.
@@ -254,6 +259,7 @@ func (h *gcHeap) populate(end uintptr) {
 	hi = h.nurLo + uintptr(roundUp(int(hi-h.nurLo), pageSize))
 	_ = unix.Madvise(h.mem[h.populated-h.base:hi-h.base], unix.MADV_POPULATE_WRITE)
 	h.populated = hi
+	h.stats.NurseryPopulates++
 }
 
 // nurLimit is the end of the nursery's allocatable part.
