@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"miniil/abi"
 	"miniil/amd64"
-	"miniil/il"
+	"miniil/internal/corpustest"
 	"miniil/jit"
 )
 
@@ -26,24 +25,10 @@ import (
 // same RSP offset; every call site and cell reference is where a call
 // ends or its displacement is.
 func TestRuntimeContract(t *testing.T) {
-	var files []string
-	for _, dir := range []string{"corpus", "bench"} {
-		fs, err := filepath.Glob(filepath.Join("..", "tests", dir, "*.il"))
-		if err != nil || len(fs) == 0 {
-			t.Fatalf("no programs in ../tests/%s (%v)", dir, err)
-		}
-		files = append(files, fs...)
-	}
+	progs := corpustest.Load(t, "corpus", "bench")
 	methods, funclets := 0, 0
-	for _, file := range files {
-		src, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mod, err := il.Load(file, src)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, prog := range progs {
+		file, mod := prog.File, prog.Mod
 		for _, m := range mod.AllMethods() {
 			if m.Builtin || m.Abstract {
 				continue

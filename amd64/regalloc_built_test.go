@@ -2,7 +2,6 @@ package amd64
 
 import (
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"miniil/funclet"
 	"miniil/il"
+	"miniil/internal/corpustest"
 	"miniil/ir"
 	"miniil/ir/irtest"
 	"miniil/opt"
@@ -559,21 +559,11 @@ func (fixedEnv) BuiltinID(*il.Method) uint64  { return 1 }
 // does and checks the homes Generate chose against the allocator's
 // contract.
 func TestHomesCorpus(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "tests", "corpus", "*.il"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no corpus programs in ../tests/corpus (%v)", err)
-	}
+	progs := corpustest.Load(t, "corpus")
 	a := NewAssembler()
 	methods, homed := 0, 0
-	for _, file := range files {
-		src, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mod, err := il.Load(file, src)
-		if err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
+	for _, prog := range progs {
+		file, mod := prog.File, prog.Mod
 		for _, m := range mod.AllMethods() {
 			if m.Abstract {
 				continue // no IL

@@ -1,13 +1,12 @@
 package amd64
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"miniil/funclet"
-	"miniil/il"
+	"miniil/internal/corpustest"
 	"miniil/ir"
 	"miniil/opt"
 	"miniil/reader"
@@ -68,24 +67,10 @@ func textbookLiveness(f *ir.Func, blocks []*ir.Block) (in, out []ir.ValueSet) {
 // against the textbook dataflow on the main body of every method of the
 // corpus and the benchmarks.
 func TestAllocCheckerLiveness(t *testing.T) {
-	var files []string
-	for _, glob := range []string{"corpus/*.il", "bench/*.il"} {
-		fs, err := filepath.Glob(filepath.Join("..", "tests", glob))
-		if err != nil || len(fs) == 0 {
-			t.Fatalf("no programs in ../tests/%s (%v)", glob, err)
-		}
-		files = append(files, fs...)
-	}
+	progs := corpustest.Load(t, "corpus", "bench")
 	sets := 0
-	for _, file := range files {
-		src, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mod, err := il.Load(file, src)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, prog := range progs {
+		file, mod := prog.File, prog.Mod
 		for _, m := range mod.AllMethods() {
 			if m.Abstract {
 				continue // no IL

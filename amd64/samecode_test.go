@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"miniil/il"
+	"miniil/internal/corpustest"
 	"miniil/jit"
 )
 
@@ -40,28 +40,10 @@ type methodHash struct {
 // each result.
 func hashPrograms(t *testing.T) []methodHash {
 	t.Helper()
-	var files []string
-	for _, dir := range []string{"corpus", "bench"} {
-		fs, err := filepath.Glob(filepath.Join("..", "tests", dir, "*.il"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(fs) == 0 {
-			t.Fatalf("no programs in ../tests/%s", dir)
-		}
-		files = append(files, fs...)
-	}
 	var out []methodHash
-	for _, file := range files {
-		src, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mod, err := il.Load(file, src)
-		if err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
-		rel := filepath.Base(filepath.Dir(file)) + "/" + filepath.Base(file)
+	for _, prog := range corpustest.Load(t, "corpus", "bench") {
+		mod := prog.Mod
+		rel := prog.Dir + "/" + filepath.Base(prog.File)
 		for _, m := range mod.AllMethods() {
 			if m.Builtin || m.Abstract {
 				continue

@@ -2,14 +2,13 @@ package interp
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"miniil/abi"
 	"miniil/amd64"
 	"miniil/il"
+	"miniil/internal/corpustest"
 	"miniil/jit"
 )
 
@@ -32,20 +31,9 @@ import (
 // Locations the JIT shares between values (a register) are compared one
 // way only: that the interpreter's live variables are reported.
 func TestLivenessMatchesJIT(t *testing.T) {
-	files, err := filepath.Glob("../tests/corpus/*.il")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no corpus: %v", err)
-	}
 	checked := 0
-	for _, file := range files {
-		src, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mod, err := il.Load(file, src)
-		if err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
+	for _, prog := range corpustest.Load(t, "corpus") {
+		file, mod := prog.File, prog.Mod
 		s := newState(context.Background(), mod, Options{})
 		if err := s.setup(); err != nil {
 			t.Fatal(err)

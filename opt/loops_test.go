@@ -1,11 +1,9 @@
 package opt_test
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
-	"miniil/il"
+	"miniil/internal/corpustest"
 	"miniil/reader"
 
 	"miniil/ir"
@@ -135,25 +133,13 @@ func TestMayLoop(t *testing.T) {
 // TestMayLoopCorpus checks over the golden corpus that every block of a
 // natural loop is marked.
 func TestMayLoopCorpus(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "tests", "corpus", "*.il"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no corpus: %v", err)
-	}
 	loopBlocks := 0
-	for _, file := range files {
-		src, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mod, err := il.Load(file, src)
-		if err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
-		for _, m := range mod.AllMethods() {
+	for _, p := range corpustest.Load(t, "corpus") {
+		for _, m := range p.Mod.AllMethods() {
 			if m.Builtin || m.Abstract {
 				continue
 			}
-			f, err := reader.Import(mod, m)
+			f, err := reader.Import(p.Mod, m)
 			if err != nil {
 				t.Fatalf("%s: %v", m.FullName(), err)
 			}

@@ -17,23 +17,24 @@ import (
 // the JIT but il and the base library's pure functions (internal/corelib).
 // internal/chunked, a container, is a leaf any stage may use.
 var allowedImports = map[string][]string{
-	"il":                {"internal/chunked"},
-	"abi":               {"il"},
-	"ir":                {"il"},
-	"reader":            {"il", "ir"},
-	"opt":               {"il", "ir"},
-	"funclet":           {"abi", "ir"},
-	"amd64":             {"abi", "funclet", "il", "internal/chunked", "ir"},
-	"ehclauses":         {"abi", "amd64", "il", "ir"},
-	"jit":               {"abi", "amd64", "ehclauses", "funclet", "il", "ir", "opt", "reader"},
-	"jitrt":             {"abi", "amd64", "il", "internal/corelib"}, // amd64 for its assembler only
-	"interp":            {"il", "internal/corelib"},
-	"fuzz":              {"", "il"},
-	"cmd/miniil":        {"", "fuzz"},
-	"internal/bigprog":  {"fuzz"},
-	"internal/deepnest": {},
-	"internal/corelib":  {},
-	"internal/chunked":  {},
+	"il":                  {"internal/chunked"},
+	"abi":                 {"il"},
+	"ir":                  {"il"},
+	"reader":              {"il", "ir"},
+	"opt":                 {"il", "ir"},
+	"funclet":             {"abi", "ir"},
+	"amd64":               {"abi", "funclet", "il", "internal/chunked", "ir"},
+	"ehclauses":           {"abi", "amd64", "il", "ir"},
+	"jit":                 {"abi", "amd64", "ehclauses", "funclet", "il", "ir", "opt", "reader"},
+	"jitrt":               {"abi", "amd64", "il", "internal/corelib"}, // amd64 for its assembler only
+	"interp":              {"il", "internal/corelib"},
+	"fuzz":                {"", "il"},
+	"cmd/miniil":          {"", "fuzz"},
+	"internal/bigprog":    {"fuzz"},
+	"internal/deepnest":   {},
+	"internal/corelib":    {},
+	"internal/chunked":    {},
+	"internal/corpustest": {"il"}, // for tests: loads tests/corpus and tests/bench
 	// The root package wires everything together.
 	"": {"abi", "amd64", "ehclauses", "funclet", "il", "interp", "ir", "jit", "jitrt", "opt", "reader"},
 }
