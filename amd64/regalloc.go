@@ -291,13 +291,13 @@ func intervals(f *ir.Func, blocks []*ir.Block, live []blockLive) (ivs []interval
 	for v := 0; v < f.NumArgs+f.NumLocals && v < nv; v++ {
 		touch(ir.Value(v), 0, 0)
 	}
-	depth := loopDepths(f.Cache, blocks)
+	depth := ir.SpanDepths(f.Cache, blocks) // loop nesting, estimated from back edges in layout order
 	resumable := resumableFinallys(f)
 	pos := 2
 	for bi, b := range blocks {
 		first := pos
 		w := 1.0
-		for d := 0; d < min(depth[bi], 6); d++ {
+		for d := int32(0); d < min(depth[bi], 6); d++ {
 			w *= 8
 		}
 		for in := range b.Each {
@@ -389,30 +389,6 @@ func clobbers(in *ir.Instr) bool {
 		return !in.Aux.Method().Builtin
 	}
 	return false
-}
-
-// loopDepths estimates each block's loop nesting from back edges in
-// layout order: a branch from block t to block h <= t makes [h, t] a loop.
-// The ranges are summed with a difference array: linear in blocks and
-// edges, however many loops overlap.
-func loopDepths(c *ir.Cache, blocks []*ir.Block) []int {
-	index := blockIndex(c, blocks)
-	diff := ir.Make[int](c, len(blocks)+1)
-	for t, b := range blocks {
-		for _, s := range b.Succs {
-			if h, ok := index.at(s); ok && h <= t {
-				diff[h]++
-				diff[t+1]--
-			}
-		}
-	}
-	depth := ir.Make[int](c, len(blocks))
-	d := 0
-	for i := range depth {
-		d += diff[i]
-		depth[i] = d
-	}
-	return depth
 }
 
 // blockPos gives each block of a list its position in the list, by

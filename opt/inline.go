@@ -90,12 +90,12 @@ func hasCandidate(f *ir.Func, self *il.Method) bool {
 }
 
 // callsLoopSized reports whether f calls an inlinable method that is
-// inlined only in loops from a block that may be in one (see
-// mayLoop).
+// inlined only in loops from a block that may be in one (one within a
+// back edge's span, ir.SpanDepths).
 func callsLoopSized(f *ir.Func) bool {
-	may := mayLoop(f)
-	for _, b := range f.Blocks {
-		if !may[b.ID] {
+	depth := ir.SpanDepths(f.Cache, f.Blocks)
+	for i, b := range f.Blocks {
+		if depth[i] == 0 {
 			continue
 		}
 		for _, call := range b.Instrs {

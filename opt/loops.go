@@ -69,34 +69,6 @@ func (lp *Loop) Contains(l *Loops, b *ir.Block) bool {
 	return false
 }
 
-// mayLoop returns, by block ID, whether a block lies within the span of
-// a back edge, an edge to a block at or before its source (IDs are
-// positions). Every block of a cycle does: the path from the cycle's
-// last block back to its first steps down past each block between them,
-// and only an edge of a successor at or before its source steps down.
-// So a block outside every span is in no loop, natural or not, which
-// lets a pass skip FindLoops; a block inside one may still be in none.
-// It is linear in the blocks and edges. The slice is f.Cache scratch.
-func mayLoop(f *ir.Func) []bool {
-	n := len(f.Blocks)
-	may := ir.Make[bool](f.Cache, n)
-	open := ir.Make[int32](f.Cache, n+1) // spans opening minus closing at each position
-	for _, b := range f.Blocks {
-		for _, s := range b.Succs {
-			if s.ID <= b.ID {
-				open[s.ID]++
-				open[b.ID+1]--
-			}
-		}
-	}
-	depth := int32(0)
-	for i := range may {
-		depth += open[i]
-		may[i] = depth > 0
-	}
-	return may
-}
-
 // FindLoops finds the natural loops of f. Block IDs must be positions
 // (as every phase leaves them). A cycle that is no natural loop (an
 // irreducible one, which IL's branches can make) is not reported; the

@@ -103,16 +103,16 @@ func TestPreheaderCreated(t *testing.T) {
 	}
 }
 
-// TestMayLoop checks mayLoop's pre-check: it must mark every block of a
-// cycle, irreducible ones included, and leaves unmarked a block after the
-// only cycle.
-func TestMayLoop(t *testing.T) {
+// TestSpanDepths checks ir.SpanDepths, the inliner's pre-check before it
+// finds loops: every block of a cycle, irreducible ones included, must
+// have a depth above zero, and the block after the only cycle zero.
+func TestSpanDepths(t *testing.T) {
 	f := importMethod(t, loopsSrc, "Irreducible")
 	if l := opt.FindLoops(f); len(l.All) != 0 {
 		t.Fatalf("%d natural loops in an irreducible cycle, want 0:\n%s", len(l.All), f)
 	}
-	may := opt.MayLoop(f)
-	for _, b := range f.Blocks {
+	depth := ir.SpanDepths(f.Cache, f.Blocks)
+	for i, b := range f.Blocks {
 		inCycle := false
 		for _, s := range b.Succs {
 			inCycle = inCycle || reaches(s, b)
@@ -122,17 +122,17 @@ func TestMayLoop(t *testing.T) {
 			hasCall = hasCall || in.Op == ir.OpCall
 		}
 		switch {
-		case inCycle && !may[b.ID]:
-			t.Errorf("b%d is in a cycle but not marked:\n%s", b.ID, f)
-		case hasCall && may[b.ID]:
-			t.Errorf("b%d, after the only cycle, is marked:\n%s", b.ID, f)
+		case inCycle && depth[i] == 0:
+			t.Errorf("b%d is in a cycle but at depth 0:\n%s", b.ID, f)
+		case hasCall && depth[i] != 0:
+			t.Errorf("b%d, after the only cycle, is at depth %d:\n%s", b.ID, depth[i], f)
 		}
 	}
 }
 
-// TestMayLoopCorpus checks over the golden corpus that every block of a
-// natural loop is marked.
-func TestMayLoopCorpus(t *testing.T) {
+// TestSpanDepthsCorpus checks over the golden corpus that every block of
+// a natural loop has a depth above zero.
+func TestSpanDepthsCorpus(t *testing.T) {
 	loopBlocks := 0
 	for _, p := range corpustest.Load(t, "corpus") {
 		for _, m := range p.Mod.AllMethods() {
@@ -143,12 +143,12 @@ func TestMayLoopCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", m.FullName(), err)
 			}
-			may, l := opt.MayLoop(f), opt.FindLoops(f)
-			for _, b := range f.Blocks {
+			depth, l := ir.SpanDepths(f.Cache, f.Blocks), opt.FindLoops(f)
+			for i, b := range f.Blocks {
 				if l.Depth(b) > 0 {
 					loopBlocks++
-					if !may[b.ID] {
-						t.Errorf("%s: b%d is in a loop but not marked", m.FullName(), b.ID)
+					if depth[i] == 0 {
+						t.Errorf("%s: b%d is in a loop but at depth 0", m.FullName(), b.ID)
 					}
 				}
 			}

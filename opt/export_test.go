@@ -1,4 +1,0 @@
-package opt
-
-// MayLoop exposes mayLoop to the tests of package opt_test.
-var MayLoop = mayLoop
