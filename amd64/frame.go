@@ -1,6 +1,7 @@
 package amd64
 
 import (
+	"bytes"
 	"miniil/abi"
 	"miniil/funclet"
 	"miniil/ir"
@@ -241,12 +242,7 @@ type coldCall struct {
 const coldGap = 64
 
 // int3Gap is the padding itself: INT3s, so a stray jump into it traps.
-var int3Gap = func() (b [coldGap]byte) {
-	for i := range b {
-		b[i] = 0xCC
-	}
-	return b
-}()
+var int3Gap = [coldGap]byte(bytes.Repeat([]byte{0xCC}, coldGap))
 
 // outOfLine jumps with op to a call of the stub at [R15+stub] placed in
 // the cold section, which jumps back to back. Such calls run rarely

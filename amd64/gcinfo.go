@@ -419,18 +419,11 @@ func (s *sparseSet) clear() { s.dense = s.dense[:0] }
 
 // gcRegs maps the registers that may hold GC values at a safepoint to
 // their abi numbers (-1: none may).
-var gcRegs = func() (t [X0]int) {
-	for r := range t {
-		t[r] = -1
-	}
-	for r, n := range map[Reg]int{
-		RAX: abi.RegRAX, RBX: abi.RegRBX, RCX: abi.RegRCX, RDX: abi.RegRDX, RSI: abi.RegRSI, RDI: abi.RegRDI,
-		R8: abi.RegR8, R9: abi.RegR9, R10: abi.RegR10, R11: abi.RegR11, R12: abi.RegR12, R13: abi.RegR13, R14: abi.RegR14,
-	} {
-		t[r] = n
-	}
-	return t
-}()
+var gcRegs = [X0]int{
+	RAX: abi.RegRAX, RBX: abi.RegRBX, RCX: abi.RegRCX, RDX: abi.RegRDX, RSI: abi.RegRSI, RDI: abi.RegRDI,
+	R8: abi.RegR8, R9: abi.RegR9, R10: abi.RegR10, R11: abi.RegR11, R12: abi.RegR12, R13: abi.RegR13, R14: abi.RegR14,
+	RSP: -1, RBP: -1, R15: -1,
+}
 
 // gcRegNumber returns the abi number of register r, if r may hold a GC
 // value at a safepoint.
