@@ -2,6 +2,7 @@ package amd64
 
 import (
 	"bytes"
+
 	"miniil/abi"
 	"miniil/funclet"
 	"miniil/ir"
