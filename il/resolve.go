@@ -694,14 +694,15 @@ func (r *resolver) resolveType(t *Type, p Pos) bool {
 	return true
 }
 
-// resolveValueType resolves t as resolveType does and also rejects a
-// managed pointer type, naming what has type t.
-func (r *resolver) resolveNoByRef(t *Type, p Pos, what string) bool {
+// resolveNoByRef resolves t as resolveType does and also rejects a
+// managed pointer type, naming what has type t (what is called only
+// then: most types are fine, and the name costs a string).
+func (r *resolver) resolveNoByRef(t *Type, p Pos, what func() string) bool {
 	if !r.resolveType(t, p) {
 		return false
 	}
 	if t.Kind == KByRef {
-		r.errorf(p, "%s cannot have type %s: managed pointers may only be locals, parameters and evaluation stack values", what, t)
+		r.errorf(p, "%s cannot have type %s: managed pointers may only be locals, parameters and evaluation stack values", what(), t)
 		return false
 	}
 	return true
@@ -722,9 +723,7 @@ func (r *resolver) members() {
 	var seen map[string]*Method
 	for i, md := range m.AllMethods() {
 		md.Index = i
-		if r.resolveType(md.Ret, md.Pos) && md.Ret.Kind == KByRef {
-			r.errorf(md.Pos, "the return value of %s cannot have type %s: managed pointers may only be locals, parameters and evaluation stack values", md.FullName(), md.Ret)
-		}
+		r.resolveNoByRef(md.Ret, md.Pos, func() string { return "the return value of " + md.FullName() })
 		for _, p := range md.Params {
 			r.resolveType(p.Type, md.Pos)
 		}
@@ -815,7 +814,7 @@ func (r *resolver) operand(md *Method, in *Instr) {
 			r.errorf(in.Pos(r.m.File), "%s: method %s has only %d local(s)", in.Op, md.FullName(), len(md.Locals))
 		}
 	case OpType:
-		r.resolveNoByRef(in.Type(), in.Pos(r.m.File), "the operand of "+in.Op.String())
+		r.resolveNoByRef(in.Type(), in.Pos(r.m.File), func() string { return "the operand of " + in.Op.String() })
 		if in.Type().Kind == KVoid {
 			r.errorf(in.Pos(r.m.File), "%s cannot take type void", in.Op)
 		}
@@ -832,7 +831,7 @@ func (r *resolver) operand(md *Method, in *Instr) {
 // constrained resolves the type of a constrained. prefix and finds the
 // method of a value type that implements the method called (Direct).
 func (r *resolver) constrained(in *Instr, c *Constrained) {
-	if !r.resolveNoByRef(c.Type, in.Pos(r.m.File), "the operand of constrained.") || c.Method.Method == nil {
+	if !r.resolveNoByRef(c.Type, in.Pos(r.m.File), func() string { return "the operand of constrained." }) || c.Method.Method == nil {
 		return
 	}
 	var cls *Class
