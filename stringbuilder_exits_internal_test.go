@@ -178,16 +178,7 @@ func TestStringBuilderBuiltinExits(t *testing.T) {
 				}
 			}
 			run(5) // compile
-			before, pops := baseLibraryCalls(rt), rt.GCStats().NurseryPopulates
-			run(n)
-			// An allocation that reaches the end of the nursery's resident
-			// part exits (the runtime populates the next stretch): at most
-			// one exit per stretch populated is the nursery's, not the
-			// member's.
-			pops = rt.GCStats().NurseryPopulates - pops
-			if got := baseLibraryCalls(rt) - before; got < tc.exits || got > tc.exits+pops {
-				t.Errorf("%d iterations made %d base library exits; want %d (and up to %d more, one per stretch of the nursery populated)", n, got, tc.exits, pops)
-			}
+			checkExits(t, rt, func() { run(n) }, tc.exits, tc.exits)
 		})
 	}
 	if got := sbGrowths(n, 1); got != 6 { // 16 -> 32 -> ... -> 1024
@@ -203,21 +194,17 @@ func TestStringBuilderBuiltinExits(t *testing.T) {
 	for x := uint64(0x9E3779B97F4A7C15); len(values) < 2000; x = x*6364136223846793005 + 1442695040888963407 {
 		values = append(values, int64(x), int64(x)>>(x%63), int64(int32(x>>7)))
 	}
-	before, pops := baseLibraryCalls(rt), rt.GCStats().NurseryPopulates
-	for _, v := range values {
-		got, err := rt.Call(context.Background(), format, []any{v})
-		if want := strconv.FormatInt(v, 10); err != nil || got != want {
-			t.Fatalf("format(%d) = %q, %v; want %q", v, got, err, want)
+	// The first calls compile (up to 4 exits), and a full nursery exits.
+	checkExits(t, rt, func() {
+		for _, v := range values {
+			got, err := rt.Call(context.Background(), format, []any{v})
+			if want := strconv.FormatInt(v, 10); err != nil || got != want {
+				t.Fatalf("format(%d) = %q, %v; want %q", v, got, err, want)
+			}
+			got, err = rt.Call(context.Background(), format32, []any{int64(int32(v))})
+			if want := strconv.FormatInt(int64(int32(v)), 10); err != nil || got != want {
+				t.Fatalf("format32(%d) = %q, %v; want %q", int32(v), got, err, want)
+			}
 		}
-		got, err = rt.Call(context.Background(), format32, []any{int64(int32(v))})
-		if want := strconv.FormatInt(int64(int32(v)), 10); err != nil || got != want {
-			t.Fatalf("format32(%d) = %q, %v; want %q", int32(v), got, err, want)
-		}
-	}
-	// The first calls compile; a full nursery exits, and so does an
-	// allocation that reaches the end of its resident part.
-	pops = rt.GCStats().NurseryPopulates - pops
-	if got := baseLibraryCalls(rt) - before; got > 4+pops {
-		t.Errorf("formatting %d integers made %d base library exits (%d stretches of the nursery populated)", 2*len(values), got, pops)
-	}
+	}, 0, 4)
 }
