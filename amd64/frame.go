@@ -113,6 +113,9 @@ func (g *gen) prolog() MarkID {
 	g.argRegs = ir.Emptied(&ir.Keep[argRegMap](f.Cache).m)
 	for i, l := range locs {
 		v := ir.Value(i)
+		if !g.located(v) {
+			continue // its value is never read (see located)
+		}
 		if l.stack >= 0 {
 			a.I(MOVQ, Mem(RBP, int32(16+8*l.stack)), R(RAX))
 			g.storeBits(RAX, v)
@@ -128,15 +131,22 @@ func (g *gen) prolog() MarkID {
 	if f.NumLocals > 0 {
 		a.I(XORL, R(RAX), R(RAX))
 		for i := 0; i < f.NumLocals; i++ {
-			// Not a local with no location (a compare fused into its
-			// branch, computed straight into the local its only reader
-			// reads: its initial zero is never seen).
-			if v := ir.Value(f.NumArgs + i); !g.plan.deadLocals.Has(v) && (g.homes[v] != NoReg || g.frame.slots[v] != 0) {
+			if v := ir.Value(f.NumArgs + i); !g.plan.deadLocals.Has(v) && g.located(v) {
 				g.storeBits(RAX, v)
 			}
 		}
 	}
 	return a.Mark()
+}
+
+// located reports whether variable v (an argument or local) has a
+// location, a register home or a frame slot, for the prolog to store its
+// initial value in. One without (a compare fused into its branch and
+// computed straight into the variable its only reader reads) is never
+// read before that compare writes it: the caller's argument or the
+// initial zero is never seen.
+func (g *gen) located(v ir.Value) bool {
+	return g.homes[v] != NoReg || g.frame.slots[v] != 0
 }
 
 // returnsOnly reports whether block b only returns a value (loaded through
@@ -152,7 +162,7 @@ func (g *gen) storeArgs(b *ir.Block) {
 	locs, _ := classify(g.f.Cache, g.f.Kinds[:g.f.NumArgs])
 	for i, l := range locs {
 		v := ir.Value(i)
-		if l.stack < 0 && (g.homes[v] == NoReg || g.liveInto(b).Has(v)) {
+		if l.stack < 0 && g.located(v) && (g.homes[v] == NoReg || g.liveInto(b).Has(v)) {
 			g.store(l.reg, v)
 		}
 	}
