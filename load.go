@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"miniil/il"
+	"miniil/internal/prefault"
 )
 
 // DefaultMaxSourceBytes is the largest program source loading accepts
@@ -151,6 +152,7 @@ func (c LoadConfig) read(name string, r io.Reader, size int64) ([]byte, error) {
 		capacity = min(capacity, limit+1)
 	}
 	buf := make([]byte, 0, capacity)
+	prefault.Slice(buf) // filled by the kernel's copy: faults there cost as much
 	for {
 		if len(buf) == cap(buf) {
 			next := 2 * int64(cap(buf))
@@ -158,6 +160,7 @@ func (c LoadConfig) read(name string, r io.Reader, size int64) ([]byte, error) {
 				next = min(next, limit+1)
 			}
 			grown := make([]byte, len(buf), next)
+			prefault.Slice(grown)
 			copy(grown, buf)
 			buf = grown
 		}

@@ -96,6 +96,7 @@ type parser struct {
 	fieldRefs  map[fieldKey]*FieldRef
 	// The module's small objects and lists come from slabs (slab.go).
 	instrs    slab[Instr]
+	methods   slab[Method]
 	branches  slab[branch1]
 	paramObjs slab[Param]
 	localObjs slab[Local]
@@ -509,7 +510,8 @@ var implAttrs = map[string]bool{"cil": true, "managed": true, "il": true, "noinl
 
 func (p *parser) method(owner *Class) *Method {
 	start := p.at(p.prev)
-	m := &Method{Owner: owner, Slot: -1, MaxStack: 8}
+	m := p.methods.one()
+	*m = Method{Owner: owner, Slot: -1, MaxStack: 8}
 	attrs := p.attrList.start()
 	for p.tok().kind == tIdent {
 		t := p.tok()

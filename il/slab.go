@@ -1,18 +1,34 @@
 package il
 
+import (
+	"unsafe"
+
+	"miniil/internal/prefault"
+)
+
 // slab hands out values and small slices of T from chunks allocated many
 // at a time: a module is thousands of small objects (instructions, branch
 // targets, parameters, locals, attribute lists) that all live as long as
 // the module, and allocating them one by one was a third of the time
 // spent loading a program. A slice from take has cap == len, so appending
 // to it copies instead of writing into its neighbour's elements.
+//
+// Chunks double in size, from slabChunk elements up to slabMaxBytes, so
+// a small program holds little unused and a large one few chunks; a
+// chunk of prefault.MinBytes or more is made resident in one call as it
+// is allocated, instead of a page fault at a time as the parser fills it
+// (faults were a third of the time spent loading a large program).
 type slab[T any] struct {
 	free []T
+	next int // elements in the next chunk; 0: slabChunk
 }
 
-// slabChunk is how many elements a chunk holds; a request for more than
-// a quarter of it gets its own allocation.
+// slabChunk is how many elements the first chunk holds; a request for
+// more than a quarter of it gets its own allocation.
 const slabChunk = 256
+
+// slabMaxBytes bounds a chunk's size in bytes.
+const slabMaxBytes = 1 << 20
 
 // take returns a zeroed slice of n elements.
 func (s *slab[T]) take(n int) []T {
@@ -23,11 +39,23 @@ func (s *slab[T]) take(n int) []T {
 		return make([]T, n)
 	}
 	if len(s.free) < n {
-		s.free = make([]T, slabChunk)
+		s.grow()
 	}
 	v := s.free[:n:n]
 	s.free = s.free[n:]
 	return v
+}
+
+// grow starts a new chunk.
+func (s *slab[T]) grow() {
+	size := max(s.next, slabChunk)
+	s.free = make([]T, size)
+	prefault.Slice(s.free)
+	var t T
+	if 2*size*int(unsafe.Sizeof(t)) <= slabMaxBytes {
+		size *= 2
+	}
+	s.next = size
 }
 
 // one returns a pointer to a zeroed element.

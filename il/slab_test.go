@@ -1,6 +1,9 @@
 package il
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestSlab(t *testing.T) {
 	var s slab[int]
@@ -51,5 +54,25 @@ func TestLists(t *testing.T) {
 	}
 	if kept[0] != 1 || kept[1] != 2 || kept[2] != 3 {
 		t.Errorf("a kept list changed when the buffer was reused: %v", kept)
+	}
+}
+
+// TestSlabGrowth: chunks double from slabChunk elements up to
+// slabMaxBytes, so a large module takes few (populated) chunks and a
+// small one holds little unused.
+func TestSlabGrowth(t *testing.T) {
+	var s slab[[64]byte]
+	var sizes []int
+	prev := 0
+	for len(sizes) < 9 {
+		s.one()
+		if len(s.free) >= prev { // a new chunk, one element taken
+			sizes = append(sizes, len(s.free)+1)
+		}
+		prev = len(s.free)
+	}
+	want := []int{256, 512, 1024, 2048, 4096, 8192, 16384, 16384, 16384} // 16384 x 64 bytes = slabMaxBytes
+	if !slices.Equal(sizes, want) {
+		t.Errorf("chunk sizes %v, want %v", sizes, want)
 	}
 }

@@ -15,9 +15,10 @@ import (
 // (non-test files): data flows down the pipeline, the code generator and
 // the runtime meet only in abi, and the interpreter shares nothing with
 // the JIT but il and the base library's pure functions (internal/corelib).
-// internal/chunked, a container, is a leaf any stage may use.
+// internal/chunked (a container) and internal/prefault (populating fresh
+// memory in one call) are leaves any stage may use.
 var allowedImports = map[string][]string{
-	"il":                  {"internal/chunked"},
+	"il":                  {"internal/chunked", "internal/prefault"},
 	"abi":                 {"il"},
 	"ir":                  {"il"},
 	"reader":              {"il", "ir"},
@@ -34,9 +35,10 @@ var allowedImports = map[string][]string{
 	"internal/deepnest":   {},
 	"internal/corelib":    {},
 	"internal/chunked":    {},
+	"internal/prefault":   {},
 	"internal/corpustest": {"il"}, // for tests: loads tests/corpus and tests/bench
 	// The root package wires everything together.
-	"": {"abi", "amd64", "ehclauses", "funclet", "il", "interp", "ir", "jit", "jitrt", "opt", "reader"},
+	"": {"abi", "amd64", "ehclauses", "funclet", "il", "internal/prefault", "interp", "ir", "jit", "jitrt", "opt", "reader"},
 }
 
 // TestImports checks every package's imports of miniil's own packages
