@@ -1,4 +1,5 @@
 // Package prefault makes fresh memory resident ahead of its first use.
+// It is internal to miniil: no compatibility promise.
 //
 // A page of anonymous memory is given to a process by a page fault at
 // its first write. On a virtual machine a fault can cost ten
