@@ -2,6 +2,7 @@ package miniil
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -138,4 +139,103 @@ func baseLibraryCalls(rt *jitrt.Runtime) int {
 		}
 	}
 	return n
+}
+
+// intToStringLoops holds, per integer type, a static method
+// loop(int64 v, int32 n) that makes the type's ToString of v (converted
+// to the type) n times and returns the sum of the strings' lengths.
+const intToStringLoops = `.assembly t {}
+.method public static int64 i4(int64 v, int32 n) cil managed {
+  .maxstack 3
+  .locals init (int32 i, int64 acc, int32 x)
+  ldarg v conv.i4 stloc x
+  br.s T
+L: ldloc acc ldloca x call instance string [mscorlib]System.Int32::ToString()
+  callvirt instance int32 [mscorlib]System.String::get_Length() conv.i8 add stloc acc
+  ldloc i ldc.i4.1 add stloc i
+T: ldloc i ldarg n blt.s L
+  ldloc acc ret
+}
+.method public static int64 u4(int64 v, int32 n) cil managed {
+  .maxstack 3
+  .locals init (int32 i, int64 acc, uint32 x)
+  ldarg v conv.u4 stloc x
+  br.s T
+L: ldloc acc ldloca x call instance string [mscorlib]System.UInt32::ToString()
+  callvirt instance int32 [mscorlib]System.String::get_Length() conv.i8 add stloc acc
+  ldloc i ldc.i4.1 add stloc i
+T: ldloc i ldarg n blt.s L
+  ldloc acc ret
+}
+.method public static int64 i8(int64 v, int32 n) cil managed {
+  .maxstack 3
+  .locals init (int32 i, int64 acc, int64 x)
+  ldarg v stloc x
+  br.s T
+L: ldloc acc ldloca x call instance string [mscorlib]System.Int64::ToString()
+  callvirt instance int32 [mscorlib]System.String::get_Length() conv.i8 add stloc acc
+  ldloc i ldc.i4.1 add stloc i
+T: ldloc i ldarg n blt.s L
+  ldloc acc ret
+}
+.method public static int64 u8(int64 v, int32 n) cil managed {
+  .maxstack 3
+  .locals init (int32 i, int64 acc, uint64 x)
+  ldarg v stloc x
+  br.s T
+L: ldloc acc ldloca x call instance string [mscorlib]System.UInt64::ToString()
+  callvirt instance int32 [mscorlib]System.String::get_Length() conv.i8 add stloc acc
+  ldloc i ldc.i4.1 add stloc i
+T: ldloc i ldarg n blt.s L
+  ldloc acc ret
+}
+.method public static void entry() cil managed { .entrypoint .maxstack 1 ret }`
+
+// TestIntToStringExits checks that the integer types' ToString stays in
+// native code (amd64/tostring.go, the runtime's integer ToString
+// routine): no exit in a loop of n calls, but for a UInt64 of 2^63 or
+// more, which the base library formats (one exit per call), and the
+// strings' lengths are right.
+func TestIntToStringExits(t *testing.T) {
+	mod, err := il.Load("loops.il", []byte(intToStringLoops))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := jitrt.NewRuntime(mod, jitrt.Options{Stdout: io.Discard, Compile: compileMethod(mod, jit.Config{Validate: true})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	const n = 1000
+	for _, tc := range []struct {
+		method string
+		v      int64
+		length int64 // of the string
+		exits  int   // base library exits for n calls
+	}{
+		{"i4", -2147483648, 11, 0},
+		{"i4", 7, 1, 0},
+		{"u4", -1, 10, 0}, // 4294967295
+		{"i8", -9223372036854775808, 20, 0},
+		{"i8", 1234567890123, 13, 0},
+		{"u8", 9223372036854775807, 19, 0},
+		{"u8", -1, 20, n}, // 18446744073709551615: the base library's
+	} {
+		t.Run(fmt.Sprintf("%s(%d)", tc.method, tc.v), func(t *testing.T) {
+			var m *il.Method
+			for _, x := range mod.Methods {
+				if x.Name == tc.method {
+					m = x
+				}
+			}
+			run := func(n int64) {
+				got, err := rt.Call(context.Background(), m, []any{tc.v, n})
+				if err != nil || got != tc.length*n {
+					t.Fatalf("%s(%d, %d) = %v, %v; want %d", tc.method, tc.v, n, got, err, tc.length*n)
+				}
+			}
+			run(5) // compile
+			checkExits(t, rt, func() { run(n) }, tc.exits, tc.exits)
+		})
+	}
 }

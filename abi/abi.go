@@ -149,8 +149,19 @@ const (
 	// its next exit and clears it (jitrt/ehplan.go).
 	CtxPlansDone = 0x1a8
 
-	// CtxSpare10 .. CtxSpare12 are more free slots (32-bit displacements).
-	CtxSpare10 = 0x1b0
+	// CtxIntToString is the address of the routine that makes the
+	// decimal string of a signed 64-bit integer, called by native code
+	// for the ToString of Int32, UInt32, Int64 and UInt64 (below 2^63)
+	// once the call site has loaded the value: RDI is the managed pointer
+	// the method was called on (this), RSI the value, sign- or
+	// zero-extended, RDX the method table of System.String. It
+	// bump-allocates the string as CtxSbToString does and returns it in
+	// RAX; 0, with RDI unchanged, when it does not fit below
+	// CtxHeapLimit. It clobbers only RAX, RCX, RDX, RSI, RDI, R8 and R9,
+	// never exits and is no safepoint.
+	CtxIntToString = 0x1b0
+
+	// CtxSpare11 and CtxSpare12 are more free slots (32-bit displacements).
 	CtxSpare11 = 0x1b8
 	CtxSpare12 = 0x1c0
 

@@ -176,6 +176,9 @@ func (g *gen) callGeneric(in *ir.Instr) {
 	case sbNative(callee.BuiltinKind):
 		// StringBuilder's frequent members (sbcall.go).
 		g.stringBuilderCall(in)
+	case intToStringLoad[callee.BuiltinKind] != 0:
+		// The integer types' ToString (tostring.go).
+		g.intToStringCall(in)
 	case callee.Builtin:
 		g.exit(abi.HelperBuiltin, uint64(callee.BuiltinKind), true, in.ILOffset)
 		g.note("call " + callee.BuiltinKind.String() + " (base library)")

@@ -63,16 +63,18 @@
 //	0xe8 CtxR12  0xf0 CtxR13  0xf8 CtxR14
 //	0x100-0x178 CtxXMM0-15 (low 64 bits)
 //	0x180 CtxGoSP  0x188 CtxGoBP  0x190 CtxStackHi  0x198 CtxStackLo
-//	0x1a0 CtxCards; 0x1a8 CtxPlansDone; 0x1b0-0x1c0 CtxSpare10-12;  0x1c8 CtxSbCtor
+//	0x1a0 CtxCards  0x1a8 CtxPlansDone  0x1b0 CtxIntToString
+//	0x1b8-0x1c0 CtxSpare11-12  0x1c8 CtxSbCtor
 //	0x1d0 CtxStrConcat  0x1d8 CtxStrEquals  0x1e0 CtxSbAppendString
 //	0x1e8 CtxSbAppendChar  0x1f0 CtxSbAppendInt  0x1f8 CtxSbToString
 //	CtxSize = 0x200
 //
 // The runtime never touches the spare slots (a nested Call does not save or
 // restore them); they are for the code generator's hot data. The routine
-// slots (CtxStrConcat, CtxStrEquals, CtxSb*) hold addresses in the code
-// heap: NewMachine sets the string routines', the Runtime the
-// StringBuilder routines' (sbnative.go) right after it.
+// slots (CtxStrConcat, CtxStrEquals, CtxSb*, CtxIntToString) hold
+// addresses in the code heap: NewMachine sets the string routines', the
+// Runtime the StringBuilder routines' and CtxIntToString's (sbnative.go)
+// right after it.
 //
 // # Exits
 //

@@ -10,11 +10,12 @@ import (
 	"miniil/il"
 )
 
-// The StringBuilder routines (abi.CtxSbCtor .. abi.CtxSbToString),
+// The StringBuilder routines (abi.CtxSbCtor .. abi.CtxSbToString, and
+// abi.CtxIntToString, which formats as Append(int64) does),
 // assembled once per code heap: what a StringBuilder call does when it
 // neither grows the buffer nor allocates anything but a small object in
 // the nursery, without leaving native code. Each returns 0 in RAX, with
-// its arguments unchanged, where the base library method must run
+// the base library method's arguments unchanged, where the base library method must run
 // instead (the call site then makes its helper exit with the same
 // arguments, the safepoint where a collection may run and where the
 // buffer grows by il.StringBuilderGrow): a null builder (the exit throws
@@ -31,18 +32,19 @@ import (
 
 // sbRoutines are the addresses of the routines, and the end of the last.
 type sbRoutines struct {
-	ctor, appendString, appendChar, appendInt, toString, end uintptr
+	ctor, appendString, appendChar, appendInt, toString, intToString, end uintptr
 }
 
-// installSBRoutines assembles and installs the StringBuilder routines.
+// installSBRoutines assembles and installs the StringBuilder routines
+// and the integer ToString routine, which shares their digit code.
 func (h *CodeHeap) installSBRoutines() error {
-	var marks [6]amd64.MarkID
+	var marks [7]amd64.MarkID
 	b, err := assemble(h.asm, func(a *amd64.Assembler) {
-		for i, emit := range []func(*amd64.Assembler){emitSbCtor, emitSbAppendString, emitSbAppendChar, emitSbAppendInt, emitSbToString} {
+		for i, emit := range []func(*amd64.Assembler){emitSbCtor, emitSbAppendString, emitSbAppendChar, emitSbAppendInt, emitSbToString, emitIntToString} {
 			marks[i] = a.Mark()
 			emit(a)
 		}
-		marks[5] = a.Mark()
+		marks[6] = a.Mark()
 	})
 	if err != nil {
 		return err
@@ -52,7 +54,7 @@ func (h *CodeHeap) installSBRoutines() error {
 		return fmt.Errorf("jitrt: installing the StringBuilder routines: %w", err)
 	}
 	at := func(i int) uintptr { return base + uintptr(b.Marks[marks[i]]) }
-	h.sb = sbRoutines{at(0), at(1), at(2), at(3), at(4), at(5)}
+	h.sb = sbRoutines{at(0), at(1), at(2), at(3), at(4), at(5), at(6)}
 	return nil
 }
 
@@ -63,6 +65,7 @@ func (h *CodeHeap) setSBRoutines(m *Machine) {
 	m.SetReg(abi.CtxSbAppendChar, uint64(h.sb.appendChar))
 	m.SetReg(abi.CtxSbAppendInt, uint64(h.sb.appendInt))
 	m.SetReg(abi.CtxSbToString, uint64(h.sb.toString))
+	m.SetReg(abi.CtxIntToString, uint64(h.sb.intToString))
 }
 
 // sbRoutineRanges names the routines for perf maps, with their ranges.
@@ -79,7 +82,8 @@ func (h *CodeHeap) sbRoutineRanges() []struct {
 		{s.appendString, s.appendChar, "StringBuilder.Append(string)"},
 		{s.appendChar, s.appendInt, "StringBuilder.Append(char)"},
 		{s.appendInt, s.toString, "StringBuilder.Append(integer)"},
-		{s.toString, s.end, "StringBuilder.ToString"},
+		{s.toString, s.intToString, "StringBuilder.ToString"},
+		{s.intToString, s.end, "integer ToString"},
 	}
 }
 
@@ -230,32 +234,13 @@ func emitSbAppendChar(a *amd64.Assembler) {
 }
 
 // emitSbAppendInt emits the routine that appends signed RSI in decimal
-// (abi.CtxSbAppendInt), as il.AppendPrimitive formats it: a minus sign,
-// then the digits of the magnitude (2^63 for the least int64, which NEG
-// leaves as an unsigned 2^63), counted first against the powers of ten
-// (10^19 fits in 64 bits, and no magnitude reaches it), then written from
-// the last, dividing by ten with a multiply by 0xCCCCCCCCCCCCCCCD.
+// (abi.CtxSbAppendInt), as il.AppendPrimitive formats it (emitSign,
+// emitCountDigits, emitDigits).
 func emitSbAppendInt(a *amd64.Assembler) {
-	fail, pos, count, counted, unsigned, loop := a.NewLabel(), a.NewLabel(), a.NewLabel(), a.NewLabel(), a.NewLabel(), a.NewLabel()
+	fail, unsigned := a.NewLabel(), a.NewLabel()
 	emitSbBuffer(a, fail)
-	// RAX = magnitude, RCX = 1 if negative (the sign's unit).
-	a.I(amd64.MOVQ, amd64.R(amd64.RSI), amd64.R(amd64.RAX))
-	a.I(amd64.XORL, amd64.R(amd64.RCX), amd64.R(amd64.RCX))
-	a.I(amd64.TESTQ, amd64.R(amd64.RAX), amd64.R(amd64.RAX))
-	a.Jump(amd64.JGE, pos)
-	a.I(amd64.NEGQ, amd64.R(amd64.RAX))
-	a.I(amd64.MOVL, amd64.Imm(1), amd64.R(amd64.RCX))
-	a.Bind(pos)
-	// R9 = digits: the least n with magnitude < 10^n (RDX = 10^n).
-	a.I(amd64.MOVL, amd64.Imm(1), amd64.R(amd64.R9))
-	a.I(amd64.MOVL, amd64.Imm(10), amd64.R(amd64.RDX))
-	a.Bind(count)
-	a.I(amd64.CMPQ, amd64.R(amd64.RAX), amd64.R(amd64.RDX))
-	a.Jump(amd64.JCS, counted)
-	a.I(amd64.INCL, amd64.R(amd64.R9))
-	a.I(amd64.IMUL3Q, amd64.Imm(10), amd64.R(amd64.RDX), amd64.R(amd64.RDX))
-	a.Jump(amd64.JMP, count)
-	a.Bind(counted)
+	emitSign(a)
+	emitCountDigits(a, amd64.RDX)
 	// R9 = the new length, if it fits.
 	a.I(amd64.ADDQ, amd64.R(amd64.RCX), amd64.R(amd64.R9))
 	a.I(amd64.MOVQ, amd64.Mem(amd64.RDI, abi.SbLength), amd64.R(amd64.RDX))
@@ -267,8 +252,81 @@ func emitSbAppendInt(a *amd64.Assembler) {
 	a.Jump(amd64.JEQ, unsigned)
 	a.I(amd64.MOVW, amd64.Imm('-'), amd64.MemIdx(amd64.R8, amd64.RDX, 2, abi.ArrData))
 	a.Bind(unsigned)
-	// RSI = past the last unit; R8 = the reciprocal of ten.
 	a.I(amd64.LEAQ, amd64.MemIdx(amd64.R8, amd64.R9, 2, abi.ArrData), amd64.R(amd64.RSI))
+	emitDigits(a)
+	a.I(amd64.MOVQ, amd64.R(amd64.RDI), amd64.R(amd64.RAX))
+	a.I(amd64.RET)
+	emitFail(a, fail)
+}
+
+// emitIntToString emits the routine that makes the decimal string of
+// signed RSI (abi.CtxIntToString), as il's formatting of integers does:
+// the string allocated as emitSbToString allocates (at most 20 units,
+// far below abi.StrConcatMaxBytes), then the sign and digits written
+// into it. It fails before it changes RDI.
+func emitIntToString(a *amd64.Assembler) {
+	fail, unsigned := a.NewLabel(), a.NewLabel()
+	emitSign(a)
+	emitCountDigits(a, amd64.R8)
+	a.I(amd64.ADDQ, amd64.R(amd64.RCX), amd64.R(amd64.R9)) // R9 = the length
+	// R8 = the end of il.StringSize(R9) bytes at the heap top (RSI), if
+	// it fits.
+	a.I(amd64.LEAQ, amd64.MemIdx(amd64.R9, amd64.R9, 1, abi.StrData+7), amd64.R(amd64.R8))
+	a.I(amd64.ANDQ, amd64.Imm(-8), amd64.R(amd64.R8))
+	a.I(amd64.MOVQ, ctx(abi.CtxHeapTop), amd64.R(amd64.RSI))
+	a.I(amd64.ADDQ, amd64.R(amd64.RSI), amd64.R(amd64.R8))
+	a.I(amd64.CMPQ, amd64.R(amd64.R8), ctx(abi.CtxHeapLimit))
+	a.Jump(amd64.JHI, fail)
+	a.I(amd64.MOVQ, amd64.R(amd64.R8), ctx(abi.CtxHeapTop))
+	a.I(amd64.MOVQ, amd64.R(amd64.RDX), amd64.Mem(amd64.RSI, abi.ObjMT))
+	a.I(amd64.MOVQ, amd64.R(amd64.R9), amd64.Mem(amd64.RSI, abi.StrLen))
+	a.I(amd64.MOVQ, amd64.R(amd64.RSI), amd64.R(amd64.RDI)) // the string, returned
+	a.I(amd64.TESTL, amd64.R(amd64.RCX), amd64.R(amd64.RCX))
+	a.Jump(amd64.JEQ, unsigned)
+	a.I(amd64.MOVW, amd64.Imm('-'), amd64.Mem(amd64.RDI, abi.StrData))
+	a.Bind(unsigned)
+	a.I(amd64.LEAQ, amd64.MemIdx(amd64.RDI, amd64.R9, 2, abi.StrData), amd64.R(amd64.RSI))
+	emitDigits(a)
+	a.I(amd64.MOVQ, amd64.R(amd64.RDI), amd64.R(amd64.RAX))
+	a.I(amd64.RET)
+	emitFail(a, fail)
+}
+
+// emitSign sets RAX to the magnitude of signed RSI (2^63 for the least
+// int64, which NEG leaves as an unsigned 2^63) and RCX to 1 if RSI is
+// negative (the sign's unit), else 0.
+func emitSign(a *amd64.Assembler) {
+	pos := a.NewLabel()
+	a.I(amd64.MOVQ, amd64.R(amd64.RSI), amd64.R(amd64.RAX))
+	a.I(amd64.XORL, amd64.R(amd64.RCX), amd64.R(amd64.RCX))
+	a.I(amd64.TESTQ, amd64.R(amd64.RAX), amd64.R(amd64.RAX))
+	a.Jump(amd64.JGE, pos)
+	a.I(amd64.NEGQ, amd64.R(amd64.RAX))
+	a.I(amd64.MOVL, amd64.Imm(1), amd64.R(amd64.RCX))
+	a.Bind(pos)
+}
+
+// emitCountDigits sets R9 to the number of decimal digits of unsigned
+// RAX: the least n with RAX < 10^n, counted against the powers of ten in
+// pow (10^19 fits in 64 bits, and no magnitude reaches it).
+func emitCountDigits(a *amd64.Assembler, pow amd64.Reg) {
+	count, counted := a.NewLabel(), a.NewLabel()
+	a.I(amd64.MOVL, amd64.Imm(1), amd64.R(amd64.R9))
+	a.I(amd64.MOVL, amd64.Imm(10), amd64.R(pow))
+	a.Bind(count)
+	a.I(amd64.CMPQ, amd64.R(amd64.RAX), amd64.R(pow))
+	a.Jump(amd64.JCS, counted)
+	a.I(amd64.INCL, amd64.R(amd64.R9))
+	a.I(amd64.IMUL3Q, amd64.Imm(10), amd64.R(pow), amd64.R(pow))
+	a.Jump(amd64.JMP, count)
+	a.Bind(counted)
+}
+
+// emitDigits writes the decimal digits of unsigned RAX as UTF-16 units
+// ending just before RSI, from the last, dividing by ten with a multiply
+// by 0xCCCCCCCCCCCCCCCD. It clobbers RAX, RCX, RDX, RSI and R8.
+func emitDigits(a *amd64.Assembler) {
+	loop := a.NewLabel()
 	a.I(amd64.MOVQ, amd64.Imm(-0x3333333333333333), amd64.R(amd64.R8)) // 0xCCCCCCCCCCCCCCCD
 	a.Bind(loop)
 	a.I(amd64.MOVQ, amd64.R(amd64.RAX), amd64.R(amd64.RCX))
@@ -283,9 +341,6 @@ func emitSbAppendInt(a *amd64.Assembler) {
 	a.I(amd64.MOVQ, amd64.R(amd64.RDX), amd64.R(amd64.RAX))
 	a.I(amd64.TESTQ, amd64.R(amd64.RAX), amd64.R(amd64.RAX))
 	a.Jump(amd64.JNE, loop)
-	a.I(amd64.MOVQ, amd64.R(amd64.RDI), amd64.R(amd64.RAX))
-	a.I(amd64.RET)
-	emitFail(a, fail)
 }
 
 // emitSbToString emits the ToString routine (abi.CtxSbToString): a new
