@@ -28,7 +28,9 @@ func compileMethod(mod *il.Module, cfg jit.Config) jitrt.CompileFunc {
 		if err != nil {
 			return nil, err
 		}
-		return st.Compiled(), nil
+		// The runtime installs the code before it compiles again, and
+		// keeps only the lists, which are the method's own.
+		return &st.Code.Method, nil
 	}
 }
 

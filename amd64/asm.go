@@ -249,6 +249,11 @@ type Assembler struct {
 
 	size []uint8 // Assemble: each jump's size
 	cum  []int32 // Assemble: cum[j] = sizes of jumps[:j]
+
+	// AssembleScratch's blob and its lists, reused from blob to blob.
+	scratch     Blob
+	scratchCode []byte
+	scratchOffs []int
 }
 
 // NewAssembler returns an Assembler, ready for the first blob.
@@ -481,6 +486,18 @@ func (a *Assembler) Bytes(b ...byte) {
 // (growing a jump only moves targets further), so the result is the
 // least fixed point: every jump that can be short is.
 func (a *Assembler) Assemble() (*Blob, error) {
+	return a.assemble(false)
+}
+
+// AssembleScratch is Assemble, but the Blob and its lists are the
+// Assembler's own, reused by its next AssembleScratch: for a caller that
+// copies the code out (or is done with it) before then, as a compile is
+// before the next, it makes no garbage per blob.
+func (a *Assembler) AssembleScratch() (*Blob, error) {
+	return a.assemble(true)
+}
+
+func (a *Assembler) assemble(scratch bool) (*Blob, error) {
 	if a.done {
 		return nil, &Error{Index: -1, Msg: "Assemble called twice without Reset"}
 	}
@@ -540,7 +557,12 @@ func (a *Assembler) Assemble() (*Blob, error) {
 			break
 		}
 	}
-	code := make([]byte, len(a.code)+int(cum[nj]))
+	var code []byte
+	if scratch {
+		code = grown(&a.scratchCode, len(a.code)+int(cum[nj]))
+	} else {
+		code = make([]byte, len(a.code)+int(cum[nj]))
+	}
 	src, dst := 0, 0
 	for i := range a.jumps {
 		j := &a.jumps[i]
@@ -571,8 +593,15 @@ func (a *Assembler) Assemble() (*Blob, error) {
 		d := t.off + cum[t.nj] - (f.end + shift)
 		binary.LittleEndian.PutUint32(code[f.at+shift:], uint32(d))
 	}
-	offs := make([]int, len(a.labels)+len(a.marks))
-	b := &Blob{Code: code, Labels: offs[:len(a.labels):len(a.labels)], Marks: offs[len(a.labels):]}
+	var offs []int
+	b := &a.scratch
+	if scratch {
+		offs = grown(&a.scratchOffs, len(a.labels)+len(a.marks))
+	} else {
+		offs = make([]int, len(a.labels)+len(a.marks))
+		b = new(Blob)
+	}
+	*b = Blob{Code: code, Labels: offs[:len(a.labels):len(a.labels)], Marks: offs[len(a.labels):]}
 	for l, p := range a.labels {
 		if p.off < 0 {
 			b.Labels[l] = -1
@@ -584,6 +613,15 @@ func (a *Assembler) Assemble() (*Blob, error) {
 		b.Marks[m] = int(p.off + cum[p.nj])
 	}
 	return b, nil
+}
+
+// grown returns (*buf)[:n], growing *buf when it is shorter. Every
+// element is overwritten by the caller.
+func grown[T any](buf *[]T, n int) []T {
+	if cap(*buf) < n {
+		*buf = make([]T, n, n+n/4)
+	}
+	return (*buf)[:n]
 }
 
 // jccToCond maps Intel condition numbers back to Cond (for errors).

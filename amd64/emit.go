@@ -44,8 +44,9 @@ type Env interface {
 // EH clause builder need to know about how it was laid out. A Code made
 // from a function with an ir.Cache comes from that cache, as do its
 // lists other than abi.Method's: like the IR, it is valid until the
-// cache's next Reset; the abi.Method's lists (and the machine code) are
-// the Code's own, and outlive it.
+// cache's next Reset. The machine code is the Assembler's
+// (AssembleScratch), valid until its next blob; the abi.Method's lists
+// are the Code's own, and outlive it.
 type Code struct {
 	abi.Method
 	BlockOffsets []int // native offset of each IR block (in layout order)
@@ -268,7 +269,7 @@ func Emit(f *ir.Func, lay *funclet.Layout, alloc *Alloc, env Env, a *Assembler) 
 	g.fwd.v = ir.NoValue
 	g.frame = layoutFrame(f, lay, alloc.Homes, alloc.Transient)
 	m := g.emit()
-	blob, err := a.Assemble()
+	blob, err := a.AssembleScratch()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.Method.FullName(), err)
 	}

@@ -44,6 +44,7 @@ package jit
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -59,8 +60,9 @@ import (
 
 // Method is one method going through the pipeline: each phase reads what
 // earlier phases left and adds its own. Everything it holds but the
-// abi.Method of its Code (see Compiled) comes from the Compiler's
-// ir.Cache and is valid only until the Compiler's next Compile.
+// lists of its Code's abi.Method (see Compiled) comes from the
+// Compiler's ir.Cache or its assembler (the machine code) and is valid
+// only until the Compiler's next Compile.
 type Method struct {
 	Module *il.Module
 	IL     *il.Method
@@ -72,11 +74,14 @@ type Method struct {
 }
 
 // Compiled returns what the runtime installs: a copy of the code's
-// abi.Method, whose lists and machine code are its own: it stays valid
-// after later compiles, and keeping it (the runtime keeps parts of it
-// while the code is installed) keeps none of the compile's memory.
+// abi.Method with its own machine code, whose lists are its own too: it
+// stays valid after later compiles, and keeping it keeps none of the
+// compile's memory. A caller that installs the method before the next
+// Compile, copying the code and keeping only the lists, can take
+// &m.Code.Method instead, which makes no copy.
 func (m *Method) Compiled() *abi.Method {
 	c := m.Code.Method
+	c.Code = slices.Clone(c.Code)
 	return &c
 }
 

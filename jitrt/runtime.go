@@ -21,7 +21,11 @@ import (
 )
 
 // CompileFunc compiles a method for a runtime (the runtime passes itself
-// to the code generator as the source of addresses).
+// to the code generator as the source of addresses). The runtime installs
+// what it returns before it calls the CompileFunc again: the machine code
+// (Code) and CellRefs need stay valid only until then, while the lists
+// the runtime keeps as long as the code is installed (Sites, Inlines,
+// Clauses, Funclets and GC's) must never be reused.
 type CompileFunc func(rt *Runtime, m *il.Method) (*abi.Method, error)
 
 // Options configures a Runtime.
