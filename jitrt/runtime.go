@@ -1326,6 +1326,12 @@ func (rt *Runtime) compile(i int) error {
 	rt.perfMap(addr, c, m)
 	r := &codeRange{start: addr, end: addr + uintptr(len(c.Code)), method: m, sites: c.Sites, inlines: c.Inlines, clauses: c.Clauses, funclets: c.Funclets,
 		gc: c.GC, catchRT: catchRT, innermost: innermostIndex(c.Clauses)}
+	// Code is mostly installed at rising addresses: appending needs no
+	// search (whose probes each read a range, a cache miss apiece).
+	if n := len(rt.codeMap); n == 0 || rt.codeMap[n-1].start < addr {
+		rt.codeMap = append(rt.codeMap, r)
+		return nil
+	}
 	k := sort.Search(len(rt.codeMap), func(j int) bool { return rt.codeMap[j].start > addr })
 	rt.codeMap = slices.Insert(rt.codeMap, k, r)
 	return nil
