@@ -13,19 +13,25 @@ import (
 // spent loading a program. A slice from take has cap == len, so appending
 // to it copies instead of writing into its neighbour's elements.
 //
-// Chunks double in size, from slabChunk elements up to slabMaxBytes, so
-// a small program holds little unused and a large one few chunks; a
+// Chunks double in size, from the first (slabChunk elements at most)
+// up to slabMaxBytes, so a small program holds little unused and a
+// large one few chunks; a
 // chunk of prefault.MinBytes or more is made resident in one call as it
 // is allocated, instead of a page fault at a time as the parser fills it
 // (faults were a third of the time spent loading a large program).
 type slab[T any] struct {
 	free []T
-	next int // elements in the next chunk; 0: slabChunk
+	next int // elements in the next chunk; 0: the first
 }
 
-// slabChunk is how many elements the first chunk holds; a request for
-// more than a quarter of it gets its own allocation.
-const slabChunk = 256
+// slabChunk is how many elements the first chunk holds, at most (and
+// at most slabFirstBytes: a program that declares a few methods gets no
+// chunk of 256); a request for more than a quarter of it gets its own
+// allocation.
+const (
+	slabChunk      = 256
+	slabFirstBytes = 16 << 10
+)
 
 // slabMaxBytes bounds a chunk's size in bytes.
 const slabMaxBytes = 1 << 20
@@ -39,20 +45,25 @@ func (s *slab[T]) take(n int) []T {
 		return make([]T, n)
 	}
 	if len(s.free) < n {
-		s.grow()
+		s.grow(n)
 	}
 	v := s.free[:n:n]
 	s.free = s.free[n:]
 	return v
 }
 
-// grow starts a new chunk.
-func (s *slab[T]) grow() {
-	size := max(s.next, slabChunk)
+// grow starts a new chunk, of at least n elements.
+func (s *slab[T]) grow(n int) {
+	var t T
+	elem := max(int(unsafe.Sizeof(t)), 1)
+	size := s.next
+	if size == 0 { // the first chunk: at most slabFirstBytes
+		size = min(slabChunk, slabFirstBytes/elem)
+	}
+	size = max(size, n)
 	s.free = make([]T, size)
 	prefault.Slice(s.free)
-	var t T
-	if 2*size*int(unsafe.Sizeof(t)) <= slabMaxBytes {
+	if 2*size*elem <= slabMaxBytes {
 		size *= 2
 	}
 	s.next = size

@@ -76,3 +76,24 @@ func TestSlabGrowth(t *testing.T) {
 		t.Errorf("chunk sizes %v, want %v", sizes, want)
 	}
 }
+
+// TestSlabLargeElements: the first chunk of a slab of large elements
+// holds slabFirstBytes, and a request larger than that chunk (up to a
+// quarter of slabChunk, which a slab serves) still gets a chunk of its
+// own size.
+func TestSlabLargeElements(t *testing.T) {
+	var s slab[[1024]byte]
+	s.one()
+	if got, want := len(s.free)+1, slabFirstBytes/1024; got != want {
+		t.Errorf("first chunk of %d elements, want %d", got, want)
+	}
+	v := s.take(slabChunk / 4)
+	if len(v) != slabChunk/4 || cap(v) != slabChunk/4 {
+		t.Fatalf("take(%d): len %d cap %d", slabChunk/4, len(v), cap(v))
+	}
+	for i := range v {
+		if v[i] != ([1024]byte{}) {
+			t.Fatalf("take(%d)[%d] is not zeroed", slabChunk/4, i)
+		}
+	}
+}
