@@ -93,3 +93,25 @@ func TestResumeGC(t *testing.T) {
 }
 
 var sink []byte
+
+// TestResumeGCTwice: a load that starts while resumeGC's raised
+// percentage awaits the first collection (miniil check a.il b.il)
+// resumes at the original percentage, not the raised one, and that is
+// what remains after a collection.
+func TestResumeGCTwice(t *testing.T) {
+	old := debug.SetGCPercent(-1)
+	defer debug.SetGCPercent(old)
+	var module [][]byte // 32 MiB
+	for range 512 {
+		module = append(module, make([]byte, 64<<10))
+	}
+	resumeGC(100)
+	if got := pauseGC(); got != 100 {
+		t.Errorf("a second load resumes at %d, want 100 (not the raised percentage)", got)
+	}
+	resumeGC(100)
+	if got := gcPercentAfterCollection(t, 100); got != 100 {
+		t.Errorf("after the second load and a collection the percent is %d, want 100", got)
+	}
+	runtime.KeepAlive(module)
+}

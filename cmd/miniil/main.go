@@ -44,6 +44,7 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 
 	"miniil"
@@ -155,14 +156,56 @@ func resumeGC(gcPercent int) {
 		return
 	}
 	const firstGoal = 4 << 20 // at GOGC=100
-	heap := sample[0].Value.Uint64()
-	p := heap * uint64(100+gcPercent) / firstGoal
-	if p <= uint64(gcPercent) {
+	raised := sample[0].Value.Uint64() * uint64(100+gcPercent) / firstGoal
+	if raised <= uint64(gcPercent) {
 		debug.SetGCPercent(gcPercent)
 		return
 	}
-	debug.SetGCPercent(int(min(p, math.MaxInt32)))
-	runtime.SetFinalizer(&gcSentinel{}, func(*gcSentinel) { debug.SetGCPercent(gcPercent) })
+	resumed.mu.Lock()
+	defer resumed.mu.Unlock()
+	resumed.raised = int(min(raised, math.MaxInt32))
+	debug.SetGCPercent(resumed.raised)
+	resumed.gen++
+	resumed.base, resumed.pending = gcPercent, true
+	gen := resumed.gen
+	runtime.SetFinalizer(&gcSentinel{}, func(*gcSentinel) {
+		resumed.mu.Lock()
+		defer resumed.mu.Unlock()
+		// Only if the percentage is still the one resumeGC raised it to:
+		// one set since stays.
+		if resumed.pending && resumed.gen == gen {
+			if old := debug.SetGCPercent(resumed.base); old != resumed.raised {
+				debug.SetGCPercent(old)
+			}
+			resumed.pending = false
+		}
+	})
+}
+
+// pauseGC turns the collector off for a load and returns the percentage
+// to resume at: the one a pending resumeGC would have restored, rather
+// than its raised one, while that is still set (miniil check loads file
+// after file).
+func pauseGC() int {
+	resumed.mu.Lock()
+	defer resumed.mu.Unlock()
+	p := debug.SetGCPercent(-1)
+	if resumed.pending && p == resumed.raised {
+		p = resumed.base
+	}
+	resumed.pending = false
+	return p
+}
+
+// resumed is what resumeGC left pending: the percentage it set (raised)
+// and the one its finalizer restores (base), if pending, for the latest
+// resumeGC (gen; an earlier finalizer finds itself superseded). The
+// process has one collector, so it has one of these.
+var resumed struct {
+	mu           sync.Mutex
+	gen          int
+	raised, base int
+	pending      bool
 }
 
 // gcSentinel is an object whose finalizer runs after the first collection
@@ -180,7 +223,7 @@ type gcSentinel struct{ _ *byte }
 // ran two, and the run took 6% longer). The command owns its process's
 // collector settings; the library leaves them alone.
 func load(cmd, path string, cfg miniil.LoadConfig, stderr io.Writer) (*miniil.Program, int) {
-	gcPercent := debug.SetGCPercent(-1)
+	gcPercent := pauseGC()
 	memLimit := debug.SetMemoryLimit(-1) // -1: read it (GOMEMLIMIT may have set a lower one)
 	debug.SetMemoryLimit(min(memLimit, loadHeapLimit))
 	p, err := cfg.LoadFile(path)
