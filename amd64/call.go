@@ -135,12 +135,12 @@ func (g *gen) callGeneric(in *ir.Instr) {
 		a.I(MOVQ, Mem(RAX, int32(abi.MTSlotSize*callee.Owner.IfaceIndex)), R(RAX))
 		a.I(CALL, Mem(RAX, int32(abi.MTSlotSize*callee.Slot)))
 		g.site(in.ILOffset, abi.SPCall)
-		g.note("callvirt " + callee.FullName() + " (interface)")
+		g.noteCall("callvirt ", callee, " (interface)")
 	case in.Op == ir.OpCallVirt:
 		a.I(MOVQ, Mem(RDI, abi.ObjMT), R(RAX))
 		a.I(CALL, Mem(RAX, int32(abi.MTVTable+abi.MTSlotSize*callee.Slot)))
 		g.site(in.ILOffset, abi.SPCall)
-		g.note("callvirt " + callee.FullName())
+		g.noteCall("callvirt ", callee, "")
 	case callee.BuiltinKind == il.MathSqrt:
 		// IEEE square root, correctly rounded like the base library's.
 		a.I(SQRTSD, R(X0), R(X0))
@@ -188,7 +188,7 @@ func (g *gen) callGeneric(in *ir.Instr) {
 		a.Bytes(0xFF, 0x15, 0, 0, 0, 0)
 		g.cellRefs = append(g.cellRefs, cellRef{a.Mark(), g.env.CellAddr(callee)})
 		g.site(in.ILOffset, abi.SPCall)
-		g.note("call " + callee.FullName())
+		g.noteCall("call ", callee, "")
 	}
 	if in.Dst != ir.NoValue {
 		if g.f.Kinds[in.Dst].IsFloat() {
@@ -225,5 +225,10 @@ func (g *gen) site(ilOffset int32, flags abi.SafepointFlags) {
 
 // note names what the call just emitted calls, for dumps.
 func (g *gen) note(text string) {
-	g.notes = append(g.notes, noteMark{g.a.Mark(), text})
+	g.notes = append(g.notes, noteMark{g.a.Mark(), Note{text: text}})
+}
+
+// noteCall records a note naming callee, between prefix and suffix.
+func (g *gen) noteCall(prefix string, callee *il.Method, suffix string) {
+	g.notes = append(g.notes, noteMark{g.a.Mark(), Note{text: prefix, callee: callee, suffix: suffix}})
 }

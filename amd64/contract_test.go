@@ -76,7 +76,7 @@ func checkContract(code *amd64.Code) []string {
 	checks := make([]int, len(code.Funclets))
 	for _, n := range code.Notes {
 		r := n.Offset
-		switch n.Text {
+		switch n.Text() {
 		case "stack overflow":
 			if r < code.ColdStart || !at(r-4, 0x41, 0xFF, 0x57, abi.CtxOverflowStub) {
 				bad("stack overflow call at %#x: not CALL [R15+0x30] in the cold section", r-4)

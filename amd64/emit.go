@@ -81,10 +81,22 @@ type Code struct {
 }
 
 // Note names the target of the call or exit whose return address is at
-// Offset: "call Foo::Bar", "helper NewArr", "poll".
+// Offset: "call Foo::Bar", "helper NewArr", "poll". Only dumps read it,
+// so a note naming a method keeps the method and its text is made when
+// asked for (Text): a compile makes no string per call.
 type Note struct {
 	Offset int
-	Text   string
+	text   string     // the text, or what comes before the callee's name
+	callee *il.Method // nil: text is all
+	suffix string     // after the callee's name
+}
+
+// Text returns the note's text.
+func (n Note) Text() string {
+	if n.callee == nil {
+		return n.text
+	}
+	return n.text + n.callee.FullName() + n.suffix
 }
 
 // Save is a callee-saved register and its frame slot (an RBP offset).
@@ -231,7 +243,7 @@ type (
 	}
 	noteMark struct {
 		mark MarkID
-		text string
+		note Note // without its Offset
 	}
 )
 
@@ -365,7 +377,8 @@ func (g *gen) result(blob *Blob, m codeMarks) *Code {
 	}
 	code.Notes = ir.Make[Note](f.Cache, len(g.notes))
 	for i, n := range g.notes {
-		code.Notes[i] = Note{Offset: blob.Marks[n.mark], Text: n.text}
+		code.Notes[i] = n.note
+		code.Notes[i].Offset = blob.Marks[n.mark]
 	}
 	return code
 }

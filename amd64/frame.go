@@ -66,7 +66,7 @@ func layoutFrame(f *ir.Func, lay *funclet.Layout, homes []Reg, transient ir.Valu
 		}
 		if used {
 			n++
-			fr.saves = append(fr.saves, Save{Reg: r, Offset: -8 * n})
+			fr.saves = ir.Append(f.Cache, fr.saves, Save{Reg: r, Offset: -8 * n})
 		}
 	}
 	fr.size = (8*n + 8*out + psp + 15) &^ 15

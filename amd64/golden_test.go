@@ -172,7 +172,7 @@ func fprintCode(w *bytes.Buffer, title string, code *amd64.Code, env *jit.DumpEn
 	}
 	notes := map[int]string{}
 	for _, n := range code.Notes {
-		notes[n.Offset] = n.Text
+		notes[n.Offset] = n.Text()
 	}
 	sites := map[int]int{}
 	for _, s := range code.Sites {

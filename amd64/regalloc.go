@@ -310,18 +310,18 @@ func intervals(f *ir.Func, blocks []*ir.Block, live []blockLive) (ivs []interval
 				}
 			}
 			if in.Op == ir.OpCall || in.Op == ir.OpCallVirt {
-				anyCalls = append(anyCalls, pos)
+				anyCalls = ir.Append(f.Cache, anyCalls, pos)
 			}
 			if usesRDIRSI(in) {
-				argUses = append(argUses, pos)
+				argUses = ir.Append(f.Cache, argUses, pos)
 			}
 			switch {
 			case in.Op == ir.OpCallFinally && resumable[int(in.Aux.Int)]:
-				finallyCalls = append(finallyCalls, pos+1)
+				finallyCalls = ir.Append(f.Cache, finallyCalls, pos+1)
 			case in.Op == ir.OpCallFinally:
-				calls = append(calls, pos+1)
+				calls = ir.Append(f.Cache, calls, pos+1)
 			case clobbers(in):
-				calls = append(calls, pos+1)
+				calls = ir.Append(f.Cache, calls, pos+1)
 			}
 			pos += 2
 		}
@@ -331,7 +331,7 @@ func intervals(f *ir.Func, blocks []*ir.Block, live []blockLive) (ivs []interval
 			if bi == 0 {
 				start = 0 // the prolog, where the arguments are defined
 			}
-			argBlocks = append(argBlocks, [2]int{start, last})
+			argBlocks = ir.Append(f.Cache, argBlocks, [2]int{start, last})
 		}
 		for _, v := range live[bi].in {
 			touch(v, first, 0)

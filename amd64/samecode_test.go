@@ -55,11 +55,21 @@ func hashPrograms(t *testing.T) []methodHash {
 				fmt.Fprintf(h, "error: %v", err)
 			} else {
 				code := st.Code
+				// The notes as their texts, printed as the Note of
+				// {Offset, Text} was (the hashes of -codehashes files
+				// written before stay valid).
+				notes := make([]struct {
+					Offset int
+					Text   string
+				}, len(code.Notes))
+				for i, n := range code.Notes {
+					notes[i].Offset, notes[i].Text = n.Offset, n.Text()
+				}
 				h.Write(code.Code)
 				fmt.Fprintf(h, "\nsites %v\ncells %v\nfunclets %v\ncold %d\nclauses %+v\n",
 					code.Sites, code.CellRefs, code.Funclets, code.ColdStart, code.Clauses)
 				fmt.Fprintf(h, "blocks %v\nframe %d prolog %d psp %d\nnotes %v\nhomes %v\nsaves %v\n",
-					code.BlockOffsets, code.FrameSize, code.PrologSize, code.PSPOffset, code.Notes, code.Homes, code.Saves)
+					code.BlockOffsets, code.FrameSize, code.PrologSize, code.PSPOffset, notes, code.Homes, code.Saves)
 			}
 			out = append(out, methodHash{rel + ": " + m.Signature(), fmt.Sprintf("%x", h.Sum(nil))})
 		}

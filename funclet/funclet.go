@@ -30,12 +30,15 @@ type Layout struct {
 // Build partitions f's blocks into funclets, orders them, and renumbers
 // f.Blocks in code order (block IDs follow).
 func Build(f *ir.Func) (*Layout, error) {
-	lay := &Layout{}
-	main := &Funclet{Kind: abi.Main, Clause: -1}
-	lay.Funcs = append(lay.Funcs, main)
+	// The layout is read until the next compile (the code generator's
+	// Code keeps it for dumps): it comes from f's cache.
+	lay := ir.New[Layout](f.Cache)
+	main := ir.New[Funclet](f.Cache)
+	*main = Funclet{Kind: abi.Main, Clause: -1}
+	lay.Funcs = ir.Append(f.Cache, lay.Funcs, main)
 	// order's marks, by block ID: each call leaves them clear.
 	n := f.BlockIDs()
-	m := marks{in: ir.Make[bool](f.Cache, n), done: ir.Make[bool](f.Cache, n)}
+	m := marks{in: ir.Make[bool](f.Cache, n), done: ir.Make[bool](f.Cache, n), cache: f.Cache}
 	// Handler funclets in clause order, a filter before its handler.
 	var handlers []*ir.Region
 	for _, r := range f.Regions {
@@ -69,8 +72,9 @@ func Build(f *ir.Func) (*Layout, error) {
 		if r.Entry == nil || len(blocks) == 0 {
 			return nil, fmt.Errorf("%s: %s region %d has no code", f.Method.FullName(), r.Kind, r.ID)
 		}
-		fn := &Funclet{Kind: kinds[r.Kind], Region: r, Clause: r.Clause, Blocks: m.order(r, r.Entry, blocks)}
-		lay.Funcs = append(lay.Funcs, fn)
+		fn := ir.New[Funclet](f.Cache)
+		*fn = Funclet{Kind: kinds[r.Kind], Region: r, Clause: r.Clause, Blocks: m.order(r, r.Entry, blocks)}
+		lay.Funcs = ir.Append(f.Cache, lay.Funcs, fn)
 	}
 	all := ir.Make[*ir.Block](f.Cache, len(f.Blocks))[:0] // f's own list (the layout's are the Code's)
 	for _, fn := range lay.Funcs {
@@ -88,7 +92,10 @@ func Build(f *ir.Func) (*Layout, error) {
 
 // marks are order's block marks, by block ID: in the funclet being
 // ordered, and placed.
-type marks struct{ in, done []bool }
+type marks struct {
+	in, done []bool
+	cache    *ir.Cache // of the funclets' block lists
+}
 
 // kinds gives the funclet kind of each handler region kind.
 var kinds = [...]abi.FuncletKind{
@@ -115,7 +122,7 @@ func (m marks) order(top *ir.Region, entry *ir.Block, blocks []*ir.Block) []*ir.
 			in[b.ID], done[b.ID] = false, false
 		}
 	}()
-	sorted := make([]*ir.Block, 0, len(blocks))
+	sorted := ir.Make[*ir.Block](m.cache, len(blocks))[:0]
 	chain := func(b *ir.Block) {
 		for b != nil && !done[b.ID] {
 			done[b.ID] = true

@@ -129,9 +129,7 @@ var phases = []Phase{
 		}},
 	{Name: Inline, Optional: true, Doc: "replace calls of small methods by a copy of their code", IR: true,
 		run: func(c *Compiler, m *Method) error {
-			opt.Inline(m.Func, func(callee *il.Method) (*ir.Func, error) {
-				return reader.ImportWith(m.Module, callee, reader.Options{Initialized: c.cfg.Initialized, Cache: c.cache})
-			})
+			opt.Inline(m.Func, c.importer)
 			return nil
 		}},
 	{Name: Untracked, Doc: "record the GC values shared with handlers, which later passes keep untracked", IR: true,
@@ -242,6 +240,11 @@ type Compiler struct {
 	// in, reused by the next compile: a Method's Func is valid until
 	// the Compiler's next Compile.
 	cache *ir.Cache
+	// module is the module of the method being compiled, and importer
+	// the inliner's importer of its callees, made once (a closure made
+	// per compile was an allocation per method).
+	module   *il.Module
+	importer opt.Importer
 }
 
 // New returns a Compiler.
@@ -256,13 +259,17 @@ func New(cfg Config) *Compiler {
 			panic("jit: no optional phase named " + name)
 		}
 	}
-	return &Compiler{cfg: cfg, asm: amd64.NewAssembler(), cache: new(ir.Cache)}
+	c := &Compiler{cfg: cfg, asm: amd64.NewAssembler(), cache: new(ir.Cache)}
+	c.importer = func(callee *il.Method) (*ir.Func, error) {
+		return reader.ImportWith(c.module, callee, reader.Options{Initialized: c.cfg.Initialized, Cache: c.cache})
+	}
+	return c
 }
 
 // Compile runs the pipeline for method m of mod, through phase last (""
-// for every phase), and returns the method's state. The state's IR
-// (Func) is made in memory the Compiler reuses: it is valid until the
-// next Compile; the compiled code (Method.Code) stays valid.
+// for every phase), and returns the method's state. The state is made in
+// memory the Compiler reuses: but for the lists of its Code's abi.Method
+// it is valid until the next Compile (see Method and Compiled).
 func (c *Compiler) Compile(mod *il.Module, m *il.Method, last string) (*Method, error) {
 	stop := len(phases) - 1
 	if last != "" {
@@ -271,7 +278,9 @@ func (c *Compiler) Compile(mod *il.Module, m *il.Method, last string) (*Method, 
 		}
 	}
 	c.cache.Reset()
-	st := &Method{Module: mod, IL: m, Env: c.cfg.Env}
+	c.module = mod
+	st := ir.New[Method](c.cache)
+	*st = Method{Module: mod, IL: m, Env: c.cfg.Env}
 	for _, p := range phases[:stop+1] {
 		if err := c.runPhase(p, st); err != nil {
 			return nil, err

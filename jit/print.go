@@ -61,7 +61,7 @@ func FprintCode(w io.Writer, m *Method) error {
 	}
 	notes := map[int]string{}
 	for _, n := range code.Notes {
-		notes[n.Offset] = n.Text
+		notes[n.Offset] = n.Text()
 	}
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
@@ -256,7 +256,7 @@ func FprintGC(w io.Writer, m *Method) {
 	}
 	notes := map[int]string{}
 	for _, n := range code.Notes {
-		notes[n.Offset] = n.Text
+		notes[n.Offset] = n.Text()
 	}
 	for i := range gi.Safepoints {
 		s := &gi.Safepoints[i]

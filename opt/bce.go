@@ -31,7 +31,9 @@ func BoundsChecks(f *ir.Func) int {
 		return 0
 	}
 	d := definitions(f)
+	defer d.release()
 	defs := newLoopDefs(f)
+	defer defs.release()
 	removed := 0
 	allow := map[*ir.Instr]bool{}
 	for _, lp := range loops.All {

@@ -34,7 +34,7 @@ func CSE(f *ir.Func) int {
 	clear(s.rename)
 	c := &cse{f: f, d: definitions(f), vn: ir.Make[int32](f.Cache, len(f.Kinds)), avail: s.avail,
 		falseVN: s.falseVN, rename: s.rename, undo: s.undo[:0], stack: s.stack[:0]}
-	defer func() { s.undo, s.stack = c.undo[:0], c.stack[:0] }()
+	defer func() { s.undo, s.stack = c.undo[:0], c.stack[:0]; c.d.release() }()
 	for v := range c.vn {
 		c.vn[v] = c.fresh()
 	}

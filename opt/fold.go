@@ -26,6 +26,7 @@ func FoldAddresses(f *ir.Func) int {
 		return 0 // most methods: no definitions to scan
 	}
 	d := definitions(f)
+	defer d.release()
 	n := 0
 	var folded []*ir.Instr // the leas folded somewhere
 	// Where each value was last defined in the block being walked

@@ -55,7 +55,13 @@ func HoistLoops(f *ir.Func) int {
 	if len(made) > 0 {
 		loops = FindLoops(f) // with the preheaders
 	}
-	h := &hoister{f: f, loops: loops, d: definitions(f), defs: newLoopDefs(f)}
+	h := ir.New[hoister](f.Cache) // released as it returns, as its defInfo
+	*h = hoister{f: f, loops: loops, d: definitions(f), defs: newLoopDefs(f)}
+	defer func() {
+		h.d.release()
+		h.defs.release()
+		*h = hoister{}
+	}()
 	n := 0
 	for _, lp := range loops.All {
 		if lp.Innermost() && slices.Contains(headers, lp.Header) {

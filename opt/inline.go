@@ -69,7 +69,9 @@ func Inline(f *ir.Func, imp Importer) int {
 	if f.Method.CodeSize > MaxInlinerIL || !hasCandidate(f, f.Method) {
 		return 0
 	}
-	in := &inliner{imp: imp, active: []*il.Method{f.Method}}
+	in := ir.New[inliner](f.Cache)
+	*in = inliner{imp: imp, active: append(ir.Make[*il.Method](f.Cache, 4)[:0], f.Method)}
+	defer func() { *in = inliner{} }() // from the cache: keep nothing alive
 	return in.run(f, 0)
 }
 

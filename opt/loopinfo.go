@@ -25,7 +25,10 @@ type defSite struct {
 // definitions scans f's definitions.
 func definitions(f *ir.Func) *defInfo {
 	n := len(f.Kinds)
-	d := &defInfo{f: f, count: ir.Make[int32](f.Cache, n), defs: ir.Make[defSite](f.Cache, n)}
+	// From the cache, as the caller's pass is the only reader; the pass
+	// releases it as it returns, so it keeps no large arrays alive.
+	d := ir.New[defInfo](f.Cache)
+	*d = defInfo{f: f, count: ir.Make[int32](f.Cache, n), defs: ir.Make[defSite](f.Cache, n)}
 	for _, b := range f.Blocks {
 		fl := b.Region.Funclet()
 		for _, in := range b.Instrs {
@@ -74,8 +77,17 @@ type loopDefs struct {
 
 func newLoopDefs(f *ir.Func) *loopDefs {
 	n := len(f.Kinds)
-	return &loopDefs{n: ir.Make[int32](f.Cache, n), touched: ir.Make[ir.Value](f.Cache, min(n, 256))[:0]}
+	c := ir.New[loopDefs](f.Cache) // released as defInfo is
+	*c = loopDefs{n: ir.Make[int32](f.Cache, n), touched: ir.Make[ir.Value](f.Cache, min(n, 256))[:0]}
+	return c
 }
+
+// release forgets d's arrays (d comes from the compile's cache, which
+// would otherwise keep them alive until a later compile overwrites it).
+func (d *defInfo) release() { *d = defInfo{} }
+
+// release forgets c's arrays, as defInfo.release.
+func (c *loopDefs) release() { *c = loopDefs{} }
 
 // count adds the definitions in blocks.
 func (c *loopDefs) count(blocks []*ir.Block) *loopDefs {
