@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"miniil/internal/chunked"
+	"miniil/internal/slab"
 )
 
 // Load parses, resolves and verifies a program. The error is an ErrorList
@@ -95,17 +96,17 @@ type parser struct {
 	methodRefs map[methodKey]*MethodRef // the first of a class and name; more follow through MethodRef.same
 	fieldRefs  map[fieldKey]*FieldRef
 	// The module's small objects and lists come from slabs (slab.go).
-	instrs    slab[Instr]
-	methods   slab[Method]
-	branches  slab[branch1]
-	paramObjs slab[Param]
-	localObjs slab[Local]
+	instrs    slab.Slab[Instr]
+	methods   slab.Slab[Method]
+	branches  slab.Slab[branch1]
+	paramObjs slab.Slab[Param]
+	localObjs slab.Slab[Local]
 	code      chunked.List[*Instr] // the body being parsed
-	codeSlab  slab[*Instr]
-	labelList lists[Label]
-	attrList  lists[string]
-	paramList lists[*Param]
-	localList lists[*Local]
+	codeSlab  slab.Slab[*Instr]
+	labelList slab.Lists[Label]
+	attrList  slab.Lists[string]
+	paramList slab.Lists[*Param]
+	localList slab.Lists[*Local]
 	m         *Module
 	ns        string // enclosing .namespace
 
@@ -510,9 +511,9 @@ var implAttrs = map[string]bool{"cil": true, "managed": true, "il": true, "noinl
 
 func (p *parser) method(owner *Class) *Method {
 	start := p.at(p.prev)
-	m := p.methods.one()
+	m := p.methods.One()
 	*m = Method{Owner: owner, Slot: -1, MaxStack: 8}
-	attrs := p.attrList.start()
+	attrs := p.attrList.Start()
 	for p.tok().kind == tIdent {
 		t := p.tok()
 		switch t.text {
@@ -550,7 +551,7 @@ func (p *parser) method(owner *Class) *Method {
 			}
 		}
 	}
-	m.Attrs = p.attrList.keep(attrs)
+	m.Attrs = p.attrList.Keep(attrs)
 	if owner == nil {
 		if !m.Static {
 			p.errorf(start, "global methods must be static")
@@ -573,7 +574,7 @@ func (p *parser) method(owner *Class) *Method {
 		p.errorf(p.at(p.tok()), "generic methods are not supported in mini MSIL")
 	}
 	p.expect("(")
-	params := p.paramList.start()
+	params := p.paramList.Start()
 	for !p.isPunct(")") {
 		if len(params) > 0 {
 			p.expect(",")
@@ -587,7 +588,7 @@ func (p *parser) method(owner *Class) *Method {
 		if pt.Kind == KVoid {
 			p.errorf(p.at(p.tok()), "a parameter cannot have type void")
 		}
-		prm := p.paramObjs.one()
+		prm := p.paramObjs.One()
 		prm.Type = pt
 		if t := p.tok(); t.kind == tIdent || t.kind == tQuoted {
 			prm.Name = t.text
@@ -595,9 +596,9 @@ func (p *parser) method(owner *Class) *Method {
 		}
 		params = append(params, prm)
 	}
-	m.Params = p.paramList.keep(params)
+	m.Params = p.paramList.Keep(params)
 	p.next()
-	impl := p.attrList.start()
+	impl := p.attrList.Start()
 	for p.tok().kind == tIdent {
 		t := p.tok()
 		if !implAttrs[t.text] {
@@ -606,7 +607,7 @@ func (p *parser) method(owner *Class) *Method {
 		impl = append(impl, t.text)
 		p.next()
 	}
-	m.Impl = p.attrList.keep(impl)
+	m.Impl = p.attrList.Keep(impl)
 	p.body(m)
 	if m.Abstract && len(m.Code) > 0 {
 		p.errorf(m.Pos, "abstract method %s cannot have a body", m.Name)
@@ -627,9 +628,9 @@ func (p *parser) body(m *Method) {
 	p.fixups = p.fixups[:0]
 	p.clauseFixups = p.clauseFixups[:0]
 	p.code.Reset() // grown in chunks reused by every body
-	m.Labels = p.labelList.start()
+	m.Labels = p.labelList.Start()
 	p.items(open, "method "+m.Name)
-	m.Code = p.codeSlab.take(p.code.Len()) // then kept at its exact size
+	m.Code = p.codeSlab.Take(p.code.Len()) // then kept at its exact size
 	p.code.CopyTo(m.Code)
 	m.EndPos = p.at(p.next())
 	// Labels after the last instruction mark the end of the code: only a
@@ -639,7 +640,7 @@ func (p *parser) body(m *Method) {
 		atEnd[l.text] = l
 		m.Labels = append(m.Labels, Label{Name: l.text, Instr: len(m.Code)})
 	}
-	m.Labels = p.labelList.keep(m.Labels)
+	m.Labels = p.labelList.Keep(m.Labels)
 	for _, f := range p.fixups {
 		idx, ok := p.labels[f.tok.text]
 		if !ok {
@@ -950,7 +951,7 @@ func (p *parser) locals() {
 	}
 	p.expect("(")
 	first := true
-	locals := append(p.localList.start(), m.Locals...)
+	locals := append(p.localList.Start(), m.Locals...)
 	for !p.isPunct(")") {
 		if !first {
 			p.expect(",")
@@ -968,7 +969,7 @@ func (p *parser) locals() {
 		if lt.Kind == KVoid {
 			p.errorf(p.at(p.tok()), "a local cannot have type void")
 		}
-		l := p.localObjs.one()
+		l := p.localObjs.One()
 		l.Type = lt
 		if t := p.tok(); t.kind == tIdent || t.kind == tQuoted {
 			l.Name = t.text
@@ -976,7 +977,7 @@ func (p *parser) locals() {
 		}
 		locals = append(locals, l)
 	}
-	m.Locals = p.localList.keep(locals)
+	m.Locals = p.localList.Keep(locals)
 	p.next()
 }
 
@@ -991,7 +992,7 @@ func (p *parser) instr() {
 	if !ok {
 		p.errorf(p.at(t), "unknown instruction %q", t.text)
 	}
-	in := p.instrs.one()
+	in := p.instrs.One()
 	*in = Instr{Op: op, Line: t.line, Col: t.col}
 	for _, l := range p.pending {
 		m.Labels = append(m.Labels, Label{Name: l.text, Instr: p.code.Len()})
@@ -1056,7 +1057,7 @@ func (p *parser) instr() {
 			p.errorf(p.at(lt), "numeric branch offsets are not supported; branch to a label")
 		}
 		name, _ := p.name("label")
-		b := p.branches.one()
+		b := p.branches.One()
 		b.target[0], b.name[0] = -1, name
 		b.branch = branch{targets: b.target[:], names: b.name[:]}
 		in.operand = &b.branch

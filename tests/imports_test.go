@@ -15,10 +15,10 @@ import (
 // (non-test files): data flows down the pipeline, the code generator and
 // the runtime meet only in abi, and the interpreter shares nothing with
 // the JIT but il and the base library's pure functions (internal/corelib).
-// internal/chunked (a container) and internal/prefault (populating fresh
-// memory in one call) are leaves any stage may use.
+// internal/chunked and internal/slab (containers) and internal/prefault
+// (populating fresh memory in one call) are leaves any stage may use.
 var allowedImports = map[string][]string{
-	"il":                  {"internal/chunked", "internal/prefault"},
+	"il":                  {"internal/chunked", "internal/slab"},
 	"abi":                 {"il"},
 	"ir":                  {"il"},
 	"reader":              {"il", "ir"},
@@ -36,6 +36,7 @@ var allowedImports = map[string][]string{
 	"internal/corelib":    {},
 	"internal/chunked":    {},
 	"internal/prefault":   {},
+	"internal/slab":       {"internal/prefault"},
 	"internal/corpustest": {"il"}, // for tests: loads tests/corpus and tests/bench
 	// The root package wires everything together.
 	"": {"abi", "amd64", "ehclauses", "funclet", "il", "internal/prefault", "interp", "ir", "jit", "jitrt", "opt", "reader"},

@@ -1,4 +1,4 @@
-package il
+package slab
 
 import (
 	"slices"
@@ -6,13 +6,13 @@ import (
 )
 
 func TestSlab(t *testing.T) {
-	var s slab[int]
+	var s Slab[int]
 	for _, tc := range []struct {
 		name string
 		n    int
 	}{{"none", 0}, {"one", 1}, {"some", 7}, {"a quarter chunk", slabChunk / 4}, {"more than a quarter", slabChunk/4 + 1}} {
 		t.Run(tc.name, func(t *testing.T) {
-			a, b := s.take(tc.n), s.take(tc.n)
+			a, b := s.Take(tc.n), s.Take(tc.n)
 			if len(a) != tc.n || cap(a) != tc.n {
 				t.Fatalf("take(%d): len %d cap %d, want both %d", tc.n, len(a), cap(a), tc.n)
 			}
@@ -32,23 +32,23 @@ func TestSlab(t *testing.T) {
 			}
 		})
 	}
-	c := s.clone([]int{4, 5, 6})
+	c := s.Clone([]int{4, 5, 6})
 	if len(c) != 3 || cap(c) != 3 || c[0] != 4 || c[2] != 6 {
 		t.Errorf("clone = %v (cap %d), want [4 5 6] (cap 3)", c, cap(c))
 	}
-	if s.take(0) != nil || s.clone(nil) != nil {
+	if s.Take(0) != nil || s.Clone(nil) != nil {
 		t.Error("an empty take or clone is not nil")
 	}
 }
 
 func TestLists(t *testing.T) {
-	var l lists[int]
-	a := append(l.start(), 1, 2, 3)
-	kept := l.keep(a)
+	var l Lists[int]
+	a := append(l.Start(), 1, 2, 3)
+	kept := l.Keep(a)
 	if len(kept) != 3 || cap(kept) != 3 {
 		t.Fatalf("keep: len %d cap %d, want 3 and 3", len(kept), cap(kept))
 	}
-	b := append(l.start(), 7, 8, 9) // fits: reuses the first list's array
+	b := append(l.Start(), 7, 8, 9) // fits: reuses the first list's array
 	if &b[0] != &a[0] {
 		t.Error("start does not hand out the buffer again")
 	}
@@ -61,11 +61,11 @@ func TestLists(t *testing.T) {
 // slabMaxBytes, so a large module takes few (populated) chunks and a
 // small one holds little unused.
 func TestSlabGrowth(t *testing.T) {
-	var s slab[[64]byte]
+	var s Slab[[64]byte]
 	var sizes []int
 	prev := 0
 	for len(sizes) < 9 {
-		s.one()
+		s.One()
 		if len(s.free) >= prev { // a new chunk, one element taken
 			sizes = append(sizes, len(s.free)+1)
 		}
@@ -82,12 +82,12 @@ func TestSlabGrowth(t *testing.T) {
 // quarter of slabChunk, which a slab serves) still gets a chunk of its
 // own size.
 func TestSlabLargeElements(t *testing.T) {
-	var s slab[[1024]byte]
-	s.one()
+	var s Slab[[1024]byte]
+	s.One()
 	if got, want := len(s.free)+1, slabFirstBytes/1024; got != want {
 		t.Errorf("first chunk of %d elements, want %d", got, want)
 	}
-	v := s.take(slabChunk / 4)
+	v := s.Take(slabChunk / 4)
 	if len(v) != slabChunk/4 || cap(v) != slabChunk/4 {
 		t.Fatalf("take(%d): len %d cap %d", slabChunk/4, len(v), cap(v))
 	}

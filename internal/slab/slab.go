@@ -1,4 +1,8 @@
-package il
+// Package slab hands out values and small slices of a type from chunks
+// allocated many at a time, for objects that live as long as what holds
+// the slab (a module's instructions, the runtime's installed methods).
+// It is internal to miniil: no compatibility promise.
+package slab
 
 import (
 	"unsafe"
@@ -6,11 +10,11 @@ import (
 	"miniil/internal/prefault"
 )
 
-// slab hands out values and small slices of T from chunks allocated many
+// Slab hands out values and small slices of T from chunks allocated many
 // at a time: a module is thousands of small objects (instructions, branch
 // targets, parameters, locals, attribute lists) that all live as long as
 // the module, and allocating them one by one was a third of the time
-// spent loading a program. A slice from take has cap == len, so appending
+// spent loading a program. The zero Slab is ready to use. A slice from take has cap == len, so appending
 // to it copies instead of writing into its neighbour's elements.
 //
 // Chunks double in size, from the first (slabChunk elements at most)
@@ -19,7 +23,7 @@ import (
 // chunk of prefault.MinBytes or more is made resident in one call as it
 // is allocated, instead of a page fault at a time as the parser fills it
 // (faults were a third of the time spent loading a large program).
-type slab[T any] struct {
+type Slab[T any] struct {
 	free []T
 	next int // elements in the next chunk; 0: the first
 }
@@ -36,8 +40,8 @@ const (
 // slabMaxBytes bounds a chunk's size in bytes.
 const slabMaxBytes = 1 << 20
 
-// take returns a zeroed slice of n elements.
-func (s *slab[T]) take(n int) []T {
+// Take returns a zeroed slice of n elements.
+func (s *Slab[T]) Take(n int) []T {
 	if n == 0 {
 		return nil
 	}
@@ -53,7 +57,7 @@ func (s *slab[T]) take(n int) []T {
 }
 
 // grow starts a new chunk, of at least n elements.
-func (s *slab[T]) grow(n int) {
+func (s *Slab[T]) grow(n int) {
 	var t T
 	elem := max(int(unsafe.Sizeof(t)), 1)
 	size := s.next
@@ -69,29 +73,29 @@ func (s *slab[T]) grow(n int) {
 	s.next = size
 }
 
-// one returns a pointer to a zeroed element.
-func (s *slab[T]) one() *T { return &s.take(1)[0] }
+// One returns a pointer to a zeroed element.
+func (s *Slab[T]) One() *T { return &s.Take(1)[0] }
 
-// clone returns a copy of v at its exact size.
-func (s *slab[T]) clone(v []T) []T {
-	c := s.take(len(v))
+// Clone returns a copy of v at its exact size.
+func (s *Slab[T]) Clone(v []T) []T {
+	c := s.Take(len(v))
 	copy(c, v)
 	return c
 }
 
-// lists is a slab of T for lists of unknown length: a list grows (by
-// append) in a buffer that start hands out, and keep copies it into the
+// Lists is a Slab of T for lists of unknown length: a list grows (by
+// append) in a buffer that Start hands out, and Keep copies it into the
 // slab at its exact size and takes its array back for the next list.
-type lists[T any] struct {
-	slab[T]
+type Lists[T any] struct {
+	Slab[T]
 	buf []T
 }
 
-// start returns the empty buffer to append a list to.
-func (l *lists[T]) start() []T { return l.buf[:0] }
+// Start returns the empty buffer to append a list to.
+func (l *Lists[T]) Start() []T { return l.buf[:0] }
 
-// keep returns list s, grown from start, at its exact size.
-func (l *lists[T]) keep(s []T) []T {
+// Keep returns list s, grown from Start, at its exact size.
+func (l *Lists[T]) Keep(s []T) []T {
 	l.buf = s[:0]
-	return l.clone(s)
+	return l.Clone(s)
 }
