@@ -28,8 +28,8 @@ func compileMethod(mod *il.Module, cfg jit.Config) jitrt.CompileFunc {
 		if err != nil {
 			return nil, err
 		}
-		// The runtime installs the code before it compiles again, and
-		// keeps only the lists, which are the method's own.
+		// The runtime installs the code before it compiles again,
+		// copying what it keeps.
 		return &st.Code.Method, nil
 	}
 }

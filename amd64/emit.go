@@ -43,10 +43,11 @@ type Env interface {
 // without its EH clauses, which ehclauses builds), and what dumps and the
 // EH clause builder need to know about how it was laid out. A Code made
 // from a function with an ir.Cache comes from that cache, as do its
-// lists other than abi.Method's: like the IR, it is valid until the
-// cache's next Reset. The machine code is the Assembler's
-// (AssembleScratch), valid until its next blob; the abi.Method's lists
-// are the Code's own, and outlive it.
+// lists (the abi.Method's too, but for GC.Locs and the EH clauses): like
+// the IR, it is valid until the cache's next Reset. The machine code is
+// the Assembler's (AssembleScratch), valid until its next blob. What
+// outlives the compile copies them (jit.Method.Compiled, the runtime's
+// install).
 type Code struct {
 	abi.Method
 	BlockOffsets []int // native offset of each IR block (in layout order)
@@ -335,9 +336,7 @@ func (g *gen) emit() codeMarks {
 // what emission recorded.
 func (g *gen) result(blob *Blob, m codeMarks) *Code {
 	f, lay := g.f, g.lay
-	// The Code and what only dumps and the EH clause phase read come
-	// from the cache; the abi.Method's lists, which the runtime keeps
-	// while the code is installed, do not.
+	// The Code and its lists come from the cache (see Code).
 	code := ir.New[Code](f.Cache)
 	*code = Code{Method: abi.Method{Code: blob.Code, ColdStart: blob.Marks[m.coldStart]},
 		FrameSize: g.frame.size, PrologSize: blob.Marks[m.prologEnd], PSPOffset: g.frame.pspOff, Layout: lay,
@@ -358,14 +357,14 @@ func (g *gen) result(blob *Blob, m codeMarks) *Code {
 		if k > 0 {
 			fc.FrameSize = g.frame.funcletSize
 		}
-		code.Funclets = append(code.Funclets, fc)
+		code.Funclets = ir.Append(f.Cache, code.Funclets, fc)
 	}
-	code.Sites = make([]abi.Site, 0, len(g.sites))
+	code.Sites = ir.Make[abi.Site](f.Cache, len(g.sites))[:0]
 	for _, s := range g.sites {
 		code.Sites = append(code.Sites, abi.Site{Offset: blob.Marks[s.mark], ILOffset: int(s.ilOffset), Inline: s.inline})
 	}
 	for _, s := range f.Inlines {
-		code.Inlines = append(code.Inlines, abi.InlineSite{Method: s.Method, Parent: s.Parent, ILOffset: s.ILOffset})
+		code.Inlines = ir.Append(f.Cache, code.Inlines, abi.InlineSite{Method: s.Method, Parent: s.Parent, ILOffset: s.ILOffset})
 	}
 	code.GC = g.gcInfo(blob)
 	code.BlockOffsets = ir.Make[int](f.Cache, len(m.blocks))
@@ -373,7 +372,7 @@ func (g *gen) result(blob *Blob, m codeMarks) *Code {
 		code.BlockOffsets[i] = blob.Marks[mk]
 	}
 	for _, c := range g.cellRefs {
-		code.CellRefs = append(code.CellRefs, abi.CellRef{Offset: blob.Marks[c.mark] - 4, Cell: c.cell})
+		code.CellRefs = ir.Append(f.Cache, code.CellRefs, abi.CellRef{Offset: blob.Marks[c.mark] - 4, Cell: c.cell})
 	}
 	code.Notes = ir.Make[Note](f.Cache, len(g.notes))
 	for i, n := range g.notes {

@@ -553,10 +553,11 @@ func (g *gen) zeroUntracked() {
 
 // gcInfo packs the safepoints recorded during emission (sorted by their
 // offsets in blob), the untracked locations and the callee-saved
-// registers' slots.
+// registers' slots. Its lists come from the compile's cache, but for
+// Locs, which grows by append (see Code).
 func (g *gen) gcInfo(blob *Blob) abi.GCInfo {
 	var gi abi.GCInfo
-	gi.Safepoints = make([]abi.Safepoint, 0, len(g.sites)+len(g.safepoints))
+	gi.Safepoints = ir.Make[abi.Safepoint](g.f.Cache, len(g.sites)+len(g.safepoints))[:0]
 	last := -1 // where the last list starts in gi.Locs: an equal list is shared
 	add := func(sp abi.Safepoint, s *safepoint) {
 		if start := len(gi.Locs); len(s.vals) > 0 || len(s.fixed) > 0 {
@@ -582,16 +583,16 @@ func (g *gen) gcInfo(blob *Blob) abi.GCInfo {
 	}
 	slices.SortStableFunc(gi.Safepoints, func(a, b abi.Safepoint) int { return cmp.Compare(a.Offset, b.Offset) })
 	for _, v := range g.gc.untracked {
-		gi.Untracked = append(gi.Untracked, g.gcLoc(v))
+		gi.Untracked = ir.Append(g.f.Cache, gi.Untracked, g.gcLoc(v))
 	}
 	for i := range g.f.Slots {
 		for _, w := range g.f.SlotRefWords(i) {
-			gi.Untracked = append(gi.Untracked, abi.FrameLoc(g.frame.blocks[i]+8*w, false))
+			gi.Untracked = ir.Append(g.f.Cache, gi.Untracked, abi.FrameLoc(g.frame.blocks[i]+8*w, false))
 		}
 	}
 	slices.Sort(gi.Untracked)
 	for _, sv := range g.frame.saves {
-		gi.Saves = append(gi.Saves, abi.CalleeSave{Reg: gcReg(sv.Reg), Offset: sv.Offset})
+		gi.Saves = ir.Append(g.f.Cache, gi.Saves, abi.CalleeSave{Reg: gcReg(sv.Reg), Offset: sv.Offset})
 	}
 	return gi
 }

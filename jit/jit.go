@@ -59,10 +59,9 @@ import (
 )
 
 // Method is one method going through the pipeline: each phase reads what
-// earlier phases left and adds its own. Everything it holds but the
-// lists of its Code's abi.Method (see Compiled) comes from the
-// Compiler's ir.Cache or its assembler (the machine code) and is valid
-// only until the Compiler's next Compile.
+// earlier phases left and adds its own. Everything it holds comes from
+// the Compiler's ir.Cache or its assembler (the machine code) and is
+// valid only until the Compiler's next Compile (see Compiled).
 type Method struct {
 	Module *il.Module
 	IL     *il.Method
@@ -74,14 +73,22 @@ type Method struct {
 }
 
 // Compiled returns what the runtime installs: a copy of the code's
-// abi.Method with its own machine code, whose lists are its own too: it
-// stays valid after later compiles, and keeping it keeps none of the
-// compile's memory. A caller that installs the method before the next
-// Compile, copying the code and keeping only the lists, can take
-// &m.Code.Method instead, which makes no copy.
+// abi.Method with its own machine code and lists: it stays valid after
+// later compiles, and keeping it keeps none of the compile's memory. A
+// caller that installs the method before the next Compile, copying what
+// it keeps, can take &m.Code.Method instead (as the runtime does).
 func (m *Method) Compiled() *abi.Method {
 	c := m.Code.Method
 	c.Code = slices.Clone(c.Code)
+	c.Sites = slices.Clone(c.Sites)
+	c.CellRefs = slices.Clone(c.CellRefs)
+	c.Funclets = slices.Clone(c.Funclets)
+	c.Clauses = slices.Clone(c.Clauses)
+	c.Inlines = slices.Clone(c.Inlines)
+	c.GC.Safepoints = slices.Clone(c.GC.Safepoints)
+	c.GC.Locs = slices.Clone(c.GC.Locs)
+	c.GC.Untracked = slices.Clone(c.GC.Untracked)
+	c.GC.Saves = slices.Clone(c.GC.Saves)
 	return &c
 }
 

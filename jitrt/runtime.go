@@ -18,14 +18,14 @@ import (
 	"miniil/amd64"
 
 	"miniil/il"
+	"miniil/internal/slab"
 )
 
 // CompileFunc compiles a method for a runtime (the runtime passes itself
 // to the code generator as the source of addresses). The runtime installs
-// what it returns before it calls the CompileFunc again: the machine code
-// (Code) and CellRefs need stay valid only until then, while the lists
-// the runtime keeps as long as the code is installed (Sites, Inlines,
-// Clauses, Funclets and GC's) must never be reused.
+// what it returns before it calls the CompileFunc again, copying the
+// machine code and the lists it keeps while the code is installed: what
+// it returns need stay valid only until then.
 type CompileFunc func(rt *Runtime, m *il.Method) (*abi.Method, error)
 
 // Options configures a Runtime.
@@ -248,6 +248,7 @@ type Runtime struct {
 	// addresses no cache has seen, so the caches that hold codeRange
 	// pointers (pcCache, the dispatch cache) stay valid.
 	codeMap    []*codeRange
+	installed  installedMem
 	pcCache    [pcCacheSize]pcInfo // frameInfo's cache
 	ctx        context.Context
 	toString   int // vtable slots of Object.ToString and Exception.get_Message
@@ -328,10 +329,48 @@ func (r *codeRange) firstClause(off int) int {
 	return r.funclets[r.funcletAt(off)].Enclosing
 }
 
+// noClauses is the innermost index of every method without clauses
+// (shared: an index is never written once built).
+var noClauses = []segment{{0, -1}}
+
+// installedMem holds what the runtime keeps of every installed method,
+// as long as the runtime lives: its code range and copies of the lists
+// the compile returned (the compile's own are valid only until the
+// next). They come from slabs, chunks of many made resident at once,
+// instead of an allocation (and page faults) per list per method.
+type installedMem struct {
+	ranges     slab.Slab[codeRange]
+	sites      slab.Slab[abi.Site]
+	inlines    slab.Slab[abi.InlineSite]
+	clauses    slab.Slab[abi.EHClause]
+	funclets   slab.Slab[abi.Funclet]
+	safepoints slab.Slab[abi.Safepoint]
+	locs       slab.Slab[abi.GCLoc]
+	saves      slab.Slab[abi.CalleeSave]
+	catchRT    slab.Slab[*rtType]
+}
+
+// keep returns the code range of method m, compiled as c and installed
+// at addr, with its lists copied into k's slabs.
+func (k *installedMem) keep(c *abi.Method, addr uintptr, m *il.Method, catchRT []*rtType) *codeRange {
+	r := k.ranges.One()
+	clauses := k.clauses.Clone(c.Clauses)
+	*r = codeRange{start: addr, end: addr + uintptr(len(c.Code)), method: m,
+		sites: k.sites.Clone(c.Sites), inlines: k.inlines.Clone(c.Inlines), clauses: clauses,
+		funclets: k.funclets.Clone(c.Funclets),
+		gc: abi.GCInfo{Safepoints: k.safepoints.Clone(c.GC.Safepoints), Locs: k.locs.Clone(c.GC.Locs),
+			Untracked: k.locs.Clone(c.GC.Untracked), Saves: k.saves.Clone(c.GC.Saves)},
+		catchRT: catchRT, innermost: innermostIndex(clauses)}
+	return r
+}
+
 // innermostIndex builds codeRange.innermost from a clause table whose try
 // ranges nest (inner clauses, and among clauses of one try the first, have
 // the lowest indexes).
 func innermostIndex(cs []abi.EHClause) []segment {
+	if len(cs) == 0 {
+		return noClauses
+	}
 	order := make([]int, len(cs))
 	for i := range order {
 		order[i] = i
@@ -1315,7 +1354,7 @@ func (rt *Runtime) compile(i int) error {
 	for _, slot := range rt.vtableRefs[m] {
 		rt.setU64(slot, uint64(addr))
 	}
-	catchRT := make([]*rtType, len(c.Clauses))
+	catchRT := rt.installed.catchRT.Take(len(c.Clauses))
 	for k, cl := range c.Clauses {
 		if cl.Kind == il.EHCatch {
 			if catchRT[k], err = rt.typeFor(cl.CatchType); err != nil {
@@ -1324,8 +1363,7 @@ func (rt *Runtime) compile(i int) error {
 		}
 	}
 	rt.perfMap(addr, c, m)
-	r := &codeRange{start: addr, end: addr + uintptr(len(c.Code)), method: m, sites: c.Sites, inlines: c.Inlines, clauses: c.Clauses, funclets: c.Funclets,
-		gc: c.GC, catchRT: catchRT, innermost: innermostIndex(c.Clauses)}
+	r := rt.installed.keep(c, addr, m, catchRT)
 	// Code is mostly installed at rising addresses: appending needs no
 	// search (whose probes each read a range, a cache miss apiece).
 	if n := len(rt.codeMap); n == 0 || rt.codeMap[n-1].start < addr {
