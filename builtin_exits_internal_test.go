@@ -3,12 +3,9 @@ package miniil
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 
-	"miniil/il"
-	"miniil/jit"
 	"miniil/jitrt"
 )
 
@@ -73,15 +70,7 @@ T: ldloc i ldarg n blt.s L
 // makes once compiled: none for the methods read inline or compared
 // natively, one per call for the rest (which shows the count works).
 func TestStringBuiltinExits(t *testing.T) {
-	mod, err := il.Load("loops.il", []byte(stringLoops))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt, err := jitrt.NewRuntime(mod, jitrt.Options{Stdout: io.Discard, Compile: compileMethod(mod, jit.Config{Validate: true})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
+	mod, rt := jitRuntimeOf(t, "loops.il", stringLoops)
 	const n = 1000
 	for _, tc := range []struct {
 		method string
@@ -96,12 +85,7 @@ func TestStringBuiltinExits(t *testing.T) {
 		{"substring", func(n int64) int64 { return 4 * n }, n},
 	} {
 		t.Run(tc.method, func(t *testing.T) {
-			var m *il.Method
-			for _, x := range mod.Methods {
-				if x.Name == tc.method {
-					m = x
-				}
-			}
+			m := methodNamed(t, mod, tc.method)
 			run := func(n int64) {
 				got, err := rt.Call(context.Background(), m, []any{"hello", n})
 				if err != nil || got != tc.want(n) {
@@ -141,55 +125,31 @@ func baseLibraryCalls(rt *jitrt.Runtime) int {
 	return n
 }
 
-// intToStringLoops holds, per integer type, a static method
-// loop(int64 v, int32 n) that makes the type's ToString of v (converted
-// to the type) n times and returns the sum of the strings' lengths.
-const intToStringLoops = `.assembly t {}
-.method public static int64 i4(int64 v, int32 n) cil managed {
+// intToStringLoop is, for an integer type (its IL name and class), a
+// static method NAME(int64 v, int32 n) that makes the type's ToString of
+// v (converted with CONV) n times and returns the sum of the strings'
+// lengths.
+const intToStringLoop = `.method public static int64 %[1]s(int64 v, int32 n) cil managed {
   .maxstack 3
-  .locals init (int32 i, int64 acc, int32 x)
-  ldarg v conv.i4 stloc x
+  .locals init (int32 i, int64 acc, %[2]s x)
+  ldarg v %[4]s stloc x
   br.s T
-L: ldloc acc ldloca x call instance string [mscorlib]System.Int32::ToString()
+L: ldloc acc ldloca x call instance string [mscorlib]System.%[3]s::ToString()
   callvirt instance int32 [mscorlib]System.String::get_Length() conv.i8 add stloc acc
   ldloc i ldc.i4.1 add stloc i
 T: ldloc i ldarg n blt.s L
   ldloc acc ret
 }
-.method public static int64 u4(int64 v, int32 n) cil managed {
-  .maxstack 3
-  .locals init (int32 i, int64 acc, uint32 x)
-  ldarg v conv.u4 stloc x
-  br.s T
-L: ldloc acc ldloca x call instance string [mscorlib]System.UInt32::ToString()
-  callvirt instance int32 [mscorlib]System.String::get_Length() conv.i8 add stloc acc
-  ldloc i ldc.i4.1 add stloc i
-T: ldloc i ldarg n blt.s L
-  ldloc acc ret
-}
-.method public static int64 i8(int64 v, int32 n) cil managed {
-  .maxstack 3
-  .locals init (int32 i, int64 acc, int64 x)
-  ldarg v stloc x
-  br.s T
-L: ldloc acc ldloca x call instance string [mscorlib]System.Int64::ToString()
-  callvirt instance int32 [mscorlib]System.String::get_Length() conv.i8 add stloc acc
-  ldloc i ldc.i4.1 add stloc i
-T: ldloc i ldarg n blt.s L
-  ldloc acc ret
-}
-.method public static int64 u8(int64 v, int32 n) cil managed {
-  .maxstack 3
-  .locals init (int32 i, int64 acc, uint64 x)
-  ldarg v stloc x
-  br.s T
-L: ldloc acc ldloca x call instance string [mscorlib]System.UInt64::ToString()
-  callvirt instance int32 [mscorlib]System.String::get_Length() conv.i8 add stloc acc
-  ldloc i ldc.i4.1 add stloc i
-T: ldloc i ldarg n blt.s L
-  ldloc acc ret
-}
-.method public static void entry() cil managed { .entrypoint .maxstack 1 ret }`
+`
+
+// intToStringLoops holds an intToStringLoop per integer type: i4, u4, i8
+// and u8.
+var intToStringLoops = ".assembly t {}\n" +
+	fmt.Sprintf(intToStringLoop, "i4", "int32", "Int32", "conv.i4") +
+	fmt.Sprintf(intToStringLoop, "u4", "uint32", "UInt32", "conv.u4") +
+	fmt.Sprintf(intToStringLoop, "i8", "int64", "Int64", "nop") +
+	fmt.Sprintf(intToStringLoop, "u8", "uint64", "UInt64", "nop") +
+	".method public static void entry() cil managed { .entrypoint .maxstack 1 ret }"
 
 // TestIntToStringExits checks that the integer types' ToString stays in
 // native code (amd64/tostring.go, the runtime's integer ToString
@@ -197,15 +157,7 @@ T: ldloc i ldarg n blt.s L
 // more, which the base library formats (one exit per call), and the
 // strings' lengths are right.
 func TestIntToStringExits(t *testing.T) {
-	mod, err := il.Load("loops.il", []byte(intToStringLoops))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt, err := jitrt.NewRuntime(mod, jitrt.Options{Stdout: io.Discard, Compile: compileMethod(mod, jit.Config{Validate: true})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
+	mod, rt := jitRuntimeOf(t, "loops.il", intToStringLoops)
 	const n = 1000
 	for _, tc := range []struct {
 		method string
@@ -222,12 +174,7 @@ func TestIntToStringExits(t *testing.T) {
 		{"u8", -1, 20, n}, // 18446744073709551615: the base library's
 	} {
 		t.Run(fmt.Sprintf("%s(%d)", tc.method, tc.v), func(t *testing.T) {
-			var m *il.Method
-			for _, x := range mod.Methods {
-				if x.Name == tc.method {
-					m = x
-				}
-			}
+			m := methodNamed(t, mod, tc.method)
 			run := func(n int64) {
 				got, err := rt.Call(context.Background(), m, []any{tc.v, n})
 				if err != nil || got != tc.length*n {

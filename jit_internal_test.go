@@ -70,21 +70,8 @@ func TestCatchLoopMemory(t *testing.T) {
 }
 
 func testCatchLoopMemory(t *testing.T, src string) {
-	mod, err := il.Load("loop.il", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt, err := jitrt.NewRuntime(mod, jitrt.Options{Stdout: io.Discard, Compile: compileMethod(mod, jit.Config{Validate: true})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
-	var main *il.Method
-	for _, m := range mod.Methods {
-		if m.Name == "main" {
-			main = m
-		}
-	}
+	mod, rt := jitRuntimeOf(t, "loop.il", src)
+	main := methodNamed(t, mod, "main")
 	run := func(n int64) {
 		got, err := rt.Call(context.Background(), main, []any{n})
 		if err != nil || got != n {
@@ -113,6 +100,23 @@ func testCatchLoopMemory(t *testing.T, src string) {
 		t.Errorf("Go heap grew by %d bytes over %d exceptions", growth, n)
 	}
 	t.Logf("%d exceptions: managed heap +%.1f bytes each, Go heap %d -> %d bytes", n, perThrow, before.HeapAlloc, after.HeapAlloc)
+}
+
+// jitRuntimeOf loads src (as file name) and returns its module and a JIT
+// runtime for it, compiling with validation and discarding the output;
+// the runtime is closed when the test ends.
+func jitRuntimeOf(t *testing.T, name, src string) (*il.Module, *jitrt.Runtime) {
+	t.Helper()
+	mod, err := il.Load(name, []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := jitrt.NewRuntime(mod, jitrt.Options{Stdout: io.Discard, Compile: compileMethod(mod, jit.Config{Validate: true})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	return mod, rt
 }
 
 // methodNamed returns mod's top-level method called name, failing the

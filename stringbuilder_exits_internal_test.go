@@ -2,13 +2,10 @@ package miniil
 
 import (
 	"context"
-	"io"
 	"strconv"
 	"testing"
 
 	"miniil/il"
-	"miniil/jit"
-	"miniil/jitrt"
 )
 
 // sbLoops holds loops over StringBuilder members, each a static method
@@ -138,15 +135,7 @@ func sbGrowths(n, w int) int {
 // their objects allocated in the nursery), one per growth of the buffer
 // (the exit grows it by il's policy).
 func TestStringBuilderBuiltinExits(t *testing.T) {
-	mod, err := il.Load("sbloops.il", []byte(sbLoops))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt, err := jitrt.NewRuntime(mod, jitrt.Options{Stdout: io.Discard, Compile: compileMethod(mod, jit.Config{Validate: true})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
+	mod, rt := jitRuntimeOf(t, "sbloops.il", sbLoops)
 	method := func(name string) *il.Method { return methodNamed(t, mod, name) }
 	const n = 1000
 	members := func(n int64) int64 {

@@ -165,14 +165,10 @@ func (g *gen) callGeneric(in *ir.Instr) {
 		// The runtime's concatenation routine; where it returns 0 (a new
 		// string that does not fit, or String.Empty), the base library
 		// method with the same arguments, at a safepoint.
-		done := a.NewLabel()
+		slow, done := a.NewLabel(), a.NewLabel()
 		a.I(MOVQ, Imm(int64(g.env.TypeMT(il.String))), R(RDX))
-		a.I(CALL, Mem(R15, abi.CtxStrConcat))
-		a.I(TESTQ, R(RAX), R(RAX))
-		a.Jump(JNE, done)
-		g.exit(abi.HelperBuiltin, uint64(callee.BuiltinKind), true, in.ILOffset)
-		g.note("call " + callee.BuiltinKind.String() + " (base library)")
-		a.Bind(done)
+		g.callRoutine(abi.CtxStrConcat, done)
+		g.libraryExit(callee.BuiltinKind, in.ILOffset, slow, done)
 	case sbNative(callee.BuiltinKind):
 		// StringBuilder's frequent members (sbcall.go).
 		g.stringBuilderCall(in)
@@ -181,7 +177,7 @@ func (g *gen) callGeneric(in *ir.Instr) {
 		g.intToStringCall(in)
 	case callee.Builtin:
 		g.exit(abi.HelperBuiltin, uint64(callee.BuiltinKind), true, in.ILOffset)
-		g.note("call " + callee.BuiltinKind.String() + " (base library)")
+		g.noteLibrary(callee.BuiltinKind)
 	default:
 		// CALL [RIP+disp32] to the callee's cell; the displacement is set
 		// at install time (Code.CellRefs).
@@ -231,4 +227,29 @@ func (g *gen) note(text string) {
 // noteCall records a note naming callee, between prefix and suffix.
 func (g *gen) noteCall(prefix string, callee *il.Method, suffix string) {
 	g.notes = append(g.notes, noteMark{g.a.Mark(), Note{text: prefix, callee: callee, suffix: suffix}})
+}
+
+// noteLibrary records the note of a helper exit calling base library
+// method k.
+func (g *gen) noteLibrary(k il.BuiltinKind) {
+	g.notes = append(g.notes, noteMark{g.a.Mark(), Note{text: "call ", name: k.String(), suffix: " (base library)"}})
+}
+
+// callRoutine calls the runtime routine whose address is in context slot
+// slot and jumps to done where it returned non-zero in RAX (served).
+func (g *gen) callRoutine(slot int32, done Label) {
+	g.a.I(CALL, Mem(R15, slot))
+	g.a.I(TESTQ, R(RAX), R(RAX))
+	g.a.Jump(JNE, done)
+}
+
+// libraryExit binds slow to the helper exit of base library method k,
+// the call's arguments still in their registers (where a routine or
+// inline code could not serve it: the exit is the safepoint where the
+// method runs), then done after it.
+func (g *gen) libraryExit(k il.BuiltinKind, ilOffset int32, slow, done Label) {
+	g.a.Bind(slow)
+	g.exit(abi.HelperBuiltin, uint64(k), true, ilOffset)
+	g.noteLibrary(k)
+	g.a.Bind(done)
 }

@@ -83,21 +83,23 @@ type Code struct {
 
 // Note names the target of the call or exit whose return address is at
 // Offset: "call Foo::Bar", "helper NewArr", "poll". Only dumps read it,
-// so a note naming a method keeps the method and its text is made when
-// asked for (Text): a compile makes no string per call.
+// so a note keeps its parts (the method it names, say) and its text is
+// made when asked for (Text): a compile makes no string per call.
 type Note struct {
 	Offset int
-	text   string     // the text, or what comes before the callee's name
-	callee *il.Method // nil: text is all
-	suffix string     // after the callee's name
+	text   string     // the text, or what comes before the name
+	callee *il.Method // whose full name is the name, if set
+	name   string     // else the name
+	suffix string     // after the name
 }
 
 // Text returns the note's text.
 func (n Note) Text() string {
-	if n.callee == nil {
-		return n.text
+	name := n.name
+	if n.callee != nil {
+		name = n.callee.FullName()
 	}
-	return n.text + n.callee.FullName() + n.suffix
+	return n.text + name + n.suffix
 }
 
 // Save is a callee-saved register and its frame slot (an RBP offset).

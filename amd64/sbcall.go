@@ -106,12 +106,7 @@ func (g *gen) stringBuilderCall(in *ir.Instr) {
 		case sbStringMT:
 			a.I(MOVQ, Imm(int64(g.env.TypeMT(il.String))), R(RDX))
 		}
-		a.I(CALL, Mem(R15, r.slot))
-		a.I(TESTQ, R(RAX), R(RAX))
-		a.Jump(JNE, done)
+		g.callRoutine(r.slot, done)
 	}
-	a.Bind(slow)
-	g.exit(abi.HelperBuiltin, uint64(k), true, in.ILOffset)
-	g.note("call " + k.String() + " (base library)")
-	a.Bind(done)
+	g.libraryExit(k, in.ILOffset, slow, done)
 }

@@ -38,11 +38,6 @@ func (g *gen) intToStringCall(in *ir.Instr) {
 		a.Jump(JLT, slow)
 	}
 	a.I(MOVQ, Imm(int64(g.env.TypeMT(il.String))), R(RDX))
-	a.I(CALL, Mem(R15, abi.CtxIntToString))
-	a.I(TESTQ, R(RAX), R(RAX))
-	a.Jump(JNE, done)
-	a.Bind(slow)
-	g.exit(abi.HelperBuiltin, uint64(k), true, in.ILOffset)
-	g.note("call " + k.String() + " (base library)")
-	a.Bind(done)
+	g.callRoutine(abi.CtxIntToString, done)
+	g.libraryExit(k, in.ILOffset, slow, done)
 }

@@ -237,7 +237,7 @@ func emitSbAppendChar(a *amd64.Assembler) {
 // (abi.CtxSbAppendInt), as il.AppendPrimitive formats it (emitSign,
 // emitCountDigits, emitDigits).
 func emitSbAppendInt(a *amd64.Assembler) {
-	fail, unsigned := a.NewLabel(), a.NewLabel()
+	fail := a.NewLabel()
 	emitSbBuffer(a, fail)
 	emitSign(a)
 	emitCountDigits(a, amd64.RDX)
@@ -248,12 +248,7 @@ func emitSbAppendInt(a *amd64.Assembler) {
 	a.I(amd64.CMPQ, amd64.R(amd64.R9), amd64.Mem(amd64.R8, abi.ArrLen))
 	a.Jump(amd64.JHI, fail)
 	a.I(amd64.MOVQ, amd64.R(amd64.R9), amd64.Mem(amd64.RDI, abi.SbLength))
-	a.I(amd64.TESTL, amd64.R(amd64.RCX), amd64.R(amd64.RCX))
-	a.Jump(amd64.JEQ, unsigned)
-	a.I(amd64.MOVW, amd64.Imm('-'), amd64.MemIdx(amd64.R8, amd64.RDX, 2, abi.ArrData))
-	a.Bind(unsigned)
-	a.I(amd64.LEAQ, amd64.MemIdx(amd64.R8, amd64.R9, 2, abi.ArrData), amd64.R(amd64.RSI))
-	emitDigits(a)
+	emitNumber(a, amd64.MemIdx(amd64.R8, amd64.RDX, 2, abi.ArrData), amd64.MemIdx(amd64.R8, amd64.R9, 2, abi.ArrData))
 	a.I(amd64.MOVQ, amd64.R(amd64.RDI), amd64.R(amd64.RAX))
 	a.I(amd64.RET)
 	emitFail(a, fail)
@@ -261,35 +256,41 @@ func emitSbAppendInt(a *amd64.Assembler) {
 
 // emitIntToString emits the routine that makes the decimal string of
 // signed RSI (abi.CtxIntToString), as il's formatting of integers does:
-// the string allocated as emitSbToString allocates (at most 20 units,
-// far below abi.StrConcatMaxBytes), then the sign and digits written
-// into it. It fails before it changes RDI.
+// the string allocated as emitSbToString allocates it (emitAllocString),
+// then the sign and digits written into it. It fails before it changes
+// RDI.
 func emitIntToString(a *amd64.Assembler) {
-	fail, unsigned := a.NewLabel(), a.NewLabel()
+	fail := a.NewLabel()
 	emitSign(a)
 	emitCountDigits(a, amd64.R8)
 	a.I(amd64.ADDQ, amd64.R(amd64.RCX), amd64.R(amd64.R9)) // R9 = the length
-	// R8 = the end of il.StringSize(R9) bytes at the heap top (RSI), if
-	// it fits.
-	a.I(amd64.LEAQ, amd64.MemIdx(amd64.R9, amd64.R9, 1, abi.StrData+7), amd64.R(amd64.R8))
-	a.I(amd64.ANDQ, amd64.Imm(-8), amd64.R(amd64.R8))
-	a.I(amd64.MOVQ, ctx(abi.CtxHeapTop), amd64.R(amd64.RSI))
-	a.I(amd64.ADDQ, amd64.R(amd64.RSI), amd64.R(amd64.R8))
-	a.I(amd64.CMPQ, amd64.R(amd64.R8), ctx(abi.CtxHeapLimit))
-	a.Jump(amd64.JHI, fail)
-	a.I(amd64.MOVQ, amd64.R(amd64.R8), ctx(abi.CtxHeapTop))
-	a.I(amd64.MOVQ, amd64.R(amd64.RDX), amd64.Mem(amd64.RSI, abi.ObjMT))
-	a.I(amd64.MOVQ, amd64.R(amd64.R9), amd64.Mem(amd64.RSI, abi.StrLen))
+	emitAllocString(a, amd64.R9, amd64.RSI, amd64.R8, fail)
 	a.I(amd64.MOVQ, amd64.R(amd64.RSI), amd64.R(amd64.RDI)) // the string, returned
-	a.I(amd64.TESTL, amd64.R(amd64.RCX), amd64.R(amd64.RCX))
-	a.Jump(amd64.JEQ, unsigned)
-	a.I(amd64.MOVW, amd64.Imm('-'), amd64.Mem(amd64.RDI, abi.StrData))
-	a.Bind(unsigned)
-	a.I(amd64.LEAQ, amd64.MemIdx(amd64.RDI, amd64.R9, 2, abi.StrData), amd64.R(amd64.RSI))
-	emitDigits(a)
+	emitNumber(a, amd64.Mem(amd64.RDI, abi.StrData), amd64.MemIdx(amd64.RDI, amd64.R9, 2, abi.StrData))
 	a.I(amd64.MOVQ, amd64.R(amd64.RDI), amd64.R(amd64.RAX))
 	a.I(amd64.RET)
 	emitFail(a, fail)
+}
+
+// emitAllocString bump-allocates, at the heap top, a string of the units
+// in register n (its method table in RDX) into register obj, with size
+// as scratch; it jumps to fail, with obj and size changed but nothing
+// else, for a string that is not below abi.StrConcatMaxBytes (under the
+// collector's large object size) or does not fit below CtxHeapLimit.
+// The characters are left to the caller (the nursery is zeroed).
+func emitAllocString(a *amd64.Assembler, n, obj, size amd64.Reg, fail amd64.Label) {
+	// size = il.StringSize(n).
+	a.I(amd64.LEAQ, amd64.MemIdx(n, n, 1, abi.StrData+7), amd64.R(size))
+	a.I(amd64.ANDQ, amd64.Imm(-8), amd64.R(size))
+	a.I(amd64.CMPQ, amd64.R(size), amd64.Imm(abi.StrConcatMaxBytes))
+	a.Jump(amd64.JCC, fail)
+	a.I(amd64.MOVQ, ctx(abi.CtxHeapTop), amd64.R(obj))
+	a.I(amd64.ADDQ, amd64.R(obj), amd64.R(size))
+	a.I(amd64.CMPQ, amd64.R(size), ctx(abi.CtxHeapLimit))
+	a.Jump(amd64.JHI, fail)
+	a.I(amd64.MOVQ, amd64.R(size), ctx(abi.CtxHeapTop))
+	a.I(amd64.MOVQ, amd64.R(amd64.RDX), amd64.Mem(obj, abi.ObjMT))
+	a.I(amd64.MOVQ, amd64.R(n), amd64.Mem(obj, abi.StrLen))
 }
 
 // emitSign sets RAX to the magnitude of signed RSI (2^63 for the least
@@ -322,6 +323,21 @@ func emitCountDigits(a *amd64.Assembler, pow amd64.Reg) {
 	a.Bind(counted)
 }
 
+// emitNumber writes the number emitSign and emitCountDigits measured:
+// the sign at first if RCX is 1, then the digits of RAX ending just
+// before end (emitDigits). It clobbers RAX, RCX, RDX, RSI and R8; first
+// is written after RSI is set to end, so it must not be addressed
+// through RSI.
+func emitNumber(a *amd64.Assembler, first, end amd64.Operand) {
+	unsigned := a.NewLabel()
+	a.I(amd64.LEAQ, end, amd64.R(amd64.RSI))
+	a.I(amd64.TESTL, amd64.R(amd64.RCX), amd64.R(amd64.RCX))
+	a.Jump(amd64.JEQ, unsigned)
+	a.I(amd64.MOVW, amd64.Imm('-'), first)
+	a.Bind(unsigned)
+	emitDigits(a)
+}
+
 // emitDigits writes the decimal digits of unsigned RAX as UTF-16 units
 // ending just before RSI, from the last, dividing by ten with a multiply
 // by 0xCCCCCCCCCCCCCCCD. It clobbers RAX, RCX, RDX, RSI and R8.
@@ -351,18 +367,7 @@ func emitSbToString(a *amd64.Assembler) {
 	a.I(amd64.MOVQ, amd64.Mem(amd64.RDI, abi.SbLength), amd64.R(amd64.R9))
 	a.I(amd64.TESTQ, amd64.R(amd64.R9), amd64.R(amd64.R9))
 	a.Jump(amd64.JEQ, fail) // String.Empty: the base library's
-	// RCX = il.StringSize(R9), small enough, at the heap top.
-	a.I(amd64.LEAQ, amd64.MemIdx(amd64.R9, amd64.R9, 1, abi.StrData+7), amd64.R(amd64.RCX))
-	a.I(amd64.ANDQ, amd64.Imm(-8), amd64.R(amd64.RCX))
-	a.I(amd64.CMPQ, amd64.R(amd64.RCX), amd64.Imm(abi.StrConcatMaxBytes))
-	a.Jump(amd64.JCC, fail)
-	a.I(amd64.MOVQ, ctx(abi.CtxHeapTop), amd64.R(amd64.RAX))
-	a.I(amd64.ADDQ, amd64.R(amd64.RAX), amd64.R(amd64.RCX))
-	a.I(amd64.CMPQ, amd64.R(amd64.RCX), ctx(abi.CtxHeapLimit))
-	a.Jump(amd64.JHI, fail)
-	a.I(amd64.MOVQ, amd64.R(amd64.RCX), ctx(abi.CtxHeapTop))
-	a.I(amd64.MOVQ, amd64.R(amd64.RDX), amd64.Mem(amd64.RAX, abi.ObjMT))
-	a.I(amd64.MOVQ, amd64.R(amd64.R9), amd64.Mem(amd64.RAX, abi.StrLen))
+	emitAllocString(a, amd64.R9, amd64.RAX, amd64.RCX, fail)
 	a.I(amd64.LEAQ, amd64.MemIdx(amd64.R9, amd64.R9, 1, 0), amd64.R(amd64.RCX))
 	emitCopyUnits(a, amd64.R8, abi.ArrData, amd64.RAX, abi.StrData, amd64.R9)
 	a.I(amd64.RET)
