@@ -142,7 +142,7 @@ func compareLiveness(t *testing.T, file string, l *liveInfo, dm *dmethod, cm *ji
 
 	notes := map[int]string{}
 	for _, n := range code.Notes {
-		notes[n.Offset] = n.Text
+		notes[n.Offset] = n.Text()
 	}
 	index := map[int]int{}
 	for i, in := range m.Code {
