@@ -2,7 +2,6 @@ package amd64
 
 import (
 	"fmt"
-	"slices"
 
 	"miniil/funclet"
 	"miniil/il"
@@ -96,7 +95,7 @@ func Allocate(f *ir.Func, lay *funclet.Layout) (alloc *Alloc, err error) {
 		}
 	}()
 	p := newPlan(f, lay)
-	transient := p.transient()
+	transient := p.transient(f)
 	homes, live := allocate(f, lay, transient)
 	liveIn := ir.Make[valueList](f.Cache, f.BlockIDs())
 	for i, b := range lay.Funcs[0].Blocks {
@@ -187,8 +186,9 @@ func (p *plan) analyze(f *ir.Func) {
 // constants read as immediates, compares fused into their branch, and
 // results that stay in RAX (or an argument register) for the next
 // instruction.
-func (p *plan) transient() ir.ValueSet {
-	t := slices.Clone(p.slotless)
+func (p *plan) transient(f *ir.Func) ir.ValueSet {
+	t := ir.MakeValueSet(f.Cache, len(f.Kinds))
+	copy(t, p.slotless)
 	t.Or(p.deadLocals)
 	for _, bp := range p.blocks {
 		if bp.fused != nil {
@@ -309,10 +309,10 @@ func (e elided) has(v ir.Value) bool {
 	return false
 }
 
-// setElide records that d needs no slot.
-func (bp *blockPlan) setElide(d ir.Value) {
+// setElide records that d needs no slot (the list grows in c).
+func (bp *blockPlan) setElide(c *ir.Cache, d ir.Value) {
 	if !bp.elide.has(d) {
-		bp.elide = append(bp.elide, d)
+		bp.elide = ir.Append(c, bp.elide, d)
 	}
 }
 
@@ -339,12 +339,12 @@ func (p *plan) planBlock(f *ir.Func, b *ir.Block) blockPlan {
 		}
 		if next == bp.fused {
 			if next.Args[0] == d && next.Args[1] != d {
-				bp.setElide(d)
+				bp.setElide(f.Cache, d)
 			}
 			continue
 		}
 		if consumes(f, next, d) {
-			bp.setElide(d)
+			bp.setElide(f.Cache, d)
 			if intOps[in.Op][0] != 0 && (next.Op == ir.OpCall || next.Op == ir.OpCallVirt) {
 				locs, _ := classify(f.Cache, kinds(f, next.Args))
 				for k, a := range next.Args {

@@ -234,7 +234,7 @@ func (x *loopHoist) chain(b *ir.Block, beforeTest, dry bool) (passed []*ir.Block
 			switch {
 			case in.Op == ir.OpDepthCheck && dry:
 				if len(passed) == 0 || passed[len(passed)-1] != b {
-					passed = append(passed, b)
+					passed = ir.Append(x.f.Cache, passed, b)
 				}
 			case in.Op == ir.OpDepthCheck:
 				x.hoistDepthCheck(b, i)

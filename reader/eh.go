@@ -145,14 +145,14 @@ func (r *reader) handlerEntries() {
 		r.handlerRoot[reg] = b
 		reg.Entry = b
 		r.cur = b
-		r.stack = nil
+		r.stack = r.stack[:0]
 		switch reg.Kind {
 		case ir.RegionCatch, ir.RegionFilter, ir.RegionFilterHandler:
 			r.push(r.value(ir.OpCatchArg, ir.Ref, ir.Aux{}))
 		}
 		r.jumpTo(r.target(start))
 	}
-	r.cur, r.stack, r.region = nil, nil, nil
+	r.cur, r.stack, r.region = nil, r.stack[:0], nil
 }
 
 // finallyClause returns the index of the finally clause of try region reg,
@@ -177,7 +177,7 @@ func (r *reader) regionAt(i int) *ir.Region {
 // catch (or filter handler) returns to a block in its enclosing region;
 // then control jumps to the target. The evaluation stack is emptied.
 func (r *reader) leave(target int) {
-	r.stack = nil
+	r.stack = r.stack[:0]
 	dest := r.regionAt(target)
 	for reg := r.region; reg != nil && !reg.Contains(dest); reg = reg.Parent {
 		switch reg.Kind {

@@ -72,7 +72,7 @@ func ImportWith(mod *il.Module, m *il.Method, opts Options) (f *ir.Func, err err
 // clear empties the reader for the next import, keeping the arrays of
 // its lists (values, block indices, flags).
 func (r *reader) clear() {
-	*r = reader{stack: r.stack[:0], work: r.work[:0], done: r.done[:0]}
+	*r = reader{stack: r.stack[:0], work: r.work[:0], done: r.done[:0], isConst: r.isConst[:0]}
 }
 
 type reader struct {
