@@ -188,7 +188,8 @@ func codeRegs() []byte {
 // codeStackCheckAtEnd exits with ExitHelperBase (for the handler to
 // raise the soft stack limit), then makes a soft stack check whose
 // out-of-line call and jump back are the code's last bytes, and returns
-// 7. Its length is a multiple of 16: nothing follows it in the heap.
+// 7. Its length is a multiple of the code heap's alignment: nothing
+// follows it in the heap.
 func codeStackCheckAtEnd() []byte {
 	code := asm(func(a *Assembler) {
 		start, cold := a.NewLabel(), a.NewLabel()
@@ -204,8 +205,8 @@ func codeStackCheckAtEnd() []byte {
 		a.I(CALL, ctxMem(abi.CtxOverflowStub))
 		a.Jump(JMP, start)
 	})
-	if n := len(code) % 16; n != 0 { // NOPs before it
-		code = append(bytes.Repeat([]byte{0x90}, 16-n), code...)
+	if n := len(code) % codeAlign; n != 0 { // NOPs before it
+		code = append(bytes.Repeat([]byte{0x90}, codeAlign-n), code...)
 	}
 	return code
 }

@@ -234,7 +234,7 @@ func (h *CodeHeap) code(addr uintptr, n int) ([]byte, bool) {
 }
 
 // Install copies code into the heap, makes it executable and returns its
-// address (16-byte aligned; page aligned with a single mapping).
+// address (codeAlign-aligned; page aligned with a single mapping).
 func (h *CodeHeap) Install(code []byte) (uintptr, error) {
 	return h.InstallFunc(len(code), func(_ uintptr, buf []byte) error {
 		copy(buf, code)
@@ -242,8 +242,13 @@ func (h *CodeHeap) Install(code []byte) (uintptr, error) {
 	})
 }
 
-// codeAlign is the alignment of installed code with two views.
-const codeAlign = 16
+// codeAlign is the alignment of installed code with two views: a cache
+// line, so that where a method's loops fall against cache lines and
+// fetch blocks does not depend on what was installed before it. At 16
+// bytes, lengthening the routines installed at start-up by 160 bytes
+// (the integer ToString routine) moved every method, and tests/bench
+// fields and interface ran 12% slower with the same machine code.
+const codeAlign = 64
 
 // InstallFunc reserves size bytes of code space and calls fill with the
 // final address and a writable view of exactly size bytes, so position

@@ -17,7 +17,7 @@
 //     (read-execute; cells read-write, never executable) and is written
 //     through a write view (read-write, never executable) at an address
 //     nothing else knows. Install / InstallFunc write a method after
-//     every byte installed before (16-byte aligned) and return its
+//     every byte installed before (64-byte aligned) and return its
 //     address; installed bytes are never written again, and an install
 //     makes no system call (each new 64 KiB of code space costs two
 //     mprotects, one per view). Without memfd_create the heap falls back
