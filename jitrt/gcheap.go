@@ -8,6 +8,7 @@ import (
 
 	"miniil/abi"
 	"miniil/il"
+	"miniil/internal/prefault"
 )
 
 // The managed heap: a young generation (the nursery) and an old
@@ -257,7 +258,7 @@ func (h *gcHeap) populate(end uintptr) {
 	step := min(max(populateMin, done), populateMax)
 	hi := min(max(end, h.populated+step), h.nurLo+h.nurBytes)
 	hi = h.nurLo + uintptr(roundUp(int(hi-h.nurLo), pageSize))
-	_ = unix.Madvise(h.mem[h.populated-h.base:hi-h.base], unix.MADV_POPULATE_WRITE)
+	prefault.Bytes(h.mem[h.populated-h.base : hi-h.base])
 	h.populated = hi
 	h.stats.NurseryPopulates++
 }

@@ -27,7 +27,7 @@ var allowedImports = map[string][]string{
 	"amd64":               {"abi", "funclet", "il", "internal/chunked", "ir"},
 	"ehclauses":           {"abi", "amd64", "il", "ir"},
 	"jit":                 {"abi", "amd64", "ehclauses", "funclet", "il", "ir", "opt", "reader"},
-	"jitrt":               {"abi", "amd64", "il", "internal/corelib", "internal/slab"}, // amd64 for its assembler only
+	"jitrt":               {"abi", "amd64", "il", "internal/corelib", "internal/prefault", "internal/slab"}, // amd64 for its assembler only
 	"interp":              {"il", "internal/corelib"},
 	"fuzz":                {"", "il"},
 	"cmd/miniil":          {"", "fuzz"},

@@ -34,6 +34,15 @@ func Pages(p unsafe.Pointer, n uintptr) {
 	populate(p, n)
 }
 
+// Bytes makes resident the pages holding b, whatever its size: for
+// memory the caller maps itself and knows it is about to fill (the JIT's
+// nursery, a stretch at a time).
+func Bytes(b []byte) {
+	if len(b) > 0 {
+		populate(unsafe.Pointer(unsafe.SliceData(b)), uintptr(len(b)))
+	}
+}
+
 // Slice makes resident the pages holding s's backing array (its full
 // capacity), if it is at least MinBytes.
 func Slice[T any](s []T) {

@@ -83,3 +83,26 @@ func TestSliceKeepsContents(t *testing.T) {
 		}
 	}
 }
+
+// TestBytes: Bytes populates a block of any size, even one page.
+func TestBytes(t *testing.T) {
+	m, err := unix.Mmap(-1, 0, 8*int(pageSize), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Munmap(m)
+	if err := unix.Madvise(m[:pageSize], unix.MADV_POPULATE_WRITE); errors.Is(err, unix.EINVAL) {
+		t.Skip("this kernel has no MADV_POPULATE_WRITE (Linux 5.14): Bytes does nothing here")
+	}
+	Bytes(m[2*pageSize : 3*pageSize])
+	Bytes(nil) // nothing
+	for i := 1; i < 8; i++ {
+		want := 0
+		if i == 2 {
+			want = 1
+		}
+		if got := resident(t, m[i*int(pageSize):(i+1)*int(pageSize)]); got != want {
+			t.Errorf("page %d: resident %d, want %d", i, got, want)
+		}
+	}
+}
