@@ -274,9 +274,10 @@ func New(cfg Config) *Compiler {
 }
 
 // Compile runs the pipeline for method m of mod, through phase last (""
-// for every phase), and returns the method's state. The state is made in
-// memory the Compiler reuses: but for the lists of its Code's abi.Method
-// it is valid until the next Compile (see Method and Compiled).
+// for every phase), and returns the method's state. The state (its
+// Code's machine code and lists included) is made in memory the
+// Compiler reuses and is valid until the next Compile: Compiled copies
+// what must outlive it.
 func (c *Compiler) Compile(mod *il.Module, m *il.Method, last string) (*Method, error) {
 	stop := len(phases) - 1
 	if last != "" {
