@@ -28,9 +28,12 @@ import (
 // per method = (many - start-up) / 2,000 and per IL byte = (big -
 // start-up) / the big method's IL bytes. Both include loading the
 // program (miniil parses IL text, Mono reads an assembly) and the short
-// run. miniil's own compile time (-jit-stats: the phases of the jit
-// driver, no loading or installing) is printed beside them, from runs
-// of their own: the timed runs read no clock per phase.
+// run. Each engine's own JIT time is printed beside them, from runs of
+// their own (the timed runs read no clock per phase): miniil's
+// -jit-stats (the phases of the jit driver, no loading or installing)
+// and Mono's --stats ("Total time spent JITting", its JIT's phases from
+// IL to native code), with start-up's subtracted too: the compilers
+// side by side, without the loaders.
 
 const compileMethods = 2000
 
@@ -41,7 +44,9 @@ type compileProg struct {
 	exe     string // ilasm's output, for Mono
 	ilBytes int    // IL bytes of the methods that count (all but main)
 	best    map[string]compileTimes
-	jitTime time.Duration // miniil -jit-stats: compile time, best run
+	// jitTime is each engine's own report of its JIT time, best run:
+	// miniil -jit-stats, mono --stats.
+	jitTime map[string]time.Duration
 	output  map[string]string
 }
 
@@ -76,6 +81,7 @@ func compileMode(n int, engines []string, root string, stdout, stderr io.Writer)
 			}
 		}
 		p.best = map[string]compileTimes{}
+		p.jitTime = map[string]time.Duration{}
 		p.output = map[string]string{}
 	}
 	var run []string
@@ -110,7 +116,6 @@ func compileMode(n int, engines []string, root string, stdout, stderr io.Writer)
 		fmt.Fprintln(stderr, "bench: -compile runs the engines jit and mono; neither is available")
 		return 1
 	}
-	jitStats := regexp.MustCompile(`compiled in (\S+)`)
 	for i := 0; i < n; i++ {
 		for _, p := range progs {
 			for _, e := range run {
@@ -139,21 +144,15 @@ func compileMode(n int, engines []string, root string, stdout, stderr io.Writer)
 				}
 				p.best[e] = b
 				p.output[e] = out.String()
-				if e == "jit" {
-					// The compile time alone, from a run of its own: the
-					// timed run reads no clocks per phase.
-					stats := exec.Command(miniilBin, "run", "-jit-stats", p.il)
-					errb.Reset()
-					stats.Stderr = &errb
-					if err := stats.Run(); err != nil {
-						fmt.Fprintf(stderr, "bench: jit -jit-stats %s: %v\n%s", p.name, err, errb.String())
-						return 1
-					}
-					if m := jitStats.FindStringSubmatch(errb.String()); m != nil {
-						if d, err := time.ParseDuration(m[1]); err == nil && (p.jitTime == 0 || d < p.jitTime) {
-							p.jitTime = d
-						}
-					}
+				// The JIT time alone, from a run of its own: the timed
+				// run reads no clocks per phase.
+				d, err := jitTime(e, miniilBin, p)
+				if err != nil {
+					fmt.Fprintf(stderr, "bench: %s %s: %v\n", e, p.name, err)
+					return 1
+				}
+				if b, ok := p.jitTime[e]; !ok || d < b {
+					p.jitTime[e] = d
 				}
 				fmt.Fprintf(stderr, "%-8s %-4s run %d: %v wall, %v CPU\n", p.name, e, i+1, wall.Round(time.Microsecond), cpu.Round(time.Microsecond))
 			}
@@ -172,18 +171,24 @@ func compileMode(n int, engines []string, root string, stdout, stderr io.Writer)
 	for _, e := range run {
 		fmt.Fprintf(stdout, " %s |", engineTitle(e))
 	}
-	fmt.Fprintf(stdout, " miniil -jit-stats |\n|---|---|---|")
-	for range run {
-		fmt.Fprint(stdout, "---|")
+	for _, e := range run {
+		fmt.Fprintf(stdout, " %s, JIT alone |", engineTitle(e))
 	}
-	fmt.Fprintln(stdout, "---|")
+	fmt.Fprint(stdout, "\n|---|---|---|")
+	for range run {
+		fmt.Fprint(stdout, "---|---|")
+	}
+	fmt.Fprintln(stdout)
 	counts := map[string]int{"start-up": 0, "many": compileMethods, "big": 1}
 	for _, p := range progs {
 		fmt.Fprintf(stdout, "| %s | %d | %d |", p.name, counts[p.name], p.ilBytes)
 		for _, e := range run {
 			fmt.Fprintf(stdout, " %s / %s |", fmtDur(p.best[e].wall), fmtDur(p.best[e].cpu))
 		}
-		fmt.Fprintf(stdout, " %s |\n", fmtDur(p.jitTime))
+		for _, e := range run {
+			fmt.Fprintf(stdout, " %s |", fmtDur(p.jitTime[e]))
+		}
+		fmt.Fprintln(stdout)
 	}
 	startup, many, big := progs[0], progs[1], progs[2]
 	per := func(p *compileProg, e string, div float64, cpu bool) float64 {
@@ -200,14 +205,18 @@ func compileMode(n int, engines []string, root string, stdout, stderr io.Writer)
 	if len(run) == 2 {
 		fmt.Fprint(stdout, " miniil / Mono |")
 	}
-	fmt.Fprintf(stdout, " miniil -jit-stats |\n|---|")
-	for range run {
-		fmt.Fprint(stdout, "---|")
+	for _, e := range run {
+		fmt.Fprintf(stdout, " %s, JIT alone |", engineTitle(e))
 	}
 	if len(run) == 2 {
-		fmt.Fprint(stdout, "---|")
+		fmt.Fprint(stdout, " JIT alone, miniil / Mono |")
 	}
-	fmt.Fprintln(stdout, "---|")
+	fmt.Fprint(stdout, "\n|---|")
+	cols := 2 * len(run)
+	if len(run) == 2 {
+		cols += 2
+	}
+	fmt.Fprintln(stdout, strings.Repeat("---|", cols))
 	row := func(label string, p *compileProg, div float64, unit time.Duration, unitName string) {
 		fmt.Fprintf(stdout, "| %s |", label)
 		for _, e := range run {
@@ -216,7 +225,14 @@ func compileMode(n int, engines []string, root string, stdout, stderr io.Writer)
 		if len(run) == 2 {
 			fmt.Fprintf(stdout, " %.1fx / %.1fx |", per(p, "jit", div, false)/per(p, "mono", div, false), per(p, "jit", div, true)/per(p, "mono", div, true))
 		}
-		fmt.Fprintf(stdout, " %s %s |\n", num(float64(p.jitTime-startup.jitTime)/div/float64(unit)), unitName)
+		jit := func(e string) float64 { return float64(p.jitTime[e]-startup.jitTime[e]) / div }
+		for _, e := range run {
+			fmt.Fprintf(stdout, " %s %s |", num(jit(e)/float64(unit)), unitName)
+		}
+		if len(run) == 2 {
+			fmt.Fprintf(stdout, " %.1fx |", jit("jit")/jit("mono"))
+		}
+		fmt.Fprintln(stdout)
 	}
 	row("per method (many)", many, compileMethods, time.Microsecond, "µs")
 	row("per IL byte (big)", big, float64(big.ilBytes), time.Microsecond, "µs")
@@ -242,4 +258,38 @@ func num(v float64) string {
 		return strconv.FormatFloat(v, 'f', 1, 64)
 	}
 	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+// JIT-time reports: miniil -jit-stats prints "compiled in D", mono
+// --stats "Total time spent JITting : N ms".
+var (
+	miniilJITTime = regexp.MustCompile(`compiled in (\S+)`)
+	monoJITTime   = regexp.MustCompile(`Total time spent JITting\s*:\s*([0-9.]+) ms`)
+)
+
+// jitTime runs p under engine e with the engine's statistics on and
+// returns the JIT time it reports.
+func jitTime(e, miniilBin string, p *compileProg) (time.Duration, error) {
+	var cmd *exec.Cmd
+	re := miniilJITTime
+	if e == "jit" {
+		cmd = exec.Command(miniilBin, "run", "-jit-stats", p.il)
+	} else {
+		cmd = exec.Command("mono", "--stats", p.exe)
+		re = monoJITTime
+	}
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return 0, fmt.Errorf("statistics run: %v\n%s", err, out.String())
+	}
+	m := re.FindStringSubmatch(out.String())
+	if m == nil {
+		return 0, fmt.Errorf("statistics run printed no JIT time")
+	}
+	if e == "jit" {
+		return time.ParseDuration(m[1])
+	}
+	ms, err := strconv.ParseFloat(m[1], 64)
+	return time.Duration(ms * float64(time.Millisecond)), err
 }
