@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"miniil/amd64"
+	"miniil/internal/prefault"
 )
 
 const pageSize = 4096
@@ -320,6 +321,16 @@ func (h *CodeHeap) grow(need int) error {
 	}
 	if err := unix.Mprotect(h.mem[h.chunkEnd:end], unix.PROT_READ|unix.PROT_EXEC); err != nil {
 		return fmt.Errorf("jitrt: mprotect RX: %w", err)
+	}
+	// Each view faults a page in on its own at its first access (a write
+	// to install, then a fetch to run). A program that fills the first
+	// chunk is a large one: from the second on, both views are made
+	// resident at once, two system calls instead of two faults per page
+	// (the first is left to fault in as used: a small program's code is
+	// a few pages of it).
+	if h.chunkEnd > 0 {
+		prefault.Bytes(h.wmem[h.chunkEnd:end])
+		prefault.ReadOnly(h.mem[h.chunkEnd:end])
 	}
 	h.chunkEnd = end
 	return nil

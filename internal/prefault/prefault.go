@@ -14,6 +14,13 @@
 // as it is, and one that is not becomes the zero page it would have
 // been at its first touch. On systems without the call (kernels before
 // Linux 5.14, other operating systems) it does nothing.
+//
+// Making a page resident is half of a fresh page's cost on those
+// machines: the first touch of each page from user space still costs
+// about 5 µs (the hypervisor maps it on its side then). A transparent
+// huge page costs one such fault for 2 MiB (measured: 0.28 µs per
+// 4 KiB against 5.9 populated and 10.9 faulted one by one), so HugePages
+// asks for them where a large program's memory is about to be filled.
 package prefault
 
 import "unsafe"
@@ -51,4 +58,52 @@ func Slice[T any](s []T) {
 	}
 	var t T
 	Pages(unsafe.Pointer(unsafe.SliceData(s)), uintptr(cap(s))*unsafe.Sizeof(t))
+}
+
+// HugeBlock is the unit HugePages advises: the Go runtime maps its heap
+// in blocks of 4 MiB, aligned (its page allocator's chunks), and a
+// block's small-object spans, maps and buffers are carved from it later,
+// as the heap grows.
+const HugeBlock = 4 << 20
+
+// HugePages advises the kernel to back the HugeBlock-aligned blocks
+// holding the n bytes at p with transparent huge pages (MADV_HUGEPAGE),
+// if n is at least MinBytes: a 2 MiB stretch of them that nothing has
+// touched yet becomes one huge page at its next fault, instead of 512
+// pages faulted one at a time. p must point into the Go heap (a large
+// allocation the caller is about to fill) or a private mapping of the
+// caller's; the advice covers the whole block, the runtime's memory
+// around the allocation included, which only changes the size of the
+// pages that memory will get (as on a system whose huge pages are
+// "always" on). Parts of a block the runtime has not mapped yet are left
+// out: it maps them later without the advice. The cost is memory: a
+// huge page is resident whole, so this is for blocks a large program
+// is about to fill. It does nothing where the system has no huge pages
+// (other operating systems, or transparent huge pages set to "never").
+func HugePages(p unsafe.Pointer, n uintptr) {
+	if n < MinBytes {
+		return
+	}
+	start := uintptr(p) &^ (HugeBlock - 1)
+	end := (uintptr(p) + n + HugeBlock - 1) &^ (HugeBlock - 1)
+	adviseHuge(start, end-start)
+}
+
+// HugeSlice is HugePages for the backing array of s (its full capacity).
+func HugeSlice[T any](s []T) {
+	if cap(s) == 0 {
+		return
+	}
+	var t T
+	HugePages(unsafe.Pointer(unsafe.SliceData(s)), uintptr(cap(s))*unsafe.Sizeof(t))
+}
+
+// ReadOnly makes resident for reading the pages holding b, whatever its
+// size: for a view that is not writable (the JIT's execution view of
+// code written through another mapping of the same memory), whose first
+// access would otherwise fault each page in again.
+func ReadOnly(b []byte) {
+	if len(b) > 0 {
+		populateRead(unsafe.Pointer(unsafe.SliceData(b)), uintptr(len(b)))
+	}
 }

@@ -2,6 +2,9 @@ package prefault
 
 import (
 	"errors"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -102,6 +105,108 @@ func TestBytes(t *testing.T) {
 			want = 1
 		}
 		if got := resident(t, m[i*int(pageSize):(i+1)*int(pageSize)]); got != want {
+			t.Errorf("page %d: resident %d, want %d", i, got, want)
+		}
+	}
+}
+
+// hugeResident returns the kilobytes of huge pages /proc/self/smaps
+// reports in the mappings that overlap b.
+func hugeResident(t *testing.T, b []byte) int {
+	t.Helper()
+	data, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		t.Skipf("no /proc/self/smaps: %v", err)
+	}
+	lo := uintptr(unsafe.Pointer(&b[0]))
+	hi := lo + uintptr(len(b))
+	kb, in := 0, false
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		if start, end, ok := strings.Cut(f[0], "-"); ok && len(f) >= 5 {
+			s, err1 := strconv.ParseUint(start, 16, 64)
+			e, err2 := strconv.ParseUint(end, 16, 64)
+			in = err1 == nil && err2 == nil && uintptr(s) < hi && uintptr(e) > lo
+			continue
+		}
+		if in && f[0] == "AnonHugePages:" {
+			n, _ := strconv.Atoi(f[1])
+			kb += n
+		}
+	}
+	return kb
+}
+
+// TestHugePages: a block advised, then filled, is backed by huge pages
+// (in a system whose transparent huge pages are "madvise", where only
+// advised memory gets them); below MinBytes nothing is advised.
+func TestHugePages(t *testing.T) {
+	mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
+	if err != nil || !strings.Contains(string(mode), "[madvise]") {
+		t.Skipf("transparent huge pages are not \"madvise\" here (%q): advised and unadvised memory look alike", strings.TrimSpace(string(mode)))
+	}
+	for _, tc := range []struct {
+		name   string
+		n      uintptr
+		wantKB bool
+	}{
+		{name: "large block", n: 2 * HugeBlock, wantKB: true},
+		{name: "below MinBytes", n: MinBytes - 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := unix.Mmap(-1, 0, 3*HugeBlock, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer unix.Munmap(m)
+			// The mapping's first whole block.
+			off := int((HugeBlock - uintptr(unsafe.Pointer(&m[0]))%HugeBlock) % HugeBlock)
+			block := m[off : off+2*HugeBlock]
+			HugePages(unsafe.Pointer(&block[0]), tc.n)
+			for i := 0; i < len(block); i += int(pageSize) {
+				block[i] = 1
+			}
+			kb := hugeResident(t, block)
+			if tc.wantKB && kb < 2<<10 {
+				t.Errorf("%d KiB of huge pages after advising and filling %d MiB, want at least 2048", kb, len(block)>>20)
+			}
+			if !tc.wantKB && kb != 0 {
+				t.Errorf("%d KiB of huge pages for a block below MinBytes, want none", kb)
+			}
+		})
+	}
+}
+
+// TestReadOnly: the pages of a read-only view of shared memory are made
+// resident (a memfd's, as the JIT's execution view of its code).
+func TestReadOnly(t *testing.T) {
+	fd, err := unix.MemfdCreate("prefault-test", unix.MFD_CLOEXEC)
+	if err != nil {
+		t.Skipf("no memfd: %v", err)
+	}
+	defer unix.Close(fd)
+	if err := unix.Ftruncate(fd, 16*int64(pageSize)); err != nil {
+		t.Fatal(err)
+	}
+	view, err := unix.Mmap(fd, 0, 16*int(pageSize), unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Munmap(view)
+	if err := unix.Madvise(view[:pageSize], unix.MADV_POPULATE_READ); errors.Is(err, unix.EINVAL) {
+		t.Skip("this kernel has no MADV_POPULATE_READ (Linux 5.14): ReadOnly does nothing here")
+	}
+	ReadOnly(view[4*pageSize : 8*pageSize])
+	ReadOnly(nil) // nothing
+	for i := 1; i < 16; i++ {
+		want := 0
+		if i >= 4 && i < 8 {
+			want = 1
+		}
+		if got := resident(t, view[i*int(pageSize):(i+1)*int(pageSize)]); got != want {
 			t.Errorf("page %d: resident %d, want %d", i, got, want)
 		}
 	}
