@@ -70,8 +70,17 @@ Run 'miniil COMMAND -h' for a command's flags.
 `
 
 func main() {
+	// Go samples an allocation every 512 KiB for the memory profile,
+	// hashing its stack into a bucket: 1.6% of a large program's run.
+	// The command writes that profile only for run -memprofile, which
+	// turns sampling back on before loading.
+	runtime.MemProfileRate = 0
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
+
+// defaultMemProfileRate is Go's sampling rate (runtime.MemProfileRate's
+// initial value).
+const defaultMemProfileRate = 512 << 10
 
 // run executes the command line and returns the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
@@ -310,6 +319,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	path, code := oneFile(fs, stderr)
 	if code >= 0 {
 		return code
+	}
+	if *memprofile != "" && runtime.MemProfileRate == 0 {
+		runtime.MemProfileRate = defaultMemProfileRate
 	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
