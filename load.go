@@ -152,7 +152,11 @@ func (c LoadConfig) read(name string, r io.Reader, size int64) ([]byte, error) {
 		capacity = min(capacity, limit+1)
 	}
 	buf := make([]byte, 0, capacity)
-	prefault.Slice(buf) // filled by the kernel's copy: faults there cost as much
+	// Filled by the kernel's copy, where a fresh page costs as much as
+	// anywhere: a large source's blocks get huge pages, and its pages
+	// are made resident at once.
+	prefault.HugeSlice(buf)
+	prefault.Slice(buf)
 	for {
 		if len(buf) == cap(buf) {
 			next := 2 * int64(cap(buf))
@@ -160,6 +164,7 @@ func (c LoadConfig) read(name string, r io.Reader, size int64) ([]byte, error) {
 				next = min(next, limit+1)
 			}
 			grown := make([]byte, len(buf), next)
+			prefault.HugeSlice(grown)
 			prefault.Slice(grown)
 			copy(grown, buf)
 			buf = grown
