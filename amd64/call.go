@@ -178,6 +178,14 @@ func (g *gen) callGeneric(in *ir.Instr) {
 	case callee.Builtin:
 		g.exit(abi.HelperBuiltin, uint64(callee.BuiltinKind), true, in.ILOffset)
 		g.noteLibrary(callee.BuiltinKind)
+	case callee == g.f.Method:
+		// A call of the method itself goes straight to its entry (the
+		// main body's prolog): running, it is compiled, and its code is
+		// where it stays. CALL rel32, as Mono calls a compiled method,
+		// instead of a load of the cell.
+		a.Jump(CALL, g.funcletLabels[0])
+		g.site(in.ILOffset, abi.SPCall)
+		g.noteCall("call ", callee, " (itself)")
 	default:
 		// CALL [RIP+disp32] to the callee's cell; the displacement is set
 		// at install time (Code.CellRefs).
