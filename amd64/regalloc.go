@@ -203,7 +203,11 @@ func scan(f *ir.Func, cands []*interval, homes []Reg, float bool, regs []Reg) {
 	free := ir.Make[Reg](f.Cache, len(regs))
 	copy(free, regs)
 	var saved [X15 + 1]bool // registers given to some value so far
-	var active []*interval  // sorted by end
+	var order [X15 + 1]int  // each register's position in regs
+	for k, r := range regs {
+		order[r] = k
+	}
+	var active []*interval // sorted by end
 	for _, iv := range cands {
 		if f.Kinds[iv.v].IsFloat() != float {
 			continue
@@ -231,7 +235,7 @@ func scan(f *ir.Func, cands []*interval, homes []Reg, float bool, regs []Reg) {
 			if !fits(r) {
 				continue
 			}
-			rank := slices.Index(regs, r)
+			rank := order[r]
 			if isCalleeSaved(r) {
 				rank += len(regs)
 				if !saved[r] {
