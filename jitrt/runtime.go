@@ -1323,9 +1323,11 @@ func (rt *Runtime) compile(i int) error {
 	addr, err := rt.code.InstallFunc(len(c.Code), func(addr uintptr, buf []byte) error {
 		copy(buf, c.Code)
 		for _, r := range c.CellRefs {
-			// A call to the method itself, or to one already compiled,
-			// becomes a direct call: NOP; CALL rel32 (same length, so the
-			// return address does not move). Others go through the cell.
+			// A call to one already compiled, or to the method itself
+			// (which amd64's code generator emits as a direct call
+			// already), becomes a direct call: NOP; CALL rel32 (same
+			// length, so the return address does not move). Others go
+			// through the cell.
 			j := rt.cellIndex(r.Cell)
 			target, compiled := rt.cells.Get(j), rt.cells.Get(j) != rt.cells.Prestub(j)
 			if j == i {
