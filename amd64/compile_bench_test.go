@@ -135,6 +135,14 @@ func BenchmarkCompileMany(b *testing.B) {
 	benchCompile(b, jobs, ilBytes)
 }
 
+// BenchmarkCompileTrivial measures the fixed cost of a compile: 2,000
+// methods of one instruction and ret (what every method pays, whatever
+// its size: the phases' set-up, the cache, the frame and the tables).
+func BenchmarkCompileTrivial(b *testing.B) {
+	jobs, ilBytes := loadJobs(b, map[string][]byte{"trivial.il": bigprog.TrivialMethods(2000)})
+	benchCompile(b, jobs, ilBytes)
+}
+
 // BenchmarkCompileBig measures issue 14's second program: one method of
 // about 100 KB of IL (straight-line arithmetic, a branch every 43 bytes).
 // One op compiles it (and main) once.

@@ -19,11 +19,72 @@ import "unsafe"
 // overwrites it: at most keepBytes, 1 MiB, per element type.
 type Cache struct {
 	instrs pool[Instr]
-	// pools holds one *pool[T] per element type, and kept one *T per
-	// type of Keep; both are found by a type assertion, a compare of
-	// one word.
+	// pools holds one *pool[T] per element type, for Reset.
 	pools []resetter
-	kept  []any
+	// index finds the *pool[T] of Make and the *T of Keep by the type's
+	// descriptor: a compile makes about 150 requests of some 90 types,
+	// and a scan of the pools took 14 compares a request.
+	index typeIndex
+}
+
+// typeIndex maps type descriptors to the values kept for them: open
+// addressing, a power-of-two table at most half full.
+type typeIndex struct {
+	slots []typeSlot
+	n     int
+}
+
+type typeSlot struct {
+	key uintptr        // the type descriptor's address; 0: empty
+	val unsafe.Pointer // the *pool[T] or *T kept for it
+}
+
+// poolKey[T] names the pool of T in the index (Keep's values are
+// indexed by their own type, which is never this one: it is
+// unexported).
+type poolKey[T any] struct{}
+
+// typeKey returns the address of the type descriptor of *T, unique per
+// type in a program: the first word of an interface holding a *T (the
+// layout of Go's interfaces; no reflection, which would cost more than
+// the scan it replaces).
+func typeKey[T any]() uintptr {
+	var x any = (*T)(nil)
+	return (*[2]uintptr)(unsafe.Pointer(&x))[0]
+}
+
+// slot returns the position of key in the table, or of the empty slot
+// where it goes.
+func (t *typeIndex) slot(key uintptr) int {
+	mask := uintptr(len(t.slots) - 1)
+	for h := (key * 0x9E3779B97F4A7C15 >> 32) & mask; ; h = (h + 1) & mask {
+		if k := t.slots[h].key; k == key || k == 0 {
+			return int(h)
+		}
+	}
+}
+
+// get returns the value kept for key, or nil.
+func (t *typeIndex) get(key uintptr) unsafe.Pointer {
+	if len(t.slots) == 0 {
+		return nil
+	}
+	return t.slots[t.slot(key)].val
+}
+
+// put keeps val for key (not in the table yet).
+func (t *typeIndex) put(key uintptr, val unsafe.Pointer) {
+	if 2*(t.n+1) > len(t.slots) {
+		old := t.slots
+		t.slots = make([]typeSlot, max(2*len(old), 128))
+		for _, s := range old {
+			if s.key != 0 {
+				t.slots[t.slot(s.key)] = s
+			}
+		}
+	}
+	t.slots[t.slot(key)] = typeSlot{key, val}
+	t.n++
 }
 
 type resetter interface{ reset() }
@@ -107,13 +168,13 @@ func Make[T any](c *Cache, n int) []T {
 	}
 	var zero T
 	size := max(unsafe.Sizeof(zero), 1)
-	for _, p := range c.pools {
-		if p, ok := p.(*pool[T]); ok {
-			return p.take(n, size)
-		}
+	key := typeKey[poolKey[T]]()
+	if p := c.index.get(key); p != nil {
+		return (*pool[T])(p).take(n, size)
 	}
 	p := &pool[T]{}
 	c.pools = append(c.pools, p)
+	c.index.put(key, unsafe.Pointer(p))
 	return p.take(n, size)
 }
 
@@ -141,13 +202,12 @@ func Keep[T any](c *Cache) *T {
 	if c == nil {
 		return new(T)
 	}
-	for _, k := range c.kept {
-		if v, ok := k.(*T); ok {
-			return v
-		}
+	key := typeKey[T]()
+	if v := c.index.get(key); v != nil {
+		return (*T)(v)
 	}
 	v := new(T)
-	c.kept = append(c.kept, v)
+	c.index.put(key, unsafe.Pointer(v))
 	return v
 }
 

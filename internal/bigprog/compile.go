@@ -98,3 +98,16 @@ func BigMethod(size int) []byte {
 	b.WriteString(".method public static void main() cil managed\n{\n  .entrypoint\n  .maxstack 1\n  ldc.i4.5\n  call int32 big(int32)\n  call void [mscorlib]System.Console::WriteLine(int32)\n  ret\n}\n")
 	return []byte(b.String())
 }
+
+// TrivialMethods returns n methods that return their argument (ldarg.0;
+// ret), and a main that calls none of them: for the fixed cost of a
+// compile, what every method pays whatever its size.
+func TrivialMethods(n int) []byte {
+	var b strings.Builder
+	b.WriteString(".assembly extern mscorlib {}\n.assembly compiletrivial {}\n\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, ".method public static int32 t%d(int32 x) cil managed\n{\n  ldarg.0\n  ret\n}\n\n", i)
+	}
+	b.WriteString(".method public static void main() cil managed\n{\n  .entrypoint\n  ret\n}\n")
+	return []byte(b.String())
+}
