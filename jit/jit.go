@@ -252,6 +252,10 @@ type Compiler struct {
 	// per compile was an allocation per method).
 	module   *il.Module
 	importer opt.Importer
+	// skip and after are cfg.Skip and cfg.After by phase index, looked
+	// up once here instead of twice a phase per compile.
+	skip  []bool
+	after []io.Writer
 }
 
 // New returns a Compiler.
@@ -266,7 +270,11 @@ func New(cfg Config) *Compiler {
 			panic("jit: no optional phase named " + name)
 		}
 	}
-	c := &Compiler{cfg: cfg, asm: amd64.NewAssembler(), cache: new(ir.Cache)}
+	c := &Compiler{cfg: cfg, asm: amd64.NewAssembler(), cache: new(ir.Cache),
+		skip: make([]bool, len(phases)), after: make([]io.Writer, len(phases))}
+	for i, p := range phases {
+		c.skip[i], c.after[i] = cfg.Skip[p.Name], cfg.After[p.Name]
+	}
 	c.importer = func(callee *il.Method) (*ir.Func, error) {
 		return reader.ImportWith(c.module, callee, reader.Options{Initialized: c.cfg.Initialized, Cache: c.cache})
 	}
@@ -278,22 +286,31 @@ func New(cfg Config) *Compiler {
 // Code's machine code and lists included) is made in memory the
 // Compiler reuses and is valid until the next Compile: Compiled copies
 // what must outlive it.
-func (c *Compiler) Compile(mod *il.Module, m *il.Method, last string) (*Method, error) {
+func (c *Compiler) Compile(mod *il.Module, m *il.Method, last string) (st *Method, err error) {
 	stop := len(phases) - 1
 	if last != "" {
 		if stop = PhaseIndex(last); stop < 0 {
 			return nil, fmt.Errorf("jit: no phase named %q", last)
 		}
 	}
+	// A panic in a phase (a compiler bug) is that phase's error, with
+	// its name: one recover for the compile, not one per phase.
+	phase := 0
+	defer func() {
+		if r := recover(); r != nil {
+			st, err = nil, fmt.Errorf("%s: phase %s failed: %v", m.FullName(), phases[phase].Name, r)
+		}
+	}()
 	c.cache.Reset()
 	c.module = mod
-	st := ir.New[Method](c.cache)
+	st = ir.New[Method](c.cache)
 	*st = Method{Module: mod, IL: m, Env: c.cfg.Env}
-	for _, p := range phases[:stop+1] {
-		if err := c.runPhase(p, st); err != nil {
+	for phase = 0; phase <= stop; phase++ {
+		if err := c.runPhase(phase, st); err != nil {
 			return nil, err
 		}
 	}
+	phase = stop
 	if s := c.cfg.Stats; s != nil {
 		s.Methods++
 		s.ILBytes += m.CodeSize
@@ -305,17 +322,13 @@ func (c *Compiler) Compile(mod *il.Module, m *il.Method, last string) (*Method, 
 }
 
 // runPhase runs one phase on m, then its check and printer.
-func (c *Compiler) runPhase(p Phase, m *Method) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%s: phase %s failed: %v", m.IL.FullName(), p.Name, r)
-		}
-	}()
+func (c *Compiler) runPhase(i int, m *Method) (err error) {
+	p := &phases[i]
 	var start time.Time
 	if c.cfg.Stats != nil { // reading the clock costs too, 34 times a compile
 		start = time.Now()
 	}
-	if !c.cfg.Skip[p.Name] {
+	if !c.skip[i] {
 		err = p.run(c, m)
 	}
 	if s := c.cfg.Stats; s != nil {
@@ -334,7 +347,7 @@ func (c *Compiler) runPhase(p Phase, m *Method) (err error) {
 			return fmt.Errorf("%s: after phase %s: %w", m.IL.FullName(), p.Name, err)
 		}
 	}
-	if w := c.cfg.After[p.Name]; w != nil {
+	if w := c.after[i]; w != nil {
 		print := p.print
 		if print == nil {
 			print = func(w io.Writer, m *Method) error { return ir.Fprint(w, m.Func) }

@@ -123,6 +123,31 @@ func TestAfterPrints(t *testing.T) {
 	}
 }
 
+// panicWriter panics when a phase prints to it: a stand-in for a bug
+// in a phase.
+type panicWriter struct{}
+
+func (panicWriter) Write([]byte) (int, error) { panic("printer bug") }
+
+// TestPhasePanicIsError: a panic in a phase is an error that names the
+// method and the phase, and the Compiler's next compile runs as if
+// nothing happened.
+func TestPhasePanicIsError(t *testing.T) {
+	mod, m := method(t)
+	for _, name := range []string{jit.Import, jit.Layout, jit.EHClauses} {
+		c := jit.New(jit.Config{Env: jit.NewDumpEnv(), After: map[string]io.Writer{name: panicWriter{}}})
+		st, err := c.Compile(mod, m, "")
+		if err == nil || st != nil || !strings.Contains(err.Error(), "phase "+name+" failed: printer bug") || !strings.Contains(err.Error(), m.FullName()) {
+			t.Errorf("after %s panics: %v, %v; want an error naming %s and the phase", name, st, err, m.FullName())
+		}
+		if name == jit.EHClauses { // a compile that stops before it
+			if _, err := c.Compile(mod, m, jit.Layout); err != nil {
+				t.Errorf("the compile after the panic: %v", err)
+			}
+		}
+	}
+}
+
 func TestUnknownPhase(t *testing.T) {
 	mod, m := method(t)
 	_, err := jit.New(jit.Config{}).Compile(mod, m, "nosuch")
