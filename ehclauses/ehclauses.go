@@ -88,6 +88,13 @@ func (t *Table) Chain(off int, yield func(int) bool) {
 // blocks, regions and clauses (plus sorting the clauses).
 func Build(m *il.Method, f *ir.Func, code *amd64.Code) error {
 	lay := code.Layout
+	if len(m.EH) == 0 && len(lay.Funcs) == 1 {
+		// No clauses, no handler: the main body encloses nothing (most
+		// methods; the maps below cost more than the rest of the phase).
+		code.Funclets[0].Enclosing = -1
+		code.Clauses = nil
+		return nil
+	}
 	// Native range of each try region: the blocks whose innermost region
 	// it is, then the ranges of the trys nested in it, folded in from the
 	// innermost regions outward (f.Regions lists outer regions first). A
