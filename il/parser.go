@@ -139,7 +139,10 @@ func (p *parser) fill(n int) {
 		if err != nil { // the first lexical error of the source
 			panic(bailout{err: err.(*Error), lexical: true})
 		}
-		if p.head >= 64 || p.head == len(p.toks) {
+		switch {
+		case p.head == len(p.toks): // no lookahead: start over
+			p.toks, p.head = p.toks[:0], 0
+		case p.head >= 64:
 			// Move the lookahead to the front, so the buffer stays small
 			// however long the source.
 			n := copy(p.toks, p.toks[p.head:])
