@@ -23,16 +23,17 @@ import (
 // run in between) are not numbered, and neither are references and
 // addresses, whose longer life the GC information would have to know.
 func CSE(f *ir.Func) int {
-	// The maps and the undo stack are reused from compile to compile:
-	// every tree's facts are undone when it is left, so they are empty
-	// here and at the end (rename is emptied below; a compile that
-	// failed half-way leaves them to be made again).
+	// The table, the maps and the undo stack are reused from compile to
+	// compile: every tree's facts are undone when it is left, so they
+	// are empty here and at the end (rename is emptied below; a compile
+	// that failed half-way leaves them to be emptied or made again).
 	s := ir.Keep[cseScratch](f.Cache)
-	if s.avail == nil || len(s.avail) > 0 || len(s.falseVN) > 0 || len(s.rename) > 1024 {
-		*s = cseScratch{avail: map[cseKey]cseEntry{}, falseVN: map[int32]bool{}, rename: map[ir.Value]ir.Value{}}
+	if s.falseVN == nil || len(s.falseVN) > 0 || len(s.rename) > 1024 {
+		*s = cseScratch{avail: s.avail, falseVN: map[int32]bool{}, rename: map[ir.Value]ir.Value{}}
 	}
+	s.avail.reset()
 	clear(s.rename)
-	c := &cse{f: f, d: definitions(f), vn: ir.Make[int32](f.Cache, len(f.Kinds)), avail: s.avail,
+	c := &cse{f: f, d: definitions(f), vn: ir.Make[int32](f.Cache, len(f.Kinds)), avail: &s.avail,
 		falseVN: s.falseVN, rename: s.rename, undo: s.undo[:0], stack: s.stack[:0]}
 	defer func() { s.undo, s.stack = c.undo[:0], c.stack[:0]; c.d.release() }()
 	for v := range c.vn {
@@ -89,7 +90,7 @@ type cseEntry struct {
 
 // cseScratch is what CSE keeps from one compile to the next.
 type cseScratch struct {
-	avail   map[cseKey]cseEntry
+	avail   availTable
 	falseVN map[int32]bool
 	rename  map[ir.Value]ir.Value
 	undo    []cseUndo
@@ -110,7 +111,7 @@ type cse struct {
 	vn       []int32 // each value's current number
 	next     int32
 	epoch    int32 // memory's number: stores, calls and allocations change it
-	avail    map[cseKey]cseEntry
+	avail    *availTable
 	falseVN  map[int32]bool // numbers of compares known false on the path
 	undo     []cseUndo
 	replaced int
@@ -177,7 +178,7 @@ func (c *cse) rollback(mark int) {
 		case undoEpoch:
 			c.epoch = u.old
 		case undoAvail:
-			delete(c.avail, u.key)
+			c.avail.remove(&u.key)
 		case undoFalse:
 			delete(c.falseVN, u.old)
 		default:
@@ -218,7 +219,7 @@ func (c *cse) block(b *ir.Block) {
 			}
 			continue
 		}
-		if e, hit := c.avail[key]; hit {
+		if e, hit := c.avail.lookup(&key); hit {
 			if c.vn[e.holder] == e.vn && e.holder != in.Dst {
 				b.Instrs[i] = &ir.Instr{Op: ir.OpCopy, Kind: c.f.Kinds[in.Dst], Dst: in.Dst, Dst2: ir.NoValue,
 					Args: []ir.Value{e.holder}, ILOffset: in.ILOffset, Inline: in.Inline}
@@ -232,12 +233,26 @@ func (c *cse) block(b *ir.Block) {
 		}
 		n := c.fresh()
 		c.setVN(in.Dst, n)
+		if c.avail.full() {
+			c.avail.grow(c.availOrder)
+		}
 		c.undo = append(c.undo, cseUndo{v: undoAvail, key: key})
-		c.avail[key] = cseEntry{holder: in.Dst, vn: n}
+		c.avail.add(&key, cseEntry{holder: in.Dst, vn: n})
 	}
 	if isCheck && c.falseVN[c.vn[b.Term.Args[0]]] {
 		removeCheck(b, 1)
 		c.replaced++
+	}
+}
+
+// availOrder yields the keys of the available computations, in the
+// order they became available: the undo log holds each, and only those
+// still available.
+func (c *cse) availOrder(yield func(*cseKey) bool) {
+	for i := range c.undo {
+		if u := &c.undo[i]; u.v == undoAvail && !yield(&u.key) {
+			return
+		}
 	}
 }
 
