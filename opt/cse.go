@@ -219,7 +219,11 @@ func (c *cse) block(b *ir.Block) {
 			}
 			continue
 		}
-		if e, hit := c.avail.lookup(&key); hit {
+		if c.avail.full() {
+			c.avail.grow(c.availOrder)
+		}
+		slot, e, hit := c.avail.lookup(&key)
+		if hit {
 			if c.vn[e.holder] == e.vn && e.holder != in.Dst {
 				b.Instrs[i] = &ir.Instr{Op: ir.OpCopy, Kind: c.f.Kinds[in.Dst], Dst: in.Dst, Dst2: ir.NoValue,
 					Args: []ir.Value{e.holder}, ILOffset: in.ILOffset, Inline: in.Inline}
@@ -233,11 +237,8 @@ func (c *cse) block(b *ir.Block) {
 		}
 		n := c.fresh()
 		c.setVN(in.Dst, n)
-		if c.avail.full() {
-			c.avail.grow(c.availOrder)
-		}
 		c.undo = append(c.undo, cseUndo{v: undoAvail, key: key})
-		c.avail.add(&key, cseEntry{holder: in.Dst, vn: n})
+		c.avail.addAt(slot, &key, cseEntry{holder: in.Dst, vn: n})
 	}
 	if isCheck && c.falseVN[c.vn[b.Term.Args[0]]] {
 		removeCheck(b, 1)

@@ -1,5 +1,7 @@
 package opt
 
+import "unsafe"
+
 // availTable is CSE's set of available computations: open addressing
 // with linear probing, keyed by cseKey.
 //
@@ -30,9 +32,9 @@ const minAvailSlots = 64
 // a very large method's table is not held for the small ones after it.
 const maxKeptAvailSlots = 1 << 14
 
-// hash mixes the key's fields; keys that differ only by their type or
-// field (rare: they compare equal otherwise only for the same value's
-// checks) share a hash and are told apart by comparison.
+// hash mixes all of the key's fields. The type and field are hashed by
+// address (Go does not move heap objects): loads of an object's fields,
+// or of statics, in one memory epoch differ by the field alone.
 func (k *cseKey) hash() uint64 {
 	h := uint64(k.op) | uint64(k.kind)<<8 | uint64(k.cond)<<16 | uint64(uint32(k.epoch))<<32
 	if k.unsigned {
@@ -40,6 +42,8 @@ func (k *cseKey) hash() uint64 {
 	}
 	h ^= uint64(k.aux) * 0x9e3779b97f4a7c15
 	h ^= (uint64(uint32(k.a)) | uint64(uint32(k.b))<<32) * 0xc2b2ae3d27d4eb4f
+	h ^= uint64(uintptr(unsafe.Pointer(k.typ))) * 0x165667b19e3779f9
+	h ^= uint64(uintptr(unsafe.Pointer(k.field))) * 0x27d4eb2f165667c5
 	h ^= h >> 31
 	h *= 0x94d049bb133111eb
 	return h ^ h>>29
@@ -59,19 +63,22 @@ func (t *availTable) slot(k *cseKey) int {
 	}
 }
 
-// lookup returns k's entry, if the table has it.
-func (t *availTable) lookup(k *cseKey) (cseEntry, bool) {
-	s := &t.slots[t.slot(k)]
-	return s.e, s.e.vn != 0
+// lookup returns the slot of k (see slot) and k's entry, if the table
+// has it.
+func (t *availTable) lookup(k *cseKey) (int, cseEntry, bool) {
+	i := t.slot(k)
+	e := t.slots[i].e
+	return i, e, e.vn != 0
 }
 
 // full reports whether one more entry would fill the table past half.
 func (t *availTable) full() bool { return 2*(t.n+1) > len(t.slots) }
 
-// add puts k, which the table does not have, in it; the caller grows
-// the table first when it is full.
-func (t *availTable) add(k *cseKey, e cseEntry) {
-	t.slots[t.slot(k)] = availSlot{key: *k, e: e}
+// addAt puts k, which the table does not have, in slot i, the slot
+// lookup returned for it with nothing added or grown since; the caller
+// grows the table before that lookup when it is full.
+func (t *availTable) addAt(i int, k *cseKey, e cseEntry) {
+	t.slots[i] = availSlot{key: *k, e: e}
 	t.n++
 }
 
@@ -101,11 +108,11 @@ func (t *availTable) grow(order func(yield func(*cseKey) bool)) {
 	old := *t
 	*t = availTable{slots: make([]availSlot, 2*len(old.slots))}
 	for k := range order {
-		e, ok := old.lookup(k)
+		_, e, ok := old.lookup(k)
 		if !ok {
 			panic("opt: CSE's undo log names a computation its table does not have")
 		}
-		t.add(k, e)
+		t.addAt(t.slot(k), k, e)
 	}
 	if t.n != old.n {
 		panic("opt: CSE's undo log and its table disagree")
