@@ -1,6 +1,7 @@
 package il
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -65,13 +66,34 @@ func newLexer(file string, text string) *lexer {
 // slice returns the source text from byte start to end.
 func (lx *lexer) slice(start, end int) string { return lx.text[start:end] }
 
-func isIdentStart(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '$' || c == '@' || c == '?' || c == '`' || c >= 0x80
-}
+// Character classes of the source's bytes, looked up in charClass.
+const (
+	cSpace      = 1 << iota // white space
+	cIdentStart             // may start an identifier
+	cIdentPart              // may continue one (starts, digits and '.')
+)
 
-func isIdentPart(c byte) bool {
-	return isIdentStart(c) || c >= '0' && c <= '9' || c == '.'
-}
+// charClass holds each byte's classes; it is built once and only read.
+var charClass = func() (t [256]uint8) {
+	for c := 0; c < 256; c++ {
+		b := byte(c)
+		if b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b == '_' || b == '$' || b == '@' || b == '?' || b == '`' || b >= 0x80 {
+			t[c] |= cIdentStart | cIdentPart
+		}
+		if b >= '0' && b <= '9' || b == '.' {
+			t[c] |= cIdentPart
+		}
+		switch b {
+		case ' ', '\t', '\r', '\n', '\f', '\v':
+			t[c] |= cSpace
+		}
+	}
+	return t
+}()
+
+func isIdentStart(c byte) bool { return charClass[c]&cIdentStart != 0 }
+
+func isIdentPart(c byte) bool { return charClass[c]&cIdentPart != 0 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
@@ -158,34 +180,50 @@ func (lx *lexer) errorf(p Pos, format string, args ...any) error {
 
 // skipSpace skips white space and comments.
 func (lx *lexer) skipSpace() error {
-	for lx.off < len(lx.src) {
-		c := lx.src[lx.off]
-		switch {
-		case c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v':
-			lx.advance()
-		case c == '/' && lx.peekByte(1) == '/':
-			for lx.off < len(lx.src) && lx.src[lx.off] != '\n' {
-				lx.advance()
+	src, i := lx.src, lx.off
+	for i < len(src) {
+		c := src[i]
+		if charClass[c]&cSpace != 0 {
+			if c == '\n' {
+				lx.line++
+				lx.lineStart = i + 1
 			}
-		case c == '/' && lx.peekByte(1) == '*':
+			i++
+			continue
+		}
+		if c != '/' || i+1 == len(src) {
+			break
+		}
+		switch src[i+1] {
+		case '/': // to the end of the line, whose newline the loop counts
+			if j := bytes.IndexByte(src[i:], '\n'); j >= 0 {
+				i += j
+			} else {
+				i = len(src)
+			}
+			continue
+		case '*':
+			lx.off = i
 			start := lx.pos()
 			lx.advance()
 			lx.advance()
 			for {
-				if lx.off >= len(lx.src) {
+				if lx.off >= len(src) {
 					return lx.errorf(start, "comment is not terminated: missing */")
 				}
-				if lx.src[lx.off] == '*' && lx.peekByte(1) == '/' {
+				if src[lx.off] == '*' && lx.peekByte(1) == '/' {
 					lx.advance()
 					lx.advance()
 					break
 				}
 				lx.advance()
 			}
-		default:
-			return nil
+			i = lx.off
+			continue
 		}
+		break
 	}
+	lx.off = i
 	return nil
 }
 

@@ -46,7 +46,6 @@ func ParseString(file string, src string) (m *Module, err error) {
 		classTypes: map[string]*Type{}, arrayTypes: map[*Type]*Type{},
 		valueTypes: map[string]*Type{}, bareTypes: map[string]*Type{}, byrefTypes: map[*Type]*Type{},
 		methodRefs: map[methodKey]*MethodRef{}, fieldRefs: map[fieldKey]*FieldRef{}}
-	p.fill(1)
 	defer func() {
 		if r := recover(); r != nil {
 			b, ok := r.(bailout)
@@ -63,6 +62,7 @@ func ParseString(file string, src string) (m *Module, err error) {
 			}
 		}
 	}()
+	p.cur = p.lex()
 	p.module()
 	if err := resolve(p.m); err != nil {
 		return nil, err
@@ -79,13 +79,13 @@ type bailout struct {
 
 type parser struct {
 	// The tokens are lexed as the parser goes (after a syntax error, the
-	// rest is lexed too, so that a lexical error is reported first):
-	// toks[head:] holds the current token and any peeked at beyond it,
-	// prev the one before.
-	lx   *lexer
-	toks []token
-	head int // index of the current token in toks
-	prev token
+	// rest is lexed too, so that a lexical error is reported first): cur
+	// is the current token, ahead the one after it once peek has lexed
+	// it, prevLine and prevCol the position of the one before.
+	lx                *lexer
+	cur, ahead        token
+	hasAhead          bool
+	prevLine, prevCol int32
 
 	// Types and member references, one per distinct spelling.
 	classTypes map[string]*Type
@@ -132,40 +132,39 @@ type fixup struct {
 	tok token
 }
 
-// fill lexes until the lookahead holds n tokens, or ends with tEOF.
-func (p *parser) fill(n int) {
-	for len(p.toks)-p.head < n && (len(p.toks) == p.head || p.toks[len(p.toks)-1].kind != tEOF) {
-		t, err := p.lx.next()
-		if err != nil { // the first lexical error of the source
-			panic(bailout{err: err.(*Error), lexical: true})
-		}
-		switch {
-		case p.head == len(p.toks): // no lookahead: start over
-			p.toks, p.head = p.toks[:0], 0
-		case p.head >= 64:
-			// Move the lookahead to the front, so the buffer stays small
-			// however long the source.
-			n := copy(p.toks, p.toks[p.head:])
-			p.toks, p.head = p.toks[:n], 0
-		}
-		p.toks = append(p.toks, t)
+// lex returns the lexer's next token; a lexical error ends the parse.
+func (p *parser) lex() token {
+	t, err := p.lx.next()
+	if err != nil { // the first lexical error of the source
+		panic(bailout{err: err.(*Error), lexical: true})
 	}
+	return t
 }
 
 // tok returns the current token.
-func (p *parser) tok() token { return p.toks[p.head] }
+func (p *parser) tok() token { return p.cur }
 
-func (p *parser) peek(k int) token {
-	p.fill(k + 1)
-	return p.toks[min(p.head+k, len(p.toks)-1)]
+// peek returns the token after the current one (end of file at the end).
+func (p *parser) peek() token {
+	if !p.hasAhead {
+		if p.cur.kind == tEOF {
+			return p.cur
+		}
+		p.ahead, p.hasAhead = p.lex(), true
+	}
+	return p.ahead
 }
 
+// next moves to the next token and returns the one it leaves.
 func (p *parser) next() token {
-	t := p.toks[p.head]
+	t := p.cur
 	if t.kind != tEOF {
-		p.prev = t
-		p.head++
-		p.fill(1)
+		p.prevLine, p.prevCol = t.line, t.col
+		if p.hasAhead {
+			p.cur, p.hasAhead = p.ahead, false
+		} else {
+			p.cur = p.lex()
+		}
 	}
 	return t
 }
@@ -361,7 +360,7 @@ func (p *parser) topDecl() {
 // isIdentAssemblyName reports whether the current identifier is the
 // assembly's name rather than an attribute (the name is followed by '{').
 func (p *parser) isIdentAssemblyName() bool {
-	n := p.peek(1)
+	n := p.peek()
 	return n.kind == tPunct && n.text == "{"
 }
 
@@ -513,7 +512,7 @@ var methodAttrs = map[string]bool{
 var implAttrs = map[string]bool{"cil": true, "managed": true, "il": true, "noinlining": true, "aggressiveinlining": true}
 
 func (p *parser) method(owner *Class) *Method {
-	start := p.at(p.prev)
+	start := Pos{File: p.lx.file, Line: int(p.prevLine), Col: int(p.prevCol)}
 	m := p.methods.One()
 	*m = Method{Owner: owner, Slot: -1, MaxStack: 8}
 	attrs := p.attrList.Start()
@@ -804,7 +803,7 @@ func (p *parser) items(open token, what string) {
 				p.errorf(p.at(t), "unsupported directive %s in a method body", t.text)
 			}
 		case tIdent:
-			if n := p.peek(1); n.kind == tPunct && n.text == ":" {
+			if n := p.peek(); n.kind == tPunct && n.text == ":" {
 				p.next()
 				p.next()
 				if _, dup := p.labels[t.text]; dup {
@@ -960,7 +959,7 @@ func (p *parser) locals() {
 			p.expect(",")
 		}
 		first = false
-		if p.isPunct("[") && p.peek(1).kind == tNumber {
+		if p.isPunct("[") && p.peek().kind == tNumber {
 			p.next()
 			v, pos := p.integer("local index")
 			if int(v) != len(locals) {
@@ -1114,7 +1113,7 @@ func (p *parser) constrainedPrefix(t token) {
 	ty := p.typeToken()
 	// ikdasm labels the callvirt too (IL_0016: between the prefix and
 	// it): such a label names the whole prefixed instruction.
-	for p.tok().kind == tIdent && p.peek(1).kind == tPunct && p.peek(1).text == ":" {
+	for p.tok().kind == tIdent && p.peek().kind == tPunct && p.peek().text == ":" {
 		l := p.next()
 		p.next()
 		if _, dup := p.labels[l.text]; dup {
@@ -1310,7 +1309,7 @@ func (p *parser) arraySuffix(ty *Type) *Type {
 	for {
 		switch {
 		case p.isPunct("["):
-			if n := p.peek(1); n.kind == tIdent || n.kind == tQuoted || n.kind == tDot {
+			if n := p.peek(); n.kind == tIdent || n.kind == tQuoted || n.kind == tDot {
 				return ty // an assembly scope: [mscorlib]System.X
 			}
 			open := p.next()
@@ -1450,7 +1449,7 @@ func (p *parser) methodRef() *MethodRef {
 	}
 	t := p.tok()
 	if owner == nil && (t.kind == tIdent || t.kind == tQuoted) {
-		if n := p.peek(1); n.kind == tPunct && n.text == "::" {
+		if n := p.peek(); n.kind == tPunct && n.text == "::" {
 			owner = p.ownerRef()
 		}
 	}
@@ -1522,7 +1521,7 @@ func (p *parser) fieldRef() *FieldRef {
 	if p.isIdent("class") || p.isPunct("[") {
 		r.Class = p.ownerRef()
 		p.expect("::")
-	} else if n := p.peek(1); n.kind == tPunct && n.text == "::" {
+	} else if n := p.peek(); n.kind == tPunct && n.text == "::" {
 		r.Class = p.ownerRef()
 		p.expect("::")
 	}
