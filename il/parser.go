@@ -45,7 +45,10 @@ func ParseString(file string, src string) (m *Module, err error) {
 	p := &parser{lx: lx, m: &Module{File: file},
 		classTypes: map[string]*Type{}, arrayTypes: map[*Type]*Type{},
 		valueTypes: map[string]*Type{}, bareTypes: map[string]*Type{}, byrefTypes: map[*Type]*Type{},
-		methodRefs: map[methodKey]*MethodRef{}, fieldRefs: map[fieldKey]*FieldRef{}}
+		// A method or field reference per 512 bytes of source or so
+		// (issue 14's 2,000 small methods have one per 475): sized up
+		// front, the maps are not rehashed as they grow.
+		methodRefs: make(map[methodKey]*MethodRef, len(src)/512), fieldRefs: make(map[fieldKey]*FieldRef, len(src)/2048)}
 	defer func() {
 		if r := recover(); r != nil {
 			b, ok := r.(bailout)
@@ -631,7 +634,7 @@ func (p *parser) body(m *Method) {
 	p.clauseFixups = p.clauseFixups[:0]
 	p.code.Reset() // grown in chunks reused by every body
 	m.Labels = p.labelList.Start()
-	p.items(open, "method "+m.Name)
+	p.items(open)
 	m.Code = p.codeSlab.Take(p.code.Len()) // then kept at its exact size
 	p.code.CopyTo(m.Code)
 	m.EndPos = p.at(p.next())
@@ -735,8 +738,8 @@ const (
 )
 
 // items parses body items until the closing '}' (not consumed) of the
-// block opened by open, scoped exception blocks included.
-func (p *parser) items(open token, what string) {
+// method body opened by open, scoped exception blocks included.
+func (p *parser) items(open token) {
 	m := p.meth
 	var scopes []scope // innermost last
 	for {
@@ -764,6 +767,7 @@ func (p *parser) items(open token, what string) {
 		t := p.tok()
 		switch t.kind {
 		case tEOF:
+			what := "method " + m.Name
 			if n := len(scopes); n > 0 {
 				open, what = scopes[n-1].open, scopes[n-1].what
 			}
@@ -1181,12 +1185,42 @@ func (p *parser) float(single bool) float64 {
 	return v
 }
 
-// primitiveKeywords maps type keywords to types.
-var primitiveKeywords = map[string]*Type{
-	"void": Void, "bool": Bool, "char": Char, "int8": Int8, "uint8": UInt8,
-	"int16": Int16, "uint16": UInt16, "int32": Int32, "uint32": UInt32,
-	"int64": Int64, "uint64": UInt64, "float32": Float32, "float64": Float64,
-	"string": String, "object": Object,
+// primitiveKeyword returns the type a type keyword names, or nil (a
+// switch, not a map: types are parsed at every signature and operand).
+func primitiveKeyword(s string) *Type {
+	switch s {
+	case "void":
+		return Void
+	case "bool":
+		return Bool
+	case "char":
+		return Char
+	case "int8":
+		return Int8
+	case "uint8":
+		return UInt8
+	case "int16":
+		return Int16
+	case "uint16":
+		return UInt16
+	case "int32":
+		return Int32
+	case "uint32":
+		return UInt32
+	case "int64":
+		return Int64
+	case "uint64":
+		return UInt64
+	case "float32":
+		return Float32
+	case "float64":
+		return Float64
+	case "string":
+		return String
+	case "object":
+		return Object
+	}
+	return nil
 }
 
 // typeHints maps type names from other languages to ilasm keywords.
@@ -1215,7 +1249,7 @@ func (p *parser) isTypeStart() bool {
 	if t.kind != tIdent {
 		return false
 	}
-	if _, ok := primitiveKeywords[t.text]; ok {
+	if primitiveKeyword(t.text) != nil {
 		return true
 	}
 	switch t.text {
@@ -1243,7 +1277,7 @@ func (p *parser) typ() *Type {
 		p.errorf(p.at(t), "expected a type, found %s", t)
 	}
 	p.next()
-	if pt, ok := primitiveKeywords[t.text]; ok {
+	if pt := primitiveKeyword(t.text); pt != nil {
 		ty = pt
 	} else {
 		switch t.text {

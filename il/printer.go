@@ -103,7 +103,7 @@ func quoteName(s string) string {
 		ok = isIdentPart(s[i])
 	}
 	if ok && !strings.HasSuffix(s, ".") && !strings.Contains(s, "..") {
-		if _, kw := primitiveKeywords[s]; !kw && !reserved[s] {
+		if primitiveKeyword(s) == nil && !reserved[s] {
 			return s
 		}
 	}

@@ -962,7 +962,9 @@ func (v *verifier) step(in *Instr, st []vtype) ([]vtype, bool) {
 		return x
 	}
 	out := func(xs ...vtype) ([]vtype, bool) {
-		st = append(st, xs...)
+		for _, x := range xs { // not append(st, xs...): a typed copy costs more than a store
+			st = append(st, x)
+		}
 		if v.depths != nil { // StackDepths: record, do not check
 			v.depths[md] = max(v.depths[md], len(st))
 		} else if len(st) > md.MaxStack {
