@@ -162,8 +162,12 @@ func BenchmarkCompileBig(b *testing.B) {
 // from it too, 14 once the layout, the passes' own structures and the
 // allocator's lists did (and the notes made no strings), 3 once the
 // reader kept its stack across handlers and imports and the plan its
-// lists in the cache; the bound leaves room for small changes but fails
-// if passes go back to allocating per compile.
+// lists in the cache, none once the null-check and type-test analyses
+// made their structures only for methods with checks or tests and the
+// loop hoister its chains in the cache. In a run, an allocation per
+// compile is fresh memory for every method (the collector rarely runs
+// while a program starts): a page fault every few hundred methods, each
+// some 10 µs on this project's VMs. The test fails at the first one.
 func TestCompileAllocations(t *testing.T) {
 	mod, err := il.Load("many.il", bigprog.ManyMethods(20))
 	if err != nil {
@@ -187,7 +191,7 @@ func TestCompileAllocations(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	const bound = 8
+	const bound = 0
 	t.Logf("%s: %.0f allocations per compile", m.FullName(), allocs)
 	if allocs > bound {
 		t.Errorf("compiling %s allocates %.0f times, more than %d", m.FullName(), allocs, bound)

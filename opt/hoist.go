@@ -244,14 +244,14 @@ func (x *loopHoist) chain(b *ir.Block, beforeTest, dry bool) (passed []*ir.Block
 			}
 		}
 		if !dry {
-			passed = append(passed, b)
+			passed = ir.Append(x.f.Cache, passed, b)
 		}
 		var next *ir.Block
 		switch v, isCheck := nullCheck(b); {
 		case isCheck && x.invariant(v) && !x.stillRead(v):
 		case isCheck && x.invariant(v) && dry:
 			next = b.Succs[0]
-			passed = append(passed, b)
+			passed = ir.Append(x.f.Cache, passed, b)
 		case isCheck && x.invariant(v):
 			next = b.Succs[0]
 			x.hoistCheck(b, v)

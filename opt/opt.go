@@ -76,10 +76,10 @@ type nonNullSets struct {
 
 // nonNull runs the null-check analysis (nil when f checks nothing).
 func nonNull(f *ir.Func) *nonNullSets {
-	u := tracked(f)
-	if u.n == 0 {
-		return nil
+	if !hasNullCheck(f) {
+		return nil // and no allocation: most small methods check nothing
 	}
+	u := tracked(f)
 	index := blockIndex(f)
 	roots := make([]bool, len(f.Blocks))
 	roots[0] = true
@@ -147,6 +147,16 @@ func (nn *nonNullSets) atEnd(b *ir.Block) func(ir.Value) bool {
 	nn.u.transfer(b, out)
 	n := len(nn.u.bits)
 	return func(v ir.Value) bool { return int(v) < n && nn.u.has(v) && out.Has(nn.u.bit(v)) }
+}
+
+// hasNullCheck reports whether a block of f ends in a null check.
+func hasNullCheck(f *ir.Func) bool {
+	for _, b := range f.Blocks {
+		if _, ok := nullCheck(b); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // universe numbers the values the null-check analysis tracks: the

@@ -24,7 +24,8 @@ import (
 // tests costs one pass over its instructions. It returns the number of
 // tests removed.
 func TypeChecks(f *ir.Func) int {
-	tf := newTypeFacts(f)
+	var tf typeFacts // on the stack: most methods test no types
+	tf.init(f)
 	if tf.n == 0 {
 		return 0
 	}
@@ -103,8 +104,9 @@ type typeFact struct {
 	t *il.Type
 }
 
-func newTypeFacts(f *ir.Func) *typeFacts {
-	tf := &typeFacts{f: f} // of and seen are made at the first isinst
+// init collects f's facts into tf.
+func (tf *typeFacts) init(f *ir.Func) {
+	*tf = typeFacts{f: f} // of and seen are made at the first isinst
 	var seen map[typeFact]bool
 	for _, b := range f.Blocks {
 		for _, x := range b.Instrs {
@@ -121,7 +123,7 @@ func newTypeFacts(f *ir.Func) *typeFacts {
 	}
 	tf.n = len(tf.facts)
 	if tf.n == 0 {
-		return tf
+		return
 	}
 	in := map[*ir.Region]bool{}
 	for _, r := range f.Regions { // parents first
@@ -136,7 +138,7 @@ func newTypeFacts(f *ir.Func) *typeFacts {
 			}
 		}
 	}
-	return tf
+	return
 }
 
 // kill forgets the facts about v.
