@@ -151,21 +151,16 @@ func (c LoadConfig) read(name string, r io.Reader, size int64) ([]byte, error) {
 	if limit >= 0 {
 		capacity = min(capacity, limit+1)
 	}
-	buf := make([]byte, 0, capacity)
 	// Filled by the kernel's copy, where a fresh page costs as much as
-	// anywhere: a large source's blocks get huge pages, and its pages
-	// are made resident at once.
-	prefault.HugeSlice(buf)
-	prefault.Slice(buf)
+	// anywhere: a large source gets huge pages, made resident at once.
+	buf := prefault.HugeBytes(int(capacity))
 	for {
 		if len(buf) == cap(buf) {
 			next := 2 * int64(cap(buf))
 			if limit >= 0 {
 				next = min(next, limit+1)
 			}
-			grown := make([]byte, len(buf), next)
-			prefault.HugeSlice(grown)
-			prefault.Slice(grown)
+			grown := prefault.HugeBytes(int(next))[:len(buf)]
 			copy(grown, buf)
 			buf = grown
 		}

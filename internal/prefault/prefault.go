@@ -89,6 +89,39 @@ func HugePages(p unsafe.Pointer, n uintptr) {
 	adviseHuge(start, end-start)
 }
 
+// HugePageSize is the size of a transparent huge page on amd64: a
+// 2 MiB stretch starting on a multiple of it.
+const HugePageSize = 2 << 20
+
+// MinHugeBytes is the smallest buffer HugeBytes aligns: below it the
+// huge page's 2 MiB would be mostly unused.
+const MinHugeBytes = 256 << 10
+
+// HugeBytes returns a zeroed byte slice of length 0 and capacity n to be
+// filled at once (a source file read into it), resident ahead of use.
+// From MinHugeBytes on, its array starts on a HugePageSize boundary, in
+// a stretch of the heap nothing has touched, advised huge: a buffer
+// allocated where the runtime's small objects already split the 2 MiB
+// around it into 4 KiB pages would take a fault per 4 KiB (on a
+// virtual machine about 10 µs each, a 1 MB source 2 ms), while an
+// aligned one takes one per 2 MiB. The allocation is HugePageSize
+// larger than n; the bytes before and after the buffer are never
+// touched, so they cost address space and heap accounting, not memory.
+func HugeBytes(n int) []byte {
+	if n < MinHugeBytes {
+		b := make([]byte, 0, n)
+		Slice(b)
+		return b
+	}
+	raw := make([]byte, n+HugePageSize)
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(raw)))
+	off := int((HugePageSize - p%HugePageSize) % HugePageSize)
+	b := raw[off : off : off+n]
+	HugeSlice(b)
+	Slice(b)
+	return b
+}
+
 // HugeSlice is HugePages for the backing array of s (its full capacity).
 func HugeSlice[T any](s []T) {
 	if cap(s) == 0 {

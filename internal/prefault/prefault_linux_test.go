@@ -211,3 +211,42 @@ func TestReadOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestHugeBytes: a buffer from MinHugeBytes on starts on a huge page
+// boundary and is resident; a smaller one is an ordinary slice. Both
+// are empty, zeroed and of the capacity asked for.
+func TestHugeBytes(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		n       int
+		aligned bool
+	}{
+		{name: "small", n: 1000},
+		{name: "just below MinHugeBytes", n: MinHugeBytes - 1},
+		{name: "MinHugeBytes", n: MinHugeBytes, aligned: true},
+		{name: "1 MB source", n: 1 << 20, aligned: true},
+		{name: "over a huge page", n: HugePageSize + 12345, aligned: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := HugeBytes(tc.n)
+			if len(b) != 0 || cap(b) != tc.n {
+				t.Fatalf("len %d cap %d, want 0 and %d", len(b), cap(b), tc.n)
+			}
+			full := b[:tc.n]
+			p := uintptr(unsafe.Pointer(&full[0]))
+			if tc.aligned && p%HugePageSize != 0 {
+				t.Errorf("buffer at %#x, not on a %d-byte boundary", p, HugePageSize)
+			}
+			if tc.aligned {
+				if got, want := resident(t, full[:len(full)&^int(pageSize-1)]), tc.n/int(pageSize); got != want {
+					t.Errorf("%d of %d pages resident", got, want)
+				}
+			}
+			for i, c := range full {
+				if c != 0 {
+					t.Fatalf("byte %d is %d, want 0", i, c)
+				}
+			}
+		})
+	}
+}
