@@ -114,10 +114,14 @@ type parser struct {
 	ns        string // enclosing .namespace
 
 	// per method body
-	meth    *Method
-	labels  map[string]int // label -> instruction index
-	pending []token        // labels waiting for the next instruction
-	fixups  []fixup        // branch operands to patch
+	meth *Method
+	// labels indexes the body's labels (label -> instruction index) once
+	// it has labelMapMin of them (labelMap); below that, defined scans
+	// meth.Labels, cheaper than hashing for the few most bodies have.
+	labels   map[string]int
+	labelMap bool
+	pending  []token // labels waiting for the next instruction
+	fixups   []fixup // branch operands to patch
 	// clauseFixups are the label-form clause boundaries to resolve.
 	clauseFixups []clauseFixup
 }
@@ -625,10 +629,10 @@ func (p *parser) method(owner *Class) *Method {
 func (p *parser) body(m *Method) {
 	open := p.expect("{")
 	p.meth = m
-	if p.labels == nil {
-		p.labels = map[string]int{}
+	if p.labelMap {
+		clear(p.labels)
+		p.labelMap = false
 	}
-	clear(p.labels)
 	p.pending = p.pending[:0]
 	p.fixups = p.fixups[:0]
 	p.clauseFixups = p.clauseFixups[:0]
@@ -643,11 +647,9 @@ func (p *parser) body(m *Method) {
 	atEnd := map[string]token{}
 	for _, l := range p.pending {
 		atEnd[l.text] = l
-		m.Labels = append(m.Labels, Label{Name: l.text, Instr: len(m.Code)})
 	}
-	m.Labels = p.labelList.Keep(m.Labels)
 	for _, f := range p.fixups {
-		idx, ok := p.labels[f.tok.text]
+		idx, ok := p.defined(f.tok.text)
 		if !ok {
 			if l, end := atEnd[f.tok.text]; end {
 				p.errorf(p.at(l), "label %s is not followed by an instruction", l.text)
@@ -658,7 +660,7 @@ func (p *parser) body(m *Method) {
 	}
 	endUsed := map[string]bool{}
 	for _, f := range p.clauseFixups {
-		idx, ok := p.labels[f.tok.text]
+		idx, ok := p.defined(f.tok.text)
 		if !ok {
 			if _, end := atEnd[f.tok.text]; !end {
 				p.errorf(p.at(f.tok), "undefined label %s", f.tok.text)
@@ -675,7 +677,9 @@ func (p *parser) body(m *Method) {
 		if !endUsed[l.text] {
 			p.errorf(p.at(l), "label %s is not followed by an instruction", l.text)
 		}
+		m.Labels = append(m.Labels, Label{Name: l.text, Instr: len(m.Code)})
 	}
+	m.Labels = p.labelList.Keep(m.Labels)
 	// IL offsets from the real encodings.
 	off := 0
 	for _, in := range m.Code {
@@ -710,6 +714,25 @@ func (p *parser) body(m *Method) {
 		}
 	}
 	p.meth = nil
+}
+
+// labelMapMin is the number of labels from which a body's are indexed
+// by a map.
+const labelMapMin = 16
+
+// defined returns the instruction index of a label of the body being
+// parsed, among those attached to an instruction so far.
+func (p *parser) defined(name string) (int, bool) {
+	if p.labelMap {
+		idx, ok := p.labels[name]
+		return idx, ok
+	}
+	for _, l := range p.meth.Labels {
+		if l.Name == name {
+			return l.Instr, true
+		}
+	}
+	return 0, false
 }
 
 // scope is a .try block, filter block or handler being parsed, with
@@ -810,7 +833,7 @@ func (p *parser) items(open token) {
 			if n := p.peek(); n.kind == tPunct && n.text == ":" {
 				p.next()
 				p.next()
-				if _, dup := p.labels[t.text]; dup {
+				if _, dup := p.defined(t.text); dup {
 					p.errorf(p.at(t), "label %s is defined twice", t.text)
 				}
 				for _, q := range p.pending {
@@ -1002,7 +1025,18 @@ func (p *parser) instr() {
 	*in = Instr{Op: op, Line: t.line, Col: t.col}
 	for _, l := range p.pending {
 		m.Labels = append(m.Labels, Label{Name: l.text, Instr: p.code.Len()})
-		p.labels[l.text] = p.code.Len()
+		switch {
+		case p.labelMap:
+			p.labels[l.text] = p.code.Len()
+		case len(m.Labels) == labelMapMin:
+			if p.labels == nil {
+				p.labels = make(map[string]int, 2*labelMapMin)
+			}
+			for _, d := range m.Labels {
+				p.labels[d.Name] = d.Instr
+			}
+			p.labelMap = true
+		}
 	}
 	p.pending = p.pending[:0]
 	info := op.Info()
@@ -1120,7 +1154,7 @@ func (p *parser) constrainedPrefix(t token) {
 	for p.tok().kind == tIdent && p.peek().kind == tPunct && p.peek().text == ":" {
 		l := p.next()
 		p.next()
-		if _, dup := p.labels[l.text]; dup {
+		if _, dup := p.defined(l.text); dup {
 			p.errorf(p.at(l), "label %s is defined twice", l.text)
 		}
 		p.pending = append(p.pending, l)
