@@ -688,8 +688,10 @@ func (p *parser) body(m *Method) {
 	}
 	m.CodeSize = off
 	// Short branches encode an 8-bit displacement; ilasm silently
-	// miscompiles one that does not fit.
-	for _, in := range m.Code {
+	// miscompiles one that does not fit. (The fixups list the branches,
+	// in code order.)
+	for _, f := range p.fixups {
+		in := f.in
 		if in.Op.Info().Operand != OpShortBr {
 			continue
 		}
