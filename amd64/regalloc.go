@@ -453,10 +453,8 @@ func livenessOf(f *ir.Func, blocks []*ir.Block, only func(ir.Kind) bool) []block
 	index := blockIndex(f.Cache, blocks)
 	// Per value: the blocks that read it before any write (upward-exposed
 	// uses), and the blocks that write it, as flat lists (value v's are
-	// uses[ustart[v]:ustart[v+1]]). One walk over the code records each
-	// (value, block) use and def as an event, counting them per value;
-	// the events are then placed by value (a stable counting sort, so
-	// each value's blocks stay in block order). One allocation for all
+	// uses[ustart[v]:ustart[v+1]]): counted in a first walk over the code,
+	// filled in a second (marks i+1, then -(i+1)). One allocation for all
 	// the per-value and per-block arrays.
 	ints := ir.Make[int32](f.Cache, 6*nv+2+3*nb+1)
 	ustart, ints := ints[:nv+1], ints[nv+1:]
@@ -468,35 +466,46 @@ func livenessOf(f *ir.Func, blocks []*ir.Block, only func(ir.Kind) bool) []block
 	pstart, ints := ints[:nb+1], ints[nb+1:]
 	inMark, ints := ints[:nb], ints[nb:] // value+1 live into the block
 	outMark := ints[:nb]                 // value+1 live out of the block
-	s := ir.Keep[liveScratch](f.Cache)
-	uev, dev := s.uev[:0], s.dev[:0] // (value, block) pairs
-	for i, b := range blocks {
-		mark := int32(i + 1)
-		for k := 0; k <= len(b.Instrs); k++ {
-			in := b.Term
-			if k < len(b.Instrs) {
-				in = b.Instrs[k]
+	walk := func(fill bool, uses, defs []int32) {
+		for i, b := range blocks {
+			mark := int32(i + 1)
+			if fill {
+				mark = -mark
 			}
-			for _, a := range in.Args {
-				if only != nil && !only(f.Kinds[a]) {
-					continue
+			for k := 0; k <= len(b.Instrs); k++ {
+				in := b.Term
+				if k < len(b.Instrs) {
+					in = b.Instrs[k]
 				}
-				if lastDef[a] != mark && lastUse[a] != mark {
-					lastUse[a] = mark
-					ustart[a+1]++
-					uev = append(uev, livePair{int32(i), a})
+				for _, a := range in.Args {
+					if only != nil && !only(f.Kinds[a]) {
+						continue
+					}
+					if lastDef[a] != mark && lastUse[a] != mark {
+						lastUse[a] = mark
+						if fill {
+							uses[ucur[a]] = int32(i)
+							ucur[a]++
+						} else {
+							ustart[a+1]++
+						}
+					}
 				}
-			}
-			for _, d := range [2]ir.Value{in.Dst, in.Dst2} {
-				if d != ir.NoValue && lastDef[d] != mark {
-					lastDef[d] = mark
-					dstart[d+1]++
-					dev = append(dev, livePair{int32(i), d})
+				for _, d := range [2]ir.Value{in.Dst, in.Dst2} {
+					if d != ir.NoValue && lastDef[d] != mark {
+						lastDef[d] = mark
+						if fill {
+							defs[dcur[d]] = int32(i)
+							dcur[d]++
+						} else {
+							dstart[d+1]++
+						}
+					}
 				}
 			}
 		}
 	}
-	s.uev, s.dev = uev[:0], dev[:0]
+	walk(false, nil, nil)
 	for v := range nv {
 		ustart[v+1] += ustart[v]
 		dstart[v+1] += dstart[v]
@@ -505,14 +514,7 @@ func livenessOf(f *ir.Func, blocks []*ir.Block, only func(ir.Kind) bool) []block
 	copy(dcur, dstart[:nv])
 	flat := ir.Make[int32](f.Cache, int(ustart[nv]+dstart[nv]))
 	uses, defs := flat[:ustart[nv]], flat[ustart[nv]:]
-	for _, e := range uev {
-		uses[ucur[e.v]] = e.b
-		ucur[e.v]++
-	}
-	for _, e := range dev {
-		defs[dcur[e.v]] = e.b
-		dcur[e.v]++
-	}
+	walk(true, uses, defs)
 	// Predecessors among the blocks, from the successor lists (the
 	// dataflow's edges), flat as well.
 	for _, b := range blocks {
@@ -542,6 +544,7 @@ func livenessOf(f *ir.Func, blocks []*ir.Block, only func(ir.Kind) bool) []block
 	// bucketed by block at the end. The pair lists grow by chunks (a
 	// large method has several pairs per block, and append would copy
 	// them over and over) and are kept for the next compile.
+	s := ir.Keep[liveScratch](f.Cache)
 	ins, outs, work := &s.ins, &s.outs, s.work[:0]
 	ins.Reset()
 	outs.Reset()
@@ -592,7 +595,6 @@ func livenessOf(f *ir.Func, blocks []*ir.Block, only func(ir.Kind) bool) []block
 type liveScratch struct {
 	ins, outs chunked.List[livePair]
 	work      []int32
-	uev, dev  []livePair // the walk's use and def events
 }
 
 // livePair is a value live into or out of block b.
