@@ -103,6 +103,9 @@ type parser struct {
 	methods   slab.Slab[Method]
 	branches  slab.Slab[branch1]
 	paramObjs slab.Slab[Param]
+	refs      slab.Slab[MethodRef]
+	fieldObjs slab.Slab[FieldRef]
+	typeList  slab.Lists[*Type] // a method reference's parameter types
 	localObjs slab.Slab[Local]
 	code      chunked.List[*Instr] // the body being parsed
 	codeSlab  slab.Slab[*Instr]
@@ -1501,7 +1504,7 @@ func (p *parser) ownerRef() *Type {
 
 // methodRef parses [instance] RET [OWNER::]NAME(TYPES).
 func (p *parser) methodRef() *MethodRef {
-	r := &MethodRef{}
+	var r MethodRef // copied to the module's slab if it is new
 	if p.isIdent("instance") {
 		p.next()
 		r.Instance = true
@@ -1539,6 +1542,7 @@ func (p *parser) methodRef() *MethodRef {
 		p.errorf(p.at(p.tok()), "generic methods are not supported in mini MSIL")
 	}
 	p.expect("(")
+	r.Params = p.typeList.Start()
 	for !p.isPunct(")") {
 		if len(r.Params) > 0 {
 			p.expect(",")
@@ -1546,7 +1550,7 @@ func (p *parser) methodRef() *MethodRef {
 		r.Params = append(r.Params, p.typ())
 	}
 	p.next()
-	return p.internMethodRef(r)
+	return p.internMethodRef(&r)
 }
 
 // methodKey groups method references by class and name (the rest of
@@ -1564,7 +1568,8 @@ type fieldKey struct {
 }
 
 // internMethodRef returns the module's reference equal to r, so a method
-// called from many places costs one MethodRef.
+// called from many places costs one MethodRef: r itself is a parse's
+// scratch (its parameters in the list buffer), copied if it is new.
 func (p *parser) internMethodRef(r *MethodRef) *MethodRef {
 	k := methodKey{r.Class, r.Name}
 	first := p.methodRefs[k]
@@ -1580,14 +1585,17 @@ next:
 		}
 		return old
 	}
-	r.same = first
-	p.methodRefs[k] = r
-	return r
+	nr := p.refs.One()
+	*nr = *r
+	nr.Params = p.typeList.Keep(r.Params)
+	nr.same = first
+	p.methodRefs[k] = nr
+	return nr
 }
 
 // fieldRef parses TYPE [OWNER::]NAME.
 func (p *parser) fieldRef() *FieldRef {
-	r := &FieldRef{Type: p.typ()}
+	r := FieldRef{Type: p.typ()} // copied to the module's slab if it is new
 	if p.isIdent("class") || p.isPunct("[") {
 		r.Class = p.ownerRef()
 		p.expect("::")
@@ -1600,6 +1608,8 @@ func (p *parser) fieldRef() *FieldRef {
 	if old := p.fieldRefs[k]; old != nil {
 		return old
 	}
-	p.fieldRefs[k] = r
-	return r
+	nr := p.fieldObjs.One()
+	*nr = r
+	p.fieldRefs[k] = nr
+	return nr
 }

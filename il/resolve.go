@@ -41,9 +41,52 @@ type resolver struct {
 	// Members by name, so resolving a reference does not scan every
 	// declaration (made on first use).
 	globalFields  map[string]*Field // the last declared of a name, as a scan finds it
-	globalMethods map[string][]*Method
+	globalMethods *methodsByName
 	classFields   map[*Class]map[string]*Field // the first declared in the class
-	classMethods  map[*Class]map[string][]*Method
+	classMethods  map[*Class]*methodsByName
+}
+
+// methodsByName groups methods by name: the methods of a name, in
+// declaration order, are lists[index[name]], all of them slices of one
+// array (a list per name would be an allocation per name).
+type methodsByName struct {
+	index map[string]int32
+	lists [][]*Method
+}
+
+// groupByName groups methods by name.
+func groupByName(methods []*Method) *methodsByName {
+	g := &methodsByName{index: make(map[string]int32, len(methods))}
+	counts := make([]int32, 0, len(methods))
+	for _, md := range methods {
+		k, ok := g.index[md.Name]
+		if !ok {
+			k = int32(len(counts))
+			g.index[md.Name] = k
+			counts = append(counts, 0)
+		}
+		counts[k]++
+	}
+	all := make([]*Method, len(methods))
+	g.lists = make([][]*Method, len(counts))
+	start := 0
+	for k, n := range counts {
+		g.lists[k] = all[start : start : start+int(n)]
+		start += int(n)
+	}
+	for _, md := range methods {
+		k := g.index[md.Name]
+		g.lists[k] = append(g.lists[k], md) // within its own part of all
+	}
+	return g
+}
+
+// named returns the methods named name, in declaration order.
+func (g *methodsByName) named(name string) []*Method {
+	if k, ok := g.index[name]; ok {
+		return g.lists[k]
+	}
+	return nil
 }
 
 // globalField returns the global field named name (nil: none).
@@ -62,25 +105,19 @@ func (r *resolver) globalField(name string) *Field {
 func (r *resolver) methodsNamed(c *Class, name string) []*Method {
 	if c == nil {
 		if r.globalMethods == nil {
-			r.globalMethods = make(map[string][]*Method, len(r.m.Methods))
-			for _, md := range r.m.Methods {
-				r.globalMethods[md.Name] = append(r.globalMethods[md.Name], md)
-			}
+			r.globalMethods = groupByName(r.m.Methods)
 		}
-		return r.globalMethods[name]
+		return r.globalMethods.named(name)
 	}
 	if r.classMethods == nil {
-		r.classMethods = map[*Class]map[string][]*Method{}
+		r.classMethods = map[*Class]*methodsByName{}
 	}
 	byName, ok := r.classMethods[c]
 	if !ok {
-		byName = make(map[string][]*Method, len(c.Methods))
-		for _, md := range c.Methods {
-			byName[md.Name] = append(byName[md.Name], md)
-		}
+		byName = groupByName(c.Methods)
 		r.classMethods[c] = byName
 	}
-	return byName[name]
+	return byName.named(name)
 }
 
 // fieldNamed returns the first field named name declared by class c.

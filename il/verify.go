@@ -158,6 +158,7 @@ type verifier struct {
 	depths map[*Method]int
 
 	// Buffers kept from method to method.
+	buf1    [1]vtype // one's
 	atBuf   []*region
 	arena   []vtype // where states live
 	scratch []vtype // the stack an instruction is applied to
@@ -186,6 +187,14 @@ func (v *verifier) keep(st []vtype) []vtype {
 	n := len(v.arena)
 	v.arena = append(v.arena, st...)
 	return v.arena[n:len(v.arena):len(v.arena)]
+}
+
+// one returns x as a one-element slice of the verifier's own: a value
+// passed to out, a function value, would otherwise be put in a slice
+// allocated for the call.
+func (v *verifier) one(x vtype) []vtype {
+	v.buf1[0] = x
+	return v.buf1[:]
 }
 
 // pos returns the source position of an instruction.
@@ -1605,10 +1614,10 @@ func (v *verifier) call(in *Instr, st []vtype, need func(int) bool, pop func() v
 		}
 	}
 	if c == Newobj {
-		return out(stackType(callee.Owner.Type()))
+		return out(v.one(stackType(callee.Owner.Type()))...)
 	}
 	if callee.Ret.Kind != KVoid {
-		return out(stackType(callee.Ret))
+		return out(v.one(stackType(callee.Ret))...)
 	}
 	return out()
 }
@@ -1649,7 +1658,7 @@ func (v *verifier) constrainedCall(in *Instr, k *Constrained, need func(int) boo
 		return fail("constrained. %s: %s is not a method of %s", k.Type, callee.FullName(), k.Type)
 	}
 	if callee.Ret.Kind != KVoid {
-		return out(stackType(callee.Ret))
+		return out(v.one(stackType(callee.Ret))...)
 	}
 	return out()
 }
