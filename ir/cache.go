@@ -1,6 +1,10 @@
 package ir
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"miniil/internal/prefault"
+)
 
 // Cache is memory that one compile after another reuses: the IR's
 // instructions and the scratch arrays of the passes over it (value
@@ -137,6 +141,9 @@ func (p *pool[T]) next(n int, size uintptr) {
 		last = len(p.chunks[len(p.chunks)-1])
 	}
 	c := make([]T, max(min(2*last, int(maxChunk/size)), n, 64))
+	// A large method's chunks are large: their heap blocks get huge pages
+	// (only the advice: a chunk is filled as the compile goes).
+	prefault.HugeSlice(c)
 	if p.cur < len(p.chunks) {
 		p.chunks[p.cur] = c // a kept chunk too small for n
 	} else {
