@@ -20,7 +20,7 @@ import (
 var allowedImports = map[string][]string{
 	"il":                  {"internal/chunked", "internal/slab"},
 	"abi":                 {"il"},
-	"ir":                  {"il"},
+	"ir":                  {"il", "internal/prefault"},
 	"reader":              {"il", "ir"},
 	"opt":                 {"il", "ir"},
 	"funclet":             {"abi", "ir"},
