@@ -119,12 +119,11 @@ type parser struct {
 	// per method body
 	meth *Method
 	// labels indexes the body's labels (label -> instruction index) once
-	// it has labelMapMin of them (labelMap); below that, defined scans
+	// it has labelMapMin of them, and is empty until then: defined scans
 	// meth.Labels, cheaper than hashing for the few most bodies have.
-	labels   map[string]int
-	labelMap bool
-	pending  []token // labels waiting for the next instruction
-	fixups   []fixup // branch operands to patch
+	labels  map[string]int
+	pending []token // labels waiting for the next instruction
+	fixups  []fixup // branch operands to patch
 	// clauseFixups are the label-form clause boundaries to resolve.
 	clauseFixups []clauseFixup
 }
@@ -522,7 +521,7 @@ var methodAttrs = map[string]bool{
 var implAttrs = map[string]bool{"cil": true, "managed": true, "il": true, "noinlining": true, "aggressiveinlining": true}
 
 func (p *parser) method(owner *Class) *Method {
-	start := Pos{File: p.lx.file, Line: int(p.prevLine), Col: int(p.prevCol)}
+	start := p.lx.posOf(p.prevLine, p.prevCol)
 	m := p.methods.One()
 	*m = Method{Owner: owner, Slot: -1, MaxStack: 8}
 	attrs := p.attrList.Start()
@@ -632,9 +631,8 @@ func (p *parser) method(owner *Class) *Method {
 func (p *parser) body(m *Method) {
 	open := p.expect("{")
 	p.meth = m
-	if p.labelMap {
+	if len(p.labels) > 0 {
 		clear(p.labels)
-		p.labelMap = false
 	}
 	p.pending = p.pending[:0]
 	p.fixups = p.fixups[:0]
@@ -728,7 +726,7 @@ const labelMapMin = 16
 // defined returns the instruction index of a label of the body being
 // parsed, among those attached to an instruction so far.
 func (p *parser) defined(name string) (int, bool) {
-	if p.labelMap {
+	if len(p.labels) > 0 {
 		idx, ok := p.labels[name]
 		return idx, ok
 	}
@@ -1031,7 +1029,7 @@ func (p *parser) instr() {
 	for _, l := range p.pending {
 		m.Labels = append(m.Labels, Label{Name: l.text, Instr: p.code.Len()})
 		switch {
-		case p.labelMap:
+		case len(p.labels) > 0:
 			p.labels[l.text] = p.code.Len()
 		case len(m.Labels) == labelMapMin:
 			if p.labels == nil {
@@ -1040,7 +1038,6 @@ func (p *parser) instr() {
 			for _, d := range m.Labels {
 				p.labels[d.Name] = d.Instr
 			}
-			p.labelMap = true
 		}
 	}
 	p.pending = p.pending[:0]

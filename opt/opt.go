@@ -76,10 +76,10 @@ type nonNullSets struct {
 
 // nonNull runs the null-check analysis (nil when f checks nothing).
 func nonNull(f *ir.Func) *nonNullSets {
-	if !hasNullCheck(f) {
-		return nil // and no allocation: most small methods check nothing
-	}
 	u := tracked(f)
+	if u == nil {
+		return nil
+	}
 	index := blockIndex(f)
 	roots := make([]bool, len(f.Blocks))
 	roots[0] = true
@@ -176,8 +176,12 @@ func (u *universe) has(v ir.Value) bool {
 	return v != ir.NoValue && int(v) < len(u.bits) && u.bits[v] >= 0
 }
 
-// tracked returns the values whose non-nullness can matter.
+// tracked returns the values whose non-nullness can matter (nil when f
+// checks nothing).
 func tracked(f *ir.Func) *universe {
+	if !hasNullCheck(f) {
+		return nil // and no allocation: most small methods check nothing
+	}
 	u := &universe{bits: ir.Make[int32](f.Cache, len(f.Kinds))}
 	for i := range u.bits {
 		u.bits[i] = -1
@@ -194,9 +198,6 @@ func tracked(f *ir.Func) *universe {
 		if v, ok := nullCheck(b); ok {
 			add(v)
 		}
-	}
-	if u.n == 0 {
-		return u
 	}
 	copied := map[ir.Value][]ir.Value{} // copy destination -> sources
 	for _, b := range f.Blocks {

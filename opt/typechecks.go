@@ -138,7 +138,6 @@ func (tf *typeFacts) init(f *ir.Func) {
 			}
 		}
 	}
-	return
 }
 
 // kill forgets the facts about v.
